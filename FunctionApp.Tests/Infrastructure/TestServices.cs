@@ -1,0 +1,36 @@
+using FunctionApp.Envelopes;
+using FunctionApp.Keys;
+using FunctionApp.Signing;
+using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
+using Microsoft.IO;
+
+namespace FunctionApp.Tests.Infrastructure;
+
+/// <summary>The signing core wired by hand with the vectors' key, for tests below the host.</summary>
+public sealed class TestServices
+{
+    public TestServices(StreamPoolOptions? poolOptions = null)
+    {
+        Streams = StreamPoolFactory.Create(poolOptions ?? new StreamPoolOptions(), NullLogger.Instance);
+        Key = new SigningKey(ConfigurationSigningKeySource.LocalKeyId, Vector.Key);
+        KeySource = new ConfigurationSigningKeySource(Options.Create(new SigningOptions { LocalKey = Vector.KeyBase64 }));
+        Signer = new EnvelopeSigner(Streams, KeySource, NullLogger<EnvelopeSigner>.Instance);
+    }
+
+    public RecyclableMemoryStreamManager Streams { get; }
+
+    public SigningKey Key { get; }
+
+    public ConfigurationSigningKeySource KeySource { get; }
+
+    public EnvelopeSigner Signer { get; }
+
+    public WidgetEnvelopeReader Reader { get; } = new();
+
+    public WidgetEnvelope Read(byte[] json)
+    {
+        using var stream = new MemoryStream(json, writable: false);
+        return Reader.Read(stream);
+    }
+}

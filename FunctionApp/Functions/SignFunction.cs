@@ -1,0 +1,76 @@
+using FunctionApp.Envelopes;
+using FunctionApp.Http;
+using FunctionApp.Signing;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Mvc;
+using Microsoft.Azure.WebJobs;
+using Microsoft.Azure.WebJobs.Extensions.Http;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+using Microsoft.IO;
+
+namespace FunctionApp.Functions;
+
+/// <summary>
+/// <c>POST /api/sign</c>: reads a widget envelope, signs its canonical bytes, answers with the signature
+/// (or, with <c>?output=canonical</c>, with the canonical bytes and the signature in headers).
+/// </summary>
+public sealed class SignFunction
+{
+    /// <summary>The function's name in the host.</summary>
+    public const string Name = "Sign";
+
+    private readonly WidgetEnvelopeReader _reader;
+    private readonly EnvelopeSigner _signer;
+    private readonly RecyclableMemoryStreamManager _streams;
+    private readonly SigningOptions _options;
+    private readonly ILogger<SignFunction> _logger;
+
+    /// <summary>Creates the function; the host resolves it from DI.</summary>
+    public SignFunction(
+        WidgetEnvelopeReader reader,
+        EnvelopeSigner signer,
+        RecyclableMemoryStreamManager streams,
+        IOptions<SigningOptions> options,
+        ILogger<SignFunction> logger)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        _reader = reader;
+        _signer = signer;
+        _streams = streams;
+        _options = options.Value;
+        _logger = logger;
+    }
+
+    /// <summary>The HTTP trigger.</summary>
+    [FunctionName(Name)]
+    public async Task<IActionResult> RunAsync(
+        [HttpTrigger(AuthorizationLevel.Function, "post", Route = "sign")] HttpRequest request)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        var cancellationToken = request.HttpContext.RequestAborted;
+        try
+        {
+            var canonicalBody = SignRequestOptions.WantsCanonicalBody(request);
+            PooledRequestBody.EnsureJsonContentType(request);
+
+            WidgetEnvelope envelope;
+            await using (var body = await PooledRequestBody.ReadAsync(request, _streams, _options.MaxRequestBodyBytes, cancellationToken).ConfigureAwait(false))
+            {
+                envelope = _reader.Read(body);
+            }
+
+            var signed = await _signer.SignAsync(envelope, cancellationToken).ConfigureAwait(false);
+
+            // Safety net: if the host never executes the result, the pooled stream still goes back.
+            request.HttpContext.Response.RegisterForDispose(signed);
+            HttpLog.Signed(_logger, Name, signed.WidgetCount, signed.KeyId);
+            return new SignatureResult(signed, canonicalBody);
+        }
+        catch (Exception ex) when (ProblemMapper.TryMap(ex, out var problem))
+        {
+            HttpLog.Rejected(_logger, Name, problem.Status, problem.Type, problem.JsonPath);
+            return problem;
+        }
+    }
+}

@@ -1,0 +1,81 @@
+using Microsoft.AspNetCore.Http;
+using Microsoft.IO;
+using Microsoft.Net.Http.Headers;
+
+namespace FunctionApp.Http;
+
+/// <summary>
+/// Reads a request body into a pooled stream, asynchronously and straight into the pool's blocks (the
+/// stream is an <c>IBufferWriter&lt;byte&gt;</c>), enforcing the size limit as it goes. The body is never
+/// held in one array, so a 1 MB envelope does not touch the large object heap.
+/// </summary>
+public static class PooledRequestBody
+{
+    private const int ReadSize = 16 * 1024;
+
+    /// <summary>Throws <see cref="UnsupportedContentTypeException"/> unless the request declares UTF-8 JSON.</summary>
+    public static void EnsureJsonContentType(HttpRequest request)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        if (!MediaTypeHeaderValue.TryParse(request.ContentType, out var mediaType))
+        {
+            throw new UnsupportedContentTypeException(string.IsNullOrEmpty(request.ContentType)
+                ? "The request has no Content-Type; send application/json."
+                : "The Content-Type header is malformed; send application/json.");
+        }
+
+        var isJson = mediaType.MediaType.Equals("application/json", StringComparison.OrdinalIgnoreCase) ||
+                     mediaType.Suffix.Equals("json", StringComparison.OrdinalIgnoreCase);
+        if (!isJson)
+        {
+            throw new UnsupportedContentTypeException($"Content-Type '{mediaType.MediaType}' is not supported; send application/json.");
+        }
+
+        if (mediaType.Charset.HasValue && !mediaType.Charset.Equals("utf-8", StringComparison.OrdinalIgnoreCase))
+        {
+            throw new UnsupportedContentTypeException($"Charset '{mediaType.Charset}' is not supported; JSON is UTF-8.");
+        }
+    }
+
+    /// <summary>Reads the whole body into a pooled stream positioned at 0; the caller disposes it.</summary>
+    /// <exception cref="RequestBodyTooLargeException">The body exceeds <paramref name="maxBytes"/>.</exception>
+    public static async Task<RecyclableMemoryStream> ReadAsync(
+        HttpRequest request, RecyclableMemoryStreamManager streams, long maxBytes, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        ArgumentNullException.ThrowIfNull(streams);
+        if (request.ContentLength > maxBytes)
+        {
+            // Refuse before reading a byte.
+            throw new RequestBodyTooLargeException(maxBytes);
+        }
+
+        var body = streams.GetStream("request-body");
+        try
+        {
+            while (true)
+            {
+                var memory = body.GetMemory(ReadSize);
+                var read = await request.Body.ReadAsync(memory, cancellationToken).ConfigureAwait(false);
+                if (read == 0)
+                {
+                    break;
+                }
+
+                body.Advance(read);
+                if (body.Length > maxBytes)
+                {
+                    throw new RequestBodyTooLargeException(maxBytes);
+                }
+            }
+
+            body.Position = 0;
+            return body;
+        }
+        catch
+        {
+            await body.DisposeAsync().ConfigureAwait(false);
+            throw;
+        }
+    }
+}

@@ -1,0 +1,20 @@
+namespace FunctionApp.Http;
+
+/// <summary>The <c>type</c> URIs of the service's problem details (RFC 9457); the README lists them.</summary>
+public static class ProblemTypes
+{
+    /// <summary>400: the body is not a valid widget envelope.</summary>
+    public const string InvalidEnvelope = "urn:widget-signing:problem:invalid-envelope";
+
+    /// <summary>400: a query parameter or other request field is invalid.</summary>
+    public const string InvalidRequest = "urn:widget-signing:problem:invalid-request";
+
+    /// <summary>413: the body is over the configured limit.</summary>
+    public const string BodyTooLarge = "urn:widget-signing:problem:body-too-large";
+
+    /// <summary>415: the body is not declared as UTF-8 JSON.</summary>
+    public const string UnsupportedMediaType = "urn:widget-signing:problem:unsupported-media-type";
+
+    /// <summary>503: no signing key is available yet.</summary>
+    public const string KeyUnavailable = "urn:widget-signing:problem:key-unavailable";
+}

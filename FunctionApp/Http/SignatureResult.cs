@@ -1,0 +1,73 @@
+using System.Globalization;
+using FunctionApp.Signing;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Mvc;
+
+namespace FunctionApp.Http;
+
+/// <summary>
+/// The 200 response of <c>/api/sign</c>: the signature as JSON, or (with <c>?output=canonical</c>) the exact
+/// canonical bytes streamed from the pool. Either way the signature is also in the headers. The result owns
+/// the <see cref="SignedEnvelope"/> and disposes it once the response is written.
+/// </summary>
+public sealed class SignatureResult : IActionResult
+{
+    private readonly SignedEnvelope _signed;
+
+    /// <summary>Creates the result.</summary>
+    public SignatureResult(SignedEnvelope signed, bool canonicalBody)
+    {
+        _signed = signed;
+        CanonicalBody = canonicalBody;
+    }
+
+    /// <summary>Whether the body is the canonical bytes rather than the JSON summary.</summary>
+    public bool CanonicalBody { get; }
+
+    /// <inheritdoc />
+    public async Task ExecuteResultAsync(ActionContext context)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        var response = context.HttpContext.Response;
+        try
+        {
+            var signature = _signed.Signature.ToHex();
+            var headers = response.Headers;
+            headers[SignatureHeaders.Signature] = signature;
+            headers[SignatureHeaders.Algorithm] = _signed.Algorithm;
+            headers[SignatureHeaders.KeyId] = _signed.KeyId;
+            headers[SignatureHeaders.WidgetCount] = _signed.WidgetCount.ToString(CultureInfo.InvariantCulture);
+            headers[SignatureHeaders.CanonicalLength] = _signed.CanonicalLength.ToString(CultureInfo.InvariantCulture);
+            headers.CacheControl = "no-store";
+
+            if (CanonicalBody)
+            {
+                response.StatusCode = StatusCodes.Status200OK;
+                response.ContentType = "application/json; charset=utf-8";
+                response.ContentLength = _signed.CanonicalLength;
+                await _signed.CopyCanonicalToAsync(response.Body, context.HttpContext.RequestAborted).ConfigureAwait(false);
+                return;
+            }
+
+            await SmallJson.WriteAsync(response, StatusCodes.Status200OK, "application/json; charset=utf-8", json =>
+            {
+                json.WriteStartObject();
+                json.WritePropertyName("algorithm");
+                json.WriteValue(_signed.Algorithm);
+                json.WritePropertyName("keyId");
+                json.WriteValue(_signed.KeyId);
+                json.WritePropertyName("signature");
+                json.WriteValue(signature);
+                json.WritePropertyName("widgetCount");
+                json.WriteValue(_signed.WidgetCount);
+                json.WritePropertyName("canonicalLength");
+                json.WriteValue(_signed.CanonicalLength);
+                json.WriteEndObject();
+            }, context.HttpContext.RequestAborted).ConfigureAwait(false);
+        }
+        finally
+        {
+            await _signed.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+}

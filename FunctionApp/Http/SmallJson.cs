@@ -1,0 +1,22 @@
+using System.Globalization;
+using Microsoft.AspNetCore.Http;
+using Newtonsoft.Json;
+
+namespace FunctionApp.Http;
+
+/// <summary>Writes the service's small JSON responses (a few hundred bytes) with Newtonsoft's writer.</summary>
+internal static class SmallJson
+{
+    public static Task WriteAsync(HttpResponse response, int statusCode, string contentType, Action<JsonWriter> write, CancellationToken cancellationToken)
+    {
+        using var text = new StringWriter(CultureInfo.InvariantCulture);
+        using (var json = new JsonTextWriter(text) { Formatting = Formatting.None, CloseOutput = false })
+        {
+            write(json);
+        }
+
+        response.StatusCode = statusCode;
+        response.ContentType = contentType;
+        return response.WriteAsync(text.ToString(), cancellationToken);
+    }
+}

@@ -1,0 +1,15 @@
+namespace FunctionApp.Keys;
+
+/// <summary>Where signing keys come from: configuration for local development, Key Vault in Azure.</summary>
+public interface ISigningKeySource
+{
+    /// <summary>The key new signatures are made with.</summary>
+    /// <exception cref="SigningKeyUnavailableException">No key has been obtained yet.</exception>
+    ValueTask<SigningKey> GetCurrentKeyAsync(CancellationToken cancellationToken);
+
+    /// <summary>The key with id <paramref name="keyId"/> if it is still accepted for verification; otherwise null.</summary>
+    ValueTask<SigningKey?> FindKeyAsync(string keyId, CancellationToken cancellationToken);
+
+    /// <summary>Every key still accepted for verification, newest first.</summary>
+    ValueTask<IReadOnlyList<SigningKey>> GetVerificationKeysAsync(CancellationToken cancellationToken);
+}

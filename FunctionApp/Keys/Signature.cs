@@ -1,0 +1,93 @@
+using System.Security.Cryptography;
+
+namespace FunctionApp.Keys;
+
+/// <summary>An HMAC-SHA256 value (32 bytes), written as 64 lowercase hex digits.</summary>
+public readonly struct Signature : IEquatable<Signature>
+{
+    /// <summary>The length of an HMAC-SHA256 value in bytes.</summary>
+    public const int Length = 32;
+
+    private readonly byte[] _bytes;
+
+    /// <summary>Creates a signature from its 32 bytes.</summary>
+    public Signature(ReadOnlySpan<byte> bytes)
+    {
+        if (bytes.Length != Length)
+        {
+            throw new ArgumentException($"An HMAC-SHA256 signature is {Length} bytes.", nameof(bytes));
+        }
+
+        _bytes = bytes.ToArray();
+    }
+
+    /// <summary>The raw bytes.</summary>
+    public ReadOnlySpan<byte> Bytes => _bytes;
+
+    /// <summary>Parses 64 hex digits (either case); false for anything else.</summary>
+    public static bool TryParseHex(string? hex, out Signature signature)
+    {
+        signature = default;
+        if (hex is null || hex.Length != Length * 2)
+        {
+            return false;
+        }
+
+        Span<byte> bytes = stackalloc byte[Length];
+        for (var i = 0; i < Length; i++)
+        {
+            var hi = HexValue(hex[2 * i]);
+            var lo = HexValue(hex[(2 * i) + 1]);
+            if ((hi | lo) < 0)
+            {
+                return false;
+            }
+
+            bytes[i] = (byte)((hi << 4) | lo);
+        }
+
+        signature = new Signature(bytes);
+        return true;
+    }
+
+    /// <summary>Compares in constant time, so a verifier leaks nothing about how many bytes matched.</summary>
+    public bool FixedTimeEquals(Signature other) =>
+        _bytes is not null && other._bytes is not null && CryptographicOperations.FixedTimeEquals(_bytes, other._bytes);
+
+    /// <summary>64 lowercase hex digits, as CANONICAL.md and the seed's <c>ToFriendlyHashString</c>.</summary>
+    public string ToHex() => string.Create(Length * 2, _bytes, static (chars, bytes) =>
+    {
+        const string Digits = "0123456789abcdef";
+        for (var i = 0; i < bytes.Length; i++)
+        {
+            chars[2 * i] = Digits[bytes[i] >> 4];
+            chars[(2 * i) + 1] = Digits[bytes[i] & 0xF];
+        }
+    });
+
+    /// <inheritdoc />
+    public override string ToString() => ToHex();
+
+    /// <inheritdoc />
+    public bool Equals(Signature other) => FixedTimeEquals(other);
+
+    /// <inheritdoc />
+    public override bool Equals(object? obj) => obj is Signature other && Equals(other);
+
+    /// <inheritdoc />
+    public override int GetHashCode() => _bytes is null ? 0 : BitConverter.ToInt32(_bytes, 0);
+
+    /// <summary>Equality.</summary>
+    public static bool operator ==(Signature left, Signature right) => left.Equals(right);
+
+    /// <summary>Inequality.</summary>
+    public static bool operator !=(Signature left, Signature right) => !left.Equals(right);
+
+    private static int HexValue(char c) => c switch
+    {
+        >= '0' and <= '9' => c - '0',
+        >= 'a' and <= 'f' => c - 'a' + 10,
+        >= 'A' and <= 'F' => c - 'A' + 10,
+        _ => -1,
+    };
+}

@@ -1,0 +1,69 @@
+using FunctionApp.Keys;
+using Microsoft.IO;
+
+namespace FunctionApp.Signing;
+
+/// <summary>
+/// The result of signing: the signature and the exact canonical bytes it covers, held in a pooled stream.
+/// Dispose it (once) to return the stream's blocks to the pool.
+/// </summary>
+public sealed class SignedEnvelope : IDisposable, IAsyncDisposable
+{
+    /// <summary>The algorithm name reported to clients.</summary>
+    public const string AlgorithmName = "HMACSHA256";
+
+    private RecyclableMemoryStream? _canonical;
+
+    internal SignedEnvelope(RecyclableMemoryStream canonical, Signature signature, string keyId, int widgetCount)
+    {
+        _canonical = canonical;
+        Signature = signature;
+        KeyId = keyId;
+        WidgetCount = widgetCount;
+        CanonicalLength = canonical.Length;
+    }
+
+    /// <summary>Always <see cref="AlgorithmName"/>.</summary>
+    public string Algorithm => AlgorithmName;
+
+    /// <summary>The HMAC-SHA256 of the canonical bytes.</summary>
+    public Signature Signature { get; }
+
+    /// <summary>The id of the key that made <see cref="Signature"/>.</summary>
+    public string KeyId { get; }
+
+    /// <summary>How many widgets were signed.</summary>
+    public int WidgetCount { get; }
+
+    /// <summary>The length of the canonical bytes.</summary>
+    public long CanonicalLength { get; }
+
+    /// <summary>Copies the canonical bytes to <paramref name="destination"/> straight from the pooled blocks.</summary>
+    public Task CopyCanonicalToAsync(Stream destination, CancellationToken cancellationToken)
+    {
+        var canonical = _canonical ?? throw new ObjectDisposedException(nameof(SignedEnvelope));
+        canonical.Position = 0;
+        return canonical.CopyToAsync(destination, cancellationToken);
+    }
+
+    /// <summary>Copies the canonical bytes to <paramref name="destination"/> synchronously.</summary>
+    public void CopyCanonicalTo(Stream destination)
+    {
+        var canonical = _canonical ?? throw new ObjectDisposedException(nameof(SignedEnvelope));
+        canonical.WriteTo(destination);
+    }
+
+    /// <summary>The canonical bytes as a sequence over the pooled blocks; valid until disposal.</summary>
+    public System.Buffers.ReadOnlySequence<byte> GetCanonicalBytes() =>
+        (_canonical ?? throw new ObjectDisposedException(nameof(SignedEnvelope))).GetReadOnlySequence();
+
+    /// <inheritdoc />
+    public void Dispose() => Interlocked.Exchange(ref _canonical, null)?.Dispose();
+
+    /// <inheritdoc />
+    public ValueTask DisposeAsync()
+    {
+        Dispose();
+        return ValueTask.CompletedTask;
+    }
+}

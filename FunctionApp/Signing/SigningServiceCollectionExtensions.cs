@@ -1,0 +1,36 @@
+using FunctionApp.Envelopes;
+using FunctionApp.Keys;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+
+namespace FunctionApp.Signing;
+
+/// <summary>
+/// Registers the host-independent signing core. The in-process <c>Startup</c> calls this today; an
+/// isolated-worker <c>Program</c> would call the same method.
+/// </summary>
+public static class SigningServiceCollectionExtensions
+{
+    /// <summary>Adds options, the one stream pool, the reader, the signer and the key source.</summary>
+    public static IServiceCollection AddWidgetSigning(this IServiceCollection services, IConfiguration configuration)
+    {
+        ArgumentNullException.ThrowIfNull(services);
+        ArgumentNullException.ThrowIfNull(configuration);
+
+        services.AddOptions<SigningOptions>().Bind(configuration.GetSection(SigningOptions.SectionName)).ValidateOnStart();
+        services.AddOptions<StreamPoolOptions>().Bind(configuration.GetSection(StreamPoolOptions.SectionName)).ValidateOnStart();
+        services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<SigningOptions>, SigningOptionsValidator>());
+        services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<StreamPoolOptions>, StreamPoolOptionsValidator>());
+
+        services.TryAddSingleton(provider => StreamPoolFactory.Create(
+            provider.GetRequiredService<IOptions<StreamPoolOptions>>().Value,
+            provider.GetRequiredService<ILoggerFactory>().CreateLogger("FunctionApp.StreamPool")));
+        services.TryAddSingleton<WidgetEnvelopeReader>();
+        services.TryAddSingleton<EnvelopeSigner>();
+        services.TryAddSingleton<ISigningKeySource, ConfigurationSigningKeySource>();
+        return services;
+    }
+}
