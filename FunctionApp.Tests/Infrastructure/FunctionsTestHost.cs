@@ -82,6 +82,21 @@ public sealed class FunctionsTestHost : IAsyncDisposable
         return new HttpResponseSnapshot(context.Response.StatusCode, context.Response.Headers, context.Response.ContentType, body.ToArray());
     }
 
+    /// <summary>
+    /// Calls an HTTP function's method directly (class activated from a DI scope, as the runtime does), bypassing
+    /// the trigger binding, and executes its result.
+    /// </summary>
+    public async Task<HttpResponseSnapshot> InvokeDirectAsync<TFunction>(Func<TFunction, Task<IActionResult>> call, HttpRequest request)
+    {
+        using var scope = _host.Services.CreateScope();
+        var function = ActivatorUtilities.CreateInstance<TFunction>(scope.ServiceProvider);
+        var result = await call(function);
+        var context = request.HttpContext;
+        await result.ExecuteResultAsync(new ActionContext(context, new RouteData(), new ActionDescriptor()));
+        var body = (MemoryStream)context.Response.Body;
+        return new HttpResponseSnapshot(context.Response.StatusCode, context.Response.Headers, context.Response.ContentType, body.ToArray());
+    }
+
     public T GetService<T>()
         where T : notnull => _host.Services.GetRequiredService<T>();
 

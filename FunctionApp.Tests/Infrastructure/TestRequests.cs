@@ -5,7 +5,7 @@ namespace FunctionApp.Tests.Infrastructure;
 /// <summary>Builds real ASP.NET Core requests, as Kestrel would hand them to the Functions host.</summary>
 public static class TestRequests
 {
-    public static HttpRequest Post(string path, byte[] body, string? contentType = "application/json", string? query = null, bool sendContentLength = true)
+    public static HttpRequest Post(string path, byte[] body, string? contentType = "application/json", string? query = null, bool sendContentLength = true, bool chunked = false)
     {
         var context = new DefaultHttpContext();
         var request = context.Request;
@@ -24,7 +24,11 @@ public static class TestRequests
         }
 
         request.Body = new MemoryStream(body, writable: false);
-        if (sendContentLength)
+        if (chunked)
+        {
+            request.Headers.TransferEncoding = "chunked";
+        }
+        else if (sendContentLength)
         {
             request.ContentLength = body.Length;
         }

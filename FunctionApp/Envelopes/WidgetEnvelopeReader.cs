@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Text;
 using FunctionApp.Signing;
 using Newtonsoft.Json;
@@ -83,7 +84,7 @@ public sealed class WidgetEnvelopeReader
                 throw Invalid(reader, "Duplicate member 'widgets' (names are case-insensitive).");
             }
 
-            widgets = ReadWidgets(reader, raw);
+            widgets = ReadWidgets(reader, raw, name);
         }
 
         if (widgets is null)
@@ -100,7 +101,7 @@ public sealed class WidgetEnvelopeReader
         return new WidgetEnvelope(widgets);
     }
 
-    private static List<Widget> ReadWidgets(JsonTextReader reader, Stream raw)
+    private static List<Widget> ReadWidgets(JsonTextReader reader, Stream raw, string widgetsName)
     {
         NextRequired(reader);
         if (reader.TokenType != JsonToken.StartArray)
@@ -116,15 +117,14 @@ public sealed class WidgetEnvelopeReader
                 throw Invalid(reader, "Each widget must be a JSON object.");
             }
 
-            widgets.Add(ReadWidget(reader, raw));
+            widgets.Add(ReadWidget(reader, raw, widgetsName, widgets.Count));
         }
 
         return widgets;
     }
 
-    private static Widget ReadWidget(JsonTextReader reader, Stream raw)
+    private static Widget ReadWidget(JsonTextReader reader, Stream raw, string widgetsName, int widgetIndex)
     {
-        var objectPath = reader.Path;
         var seen = 0;
         var id = Guid.Empty;
         var created = default(DateTime);
@@ -176,8 +176,10 @@ public sealed class WidgetEnvelopeReader
                 }
             }
 
+            // The path is built only here: asking the reader for it per widget would allocate on every one.
             throw new EnvelopeFormatException(
-                $"The widget lacks required member(s): {string.Join(", ", missing)}.", ToJsonPath(objectPath));
+                $"The widget lacks required member(s): {string.Join(", ", missing)}.",
+                ToJsonPath(string.Create(CultureInfo.InvariantCulture, $"{widgetsName}[{widgetIndex}]")));
         }
 
         return new Widget
