@@ -178,6 +178,47 @@ public sealed class SignFunctionTests : IClassFixture<SignHostFixture>
     }
 
     [Fact]
+    public async Task RunAsync_64RequestsInParallel_EachGetsItsOwnSignatureAndThePoolIsEmptyAfterwards()
+    {
+        // Arrange: 64 different envelopes; expected signatures from Newtonsoft + HMACSHA256.HashData, not our code.
+        var streams = _host.GetService<Microsoft.IO.RecyclableMemoryStreamManager>();
+        var cases = Enumerable.Range(1, 64).Select(seed =>
+        {
+            var (_, theirs) = RandomEnvelopes.Create(seed * 104729, widgets: seed);
+            var body = SeedShapes.SerializeWithNewtonsoft(theirs);
+            var expected = Convert.ToHexString(System.Security.Cryptography.HMACSHA256.HashData(Vector.Key, body)).ToLowerInvariant();
+            return (Body: body, Expected: expected);
+        }).ToArray();
+
+        // Act
+        var responses = await Task.WhenAll(cases.Select(c => Task.Run(() => _host.InvokeHttpAsync(SignFunction.Name, TestRequests.Post("/api/sign", c.Body)))));
+
+        // Assert
+        Assert.Equal(cases.Select(c => c.Expected), responses.Select(r => (string?)r.Json["signature"]));
+        Assert.Equal(0, streams.SmallPoolInUseSize);
+        Assert.Equal(0, streams.LargePoolInUseSize);
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task RunAsync_SeedEnvelope_ReturnsEveryPooledBlock(bool canonicalOutput)
+    {
+        // Arrange: a body and canonical JSON of ~1 MB each span many pooled blocks.
+        var streams = _host.GetService<Microsoft.IO.RecyclableMemoryStreamManager>();
+        var before = streams.SmallPoolInUseSize;
+        var request = TestRequests.Post("/api/sign", Vector.Load("seed-3000-widgets").Input, query: canonicalOutput ? "?output=canonical" : null);
+
+        // Act
+        var response = await _host.InvokeHttpAsync(SignFunction.Name, request);
+
+        // Assert
+        Assert.Equal(200, response.Status);
+        Assert.Equal(before, streams.SmallPoolInUseSize);
+        Assert.True(streams.SmallPoolFreeSize > 0);
+    }
+
+    [Fact]
     public async Task StartAsync_ShortLocalKey_FailsNamingTheSetting()
     {
         // Arrange

@@ -11,8 +11,6 @@ namespace FunctionApp.Http;
 /// </summary>
 public static class PooledRequestBody
 {
-    private const int ReadSize = 16 * 1024;
-
     /// <summary>Throws <see cref="UnsupportedContentTypeException"/> unless the request declares UTF-8 JSON.</summary>
     public static void EnsureJsonContentType(HttpRequest request)
     {
@@ -55,7 +53,9 @@ public static class PooledRequestBody
         {
             while (true)
             {
-                var memory = body.GetMemory(ReadSize);
+                // No size hint: the rest of the current block. A hint larger than that would make the stream
+                // lend a separate temporary buffer and copy it in on Advance.
+                var memory = body.GetMemory();
                 var read = await request.Body.ReadAsync(memory, cancellationToken).ConfigureAwait(false);
                 if (read == 0)
                 {
