@@ -1,3 +1,5 @@
+using FunctionApp.Functions.QueueTrigger;
+using FunctionApp.Queues;
 using FunctionApp.Signing;
 using Microsoft.Azure.Functions.Extensions.DependencyInjection;
 
@@ -7,7 +9,8 @@ namespace FunctionApp;
 
 /// <summary>
 /// The in-process host's entry point for DI. Everything it registers lives in the host-independent
-/// <see cref="SigningServiceCollectionExtensions"/>; only this class knows about Functions.
+/// <see cref="SigningServiceCollectionExtensions"/> and <see cref="QueueSigningServiceCollectionExtensions"/>, plus the
+/// queue trigger (a WebJobs extension); only this class and the adapters in Functions/ know about Functions.
 /// </summary>
 public sealed class Startup : FunctionsStartup
 {
@@ -15,6 +18,7 @@ public sealed class Startup : FunctionsStartup
     public override void Configure(IFunctionsHostBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
-        builder.Services.AddWidgetSigning(builder.GetContext().Configuration);
+        var configuration = builder.GetContext().Configuration;
+        builder.Services.AddWidgetSigning(configuration).AddWidgetQueueSigning(configuration).AddSigningQueueTrigger();
     }
 }

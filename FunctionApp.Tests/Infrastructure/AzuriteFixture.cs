@@ -1,0 +1,150 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+
+namespace FunctionApp.Tests.Infrastructure;
+
+/// <summary>
+/// Starts Azurite (the Azure Storage emulator, from the repo's node_modules) on free loopback ports with a temporary
+/// workspace, and stops it at the end. If it cannot start, every test that uses it fails with the reason: none is skipped.
+/// </summary>
+public sealed class AzuriteFixture : IAsyncLifetime
+{
+    /// <summary>The emulator's well-known development account (public, documented by Microsoft; not a secret).</summary>
+    public const string AccountName = "devstoreaccount1";
+
+    public const string AccountKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+
+    private static readonly TimeSpan StartTimeout = TimeSpan.FromSeconds(30);
+
+    private readonly StringBuilder _output = new();
+    private Process? _process;
+    private string? _location;
+
+    public string ConnectionString { get; private set; } = string.Empty;
+
+    public async Task InitializeAsync()
+    {
+        var azurite = Path.Combine(RepoRoot.Path, "node_modules", ".bin", "azurite");
+        if (!File.Exists(azurite))
+        {
+            throw new InvalidOperationException($"Azurite is not installed ({azurite} is missing). Run 'npm ci' in {RepoRoot.Path}; .ci/run does.");
+        }
+
+        var blobPort = FreePort();
+        var queuePort = FreePort();
+        var tablePort = FreePort();
+        _location = Directory.CreateTempSubdirectory("azurite-").FullName;
+
+        var start = new ProcessStartInfo(azurite)
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        foreach (var argument in new[]
+        {
+            "--silent", "--skipApiVersionCheck", "--loose", "--location", _location,
+            "--blobHost", "127.0.0.1", "--blobPort", blobPort.ToString(System.Globalization.CultureInfo.InvariantCulture),
+            "--queueHost", "127.0.0.1", "--queuePort", queuePort.ToString(System.Globalization.CultureInfo.InvariantCulture),
+            "--tableHost", "127.0.0.1", "--tablePort", tablePort.ToString(System.Globalization.CultureInfo.InvariantCulture),
+        })
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        _process = Process.Start(start) ?? throw new InvalidOperationException($"Could not start {azurite}.");
+        _process.OutputDataReceived += (_, e) => Append(e.Data);
+        _process.ErrorDataReceived += (_, e) => Append(e.Data);
+        _process.BeginOutputReadLine();
+        _process.BeginErrorReadLine();
+
+        var deadline = Stopwatch.StartNew();
+        while (!(await AcceptsAsync(blobPort) && await AcceptsAsync(queuePort)))
+        {
+            if (_process.HasExited)
+            {
+                throw new InvalidOperationException($"Azurite exited with code {_process.ExitCode} before listening. Output:\n{Output()}");
+            }
+
+            if (deadline.Elapsed > StartTimeout)
+            {
+                throw new InvalidOperationException($"Azurite did not listen on 127.0.0.1:{blobPort} (blob) and :{queuePort} (queue) within {StartTimeout.TotalSeconds} s. Output:\n{Output()}");
+            }
+
+            await Task.Delay(100);
+        }
+
+        ConnectionString =
+            $"DefaultEndpointsProtocol=http;AccountName={AccountName};AccountKey={AccountKey};" +
+            $"BlobEndpoint=http://127.0.0.1:{blobPort}/{AccountName};QueueEndpoint=http://127.0.0.1:{queuePort}/{AccountName};" +
+            $"TableEndpoint=http://127.0.0.1:{tablePort}/{AccountName};";
+    }
+
+    public async Task DisposeAsync()
+    {
+        if (_process is not null)
+        {
+            if (!_process.HasExited)
+            {
+                _process.Kill(entireProcessTree: true);
+                await _process.WaitForExitAsync();
+            }
+
+            _process.Dispose();
+        }
+
+        if (_location is not null)
+        {
+            try
+            {
+                Directory.Delete(_location, recursive: true);
+            }
+            catch (IOException)
+            {
+                // A temp folder left behind is harmless.
+            }
+        }
+    }
+
+    private static int FreePort()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
+    }
+
+    private static async Task<bool> AcceptsAsync(int port)
+    {
+        using var client = new TcpClient();
+        try
+        {
+            await client.ConnectAsync(IPAddress.Loopback, port);
+            return true;
+        }
+        catch (SocketException)
+        {
+            return false;
+        }
+    }
+
+    private void Append(string? line)
+    {
+        if (line is not null)
+        {
+            lock (_output)
+            {
+                _output.AppendLine(line);
+            }
+        }
+    }
+
+    private string Output()
+    {
+        lock (_output)
+        {
+            return _output.Length == 0 ? "(none)" : _output.ToString();
+        }
+    }
+}

@@ -1,0 +1,60 @@
+namespace FunctionApp.Queues;
+
+/// <summary>
+/// Names and limits of queue-triggered signing (configuration section <c>Queues</c>). The trigger's own
+/// polling settings are host settings (host.json <c>extensions.queues</c>), not these.
+/// </summary>
+public sealed class QueueOptions
+{
+    /// <summary>The configuration section these options bind to.</summary>
+    public const string SectionName = "Queues";
+
+    /// <summary>The largest inline canonical output allowed: base64 of it plus the message's other members stays under 48 KiB.</summary>
+    public const int MaxInlineCanonicalBytes = 32 * 1024;
+
+    /// <summary>
+    /// The name of the setting (or connection string) that holds the storage connection string.
+    /// Default <c>AzureWebJobsStorage</c>, the host's own account. Setting: <c>Queues:Connection</c>.
+    /// </summary>
+    public string Connection { get; set; } = "AzureWebJobsStorage";
+
+    /// <summary>The queue producers drop envelopes and claim checks on. Default <c>widget-envelopes</c>. Setting: <c>Queues:Input</c>.</summary>
+    public string Input { get; set; } = "widget-envelopes";
+
+    /// <summary>Where each signature goes. Default <c>widget-signatures</c>. Setting: <c>Queues:Output</c>.</summary>
+    public string Output { get; set; } = "widget-signatures";
+
+    /// <summary>Where permanently invalid input goes, with the reason. Default <c>widget-envelopes-rejected</c>. Setting: <c>Queues:Rejected</c>.</summary>
+    public string Rejected { get; set; } = "widget-envelopes-rejected";
+
+    /// <summary>
+    /// The only container claim checks may point into, so a message cannot make the service read any blob of the
+    /// account. Default <c>widget-claims</c>. Setting: <c>Queues:ClaimCheckContainer</c>.
+    /// </summary>
+    public string ClaimCheckContainer { get; set; } = "widget-claims";
+
+    /// <summary>
+    /// Where canonical bytes too large to travel inline are written, as <c>&lt;input message id&gt;.json</c>.
+    /// Default <c>widget-canonical</c>. Setting: <c>Queues:CanonicalContainer</c>.
+    /// </summary>
+    public string CanonicalContainer { get; set; } = "widget-canonical";
+
+    /// <summary>
+    /// Where the body of a rejected inline message is kept, as <c>&lt;message id&gt;</c>, so nothing is lost.
+    /// Default <c>widget-rejected</c>. Setting: <c>Queues:RejectedContainer</c>.
+    /// </summary>
+    public string RejectedContainer { get; set; } = "widget-rejected";
+
+    /// <summary>
+    /// Canonical bytes up to this length travel inline (base64) in the output message; longer ones go to
+    /// <see cref="CanonicalContainer"/>. Default 16 KiB; at most <see cref="MaxInlineCanonicalBytes"/>, because a
+    /// queue message carries 64 KiB, about 48 KiB of data once base64-encoded. Setting: <c>Queues:InlineCanonicalMaxBytes</c>.
+    /// </summary>
+    public int InlineCanonicalMaxBytes { get; set; } = 16 * 1024;
+
+    /// <summary>
+    /// The largest claim-check blob accepted, in bytes; larger ones are rejected unread. Default 16 MiB, the same
+    /// limit as <c>/api/sign</c>. Setting: <c>Queues:MaxClaimCheckBytes</c>.
+    /// </summary>
+    public long MaxClaimCheckBytes { get; set; } = 16 * 1024 * 1024;
+}
