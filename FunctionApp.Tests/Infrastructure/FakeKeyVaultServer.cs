@@ -104,7 +104,14 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
                 _secrets[name] = versions = [];
             }
 
-            versions.Add(new StoredVersion(version, value, _clock(), enabled, expiresOn));
+            // Key Vault stamps creation in whole seconds; keep each new version strictly newer, as time would.
+            var created = _clock();
+            if (versions.Count > 0 && created <= versions[^1].Created)
+            {
+                created = versions[^1].Created.AddSeconds(1);
+            }
+
+            versions.Add(new StoredVersion(version, value, created, enabled, expiresOn));
         }
 
         return version;
