@@ -49,7 +49,7 @@ public sealed class KeyVaultHarness : IAsyncDisposable
 
     public CapturedLogs Logs { get; } = new();
 
-    /// <summary>Fast, bounded client retries so outage tests take a second, not minutes.</summary>
+    /// <summary>Fast, bounded client retries so outage tests take seconds, not minutes (the timeout still allows a slow first TLS handshake).</summary>
     public static KeyVaultOptions TestOptions(Action<KeyVaultOptions>? configure = null)
     {
         var options = new KeyVaultOptions
@@ -62,7 +62,7 @@ public sealed class KeyVaultHarness : IAsyncDisposable
             MaxRetries = 1,
             RetryDelay = TimeSpan.FromMilliseconds(20),
             MaxRetryDelay = TimeSpan.FromMilliseconds(100),
-            NetworkTimeout = TimeSpan.FromMilliseconds(500),
+            NetworkTimeout = TimeSpan.FromSeconds(2),
         };
         configure?.Invoke(options);
         return options;

@@ -45,6 +45,7 @@ public static class KeyVaultClientFactory
 
         // Response bodies carry the secret value: never let the SDK's diagnostics log them.
         clientOptions.Diagnostics.IsLoggingContentEnabled = false;
+        clientOptions.AddPolicy(new KeyVaultThrottlePolicy(), HttpPipelinePosition.PerRetry);
         return clientOptions;
     }
 

@@ -1,5 +1,4 @@
-using System.Globalization;
-using Azure;
+using Azure.Core.Pipeline;
 using Azure.Security.KeyVault.Secrets;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
@@ -155,10 +154,16 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
     private async Task RefreshAsync()
     {
         TimeSpan next;
+        var throttle = new KeyVaultThrottlePolicy.Signal();
         try
         {
             var previous = _keys;
-            var keys = await FetchAsync(previous, _stopping.Token).ConfigureAwait(false);
+            KeyVaultKeySet keys;
+            using (HttpPipeline.CreateHttpMessagePropertiesScope(new Dictionary<string, object?> { [KeyVaultThrottlePolicy.PropertyName] = throttle }))
+            {
+                keys = await FetchAsync(previous, _stopping.Token).ConfigureAwait(false);
+            }
+
             _keys = keys;
             _consecutiveFailures = 0;
             next = _options.RefreshInterval;
@@ -179,7 +184,7 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         catch (Exception ex)
         {
             _consecutiveFailures++;
-            next = Backoff(_consecutiveFailures, ex);
+            next = Backoff(_consecutiveFailures, throttle.RetryAfter);
             if (_keys is { } kept)
             {
                 KeysLog.RefreshFailedKeepingKey(_logger, ex, _secretName, _consecutiveFailures, kept.Current.KeyId, next);
@@ -201,36 +206,13 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         }
     }
 
-    private TimeSpan Backoff(int failures, Exception exception)
+    private TimeSpan Backoff(int failures, TimeSpan? retryAfter)
     {
         var exponential = _options.FailureRetryDelay * Math.Pow(2, Math.Min(failures - 1, 20));
         var delay = exponential < _options.RefreshInterval ? exponential : _options.RefreshInterval;
-        if (RetryAfter(exception) is { } retryAfter && retryAfter > delay)
-        {
-            // Throttled: Key Vault says when it will serve us again; asking sooner only extends the throttling.
-            delay = retryAfter;
-        }
 
-        return delay;
-    }
-
-    private TimeSpan? RetryAfter(Exception exception)
-    {
-        if (exception is not RequestFailedException { Status: 429 or 503 } failed ||
-            failed.GetRawResponse() is not { } response ||
-            !response.Headers.TryGetValue("Retry-After", out var value) || value is null)
-        {
-            return null;
-        }
-
-        if (int.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out var seconds))
-        {
-            return TimeSpan.FromSeconds(seconds);
-        }
-
-        return DateTimeOffset.TryParse(value, CultureInfo.InvariantCulture, DateTimeStyles.AssumeUniversal, out var at)
-            ? at - _time.GetUtcNow()
-            : null;
+        // Throttled: Key Vault says when it will serve us again; asking sooner only prolongs the throttling.
+        return retryAfter is { } wait && wait > delay ? wait : delay;
     }
 
     private async Task<KeyVaultKeySet> FetchAsync(KeyVaultKeySet? cached, CancellationToken cancellationToken)
