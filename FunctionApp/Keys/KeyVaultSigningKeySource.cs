@@ -100,8 +100,8 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
             _timer?.Dispose();
         }
 
+        // Cancelled, not disposed: a refresh that is just starting may still read its token.
         _stopping.Cancel();
-        _stopping.Dispose();
     }
 
     private ValueTask<KeyVaultKeySet> GetKeysAsync(CancellationToken cancellationToken)
