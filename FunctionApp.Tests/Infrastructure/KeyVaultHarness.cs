@@ -2,6 +2,7 @@ using Azure.Core.Pipeline;
 using Azure.Security.KeyVault.Secrets;
 using FunctionApp.Keys;
 using FunctionApp.Signing;
+using Microsoft.Extensions.Logging;
 using Microsoft.IO;
 
 namespace FunctionApp.Tests.Infrastructure;
@@ -14,6 +15,8 @@ public sealed class KeyVaultHarness : IAsyncDisposable
 {
     public const string SecretName = "widget-signing-key";
 
+    private readonly LoggerFactory _loggers;
+
     private KeyVaultHarness(FakeKeyVaultServer server, ManualTimeProvider time, KeyVaultOptions options)
     {
         Server = server;
@@ -23,9 +26,10 @@ public sealed class KeyVaultHarness : IAsyncDisposable
         var clientOptions = KeyVaultClientFactory.CreateClientOptions(options);
         clientOptions.Transport = new HttpClientTransport(server.CreateHandler());
         Client = KeyVaultClientFactory.CreateClient(options, Credential, clientOptions);
-        Source = new KeyVaultSigningKeySource(Client, Microsoft.Extensions.Options.Options.Create(options), time, Logs.For<KeyVaultSigningKeySource>());
+        _loggers = new LoggerFactory([Logs]);
+        Source = new KeyVaultSigningKeySource(Client, Microsoft.Extensions.Options.Options.Create(options), time, _loggers.CreateLogger<KeyVaultSigningKeySource>());
         Streams = StreamPoolFactory.Create(new StreamPoolOptions(), Logs.CreateLogger("pool"));
-        Signer = new EnvelopeSigner(Streams, Source, Logs.For<EnvelopeSigner>());
+        Signer = new EnvelopeSigner(Streams, Source, _loggers.CreateLogger<EnvelopeSigner>());
         Verifier = new EnvelopeVerifier(Streams, Source);
     }
 
@@ -48,6 +52,12 @@ public sealed class KeyVaultHarness : IAsyncDisposable
     public EnvelopeVerifier Verifier { get; }
 
     public CapturedLogs Logs { get; } = new();
+
+    /// <summary>The captured entries with event id <paramref name="eventId"/>.</summary>
+    public IEnumerable<CapturedLog> LogsWithEvent(int eventId) => Logs.Entries.Where(e => e.EventId.Id == eventId);
+
+    /// <summary>Every piece of text a log sink could receive, one string per entry (message and exception).</summary>
+    public IEnumerable<string> AllLogText() => Logs.Entries.Select(e => e.Category + "\n" + e.Message + "\n" + e.Exception);
 
     /// <summary>Fast, bounded client retries so outage tests take seconds, not minutes (the timeout still allows a slow first TLS handshake).</summary>
     public static KeyVaultOptions TestOptions(Action<KeyVaultOptions>? configure = null)
@@ -90,6 +100,7 @@ public sealed class KeyVaultHarness : IAsyncDisposable
     public async ValueTask DisposeAsync()
     {
         Source.Dispose();
+        _loggers.Dispose();
         await Server.DisposeAsync();
     }
 }

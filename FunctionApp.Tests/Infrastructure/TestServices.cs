@@ -30,7 +30,7 @@ public sealed class TestServices
 
     public WidgetEnvelope Read(byte[] json)
     {
-        using var stream = new MemoryStream(json, writable: false);
+        using var stream = new MemoryStream(json, 0, json.Length, writable: false, publiclyVisible: true);
         return Reader.Read(stream);
     }
 }

@@ -32,7 +32,7 @@ public sealed class KeyVaultOutageTests
         // Assert
         Assert.True(harness.Server.Faulted > 0, "the refresh should have met the fault");
         Assert.Equal(first, keyId);
-        var warning = Assert.Single(harness.Logs.WithEvent(3003));
+        var warning = Assert.Single(harness.LogsWithEvent(3003));
         Assert.Contains(first, warning.Message, StringComparison.Ordinal);
         Assert.NotNull(warning.Exception);
     }
@@ -127,7 +127,7 @@ public sealed class KeyVaultOutageTests
 
         // Assert
         Assert.Equal(version, key.KeyId);
-        Assert.Empty(harness.Logs.WithEvent(3004));
+        Assert.Empty(harness.LogsWithEvent(3004));
     }
 
     [Theory]
@@ -148,7 +148,7 @@ public sealed class KeyVaultOutageTests
         Assert.Equal(503, exchange.Status);
         Assert.Equal("5", exchange.ResponseHeaders.RetryAfter.ToString());
         Assert.Equal(ProblemTypes.KeyUnavailable, exchange.Json.Value<string>("type"));
-        Assert.Single(harness.Logs.WithEvent(3004));
+        Assert.Single(harness.LogsWithEvent(3004));
     }
 
     [Fact]

@@ -27,7 +27,7 @@ public sealed class KeyVaultRotationTests
         // Assert
         Assert.Equal(first, beforeRefresh);
         Assert.Equal(second, afterRefresh);
-        Assert.Single(harness.Logs.WithEvent(3002));
+        Assert.Single(harness.LogsWithEvent(3002));
     }
 
     [Fact]

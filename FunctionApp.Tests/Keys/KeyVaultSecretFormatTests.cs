@@ -26,10 +26,10 @@ public sealed class KeyVaultSecretFormatTests
         var error = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Source.GetCurrentKeyAsync(CancellationToken.None));
 
         // Assert
-        var refused = Assert.Single(harness.Logs.WithEvent(3005));
+        var refused = Assert.Single(harness.LogsWithEvent(3005));
         Assert.Contains(KeyVaultHarness.SecretName, refused.Message, StringComparison.Ordinal);
         Assert.Contains(version, refused.Message, StringComparison.Ordinal);
-        Assert.Single(harness.Logs.WithEvent(3004));
+        Assert.Single(harness.LogsWithEvent(3004));
         AssertValueAbsent(harness, value, because);
         Assert.DoesNotContain(value, error.ToString(), StringComparison.Ordinal);
     }
@@ -50,8 +50,8 @@ public sealed class KeyVaultSecretFormatTests
 
         // Assert
         Assert.Equal(good, key.KeyId);
-        Assert.Contains(harness.Logs.WithEvent(3005), e => e.Message.Contains(bad, StringComparison.Ordinal));
-        Assert.Single(harness.Logs.WithEvent(3003));
+        Assert.Contains(harness.LogsWithEvent(3005), e => e.Message.Contains(bad, StringComparison.Ordinal));
+        Assert.Single(harness.LogsWithEvent(3003));
         AssertValueAbsent(harness, value, because);
     }
 
@@ -69,7 +69,7 @@ public sealed class KeyVaultSecretFormatTests
 
         // Assert
         Assert.Equal([good], keys.Select(k => k.KeyId));
-        Assert.Contains(harness.Logs.WithEvent(3005), e => e.Message.Contains(bad, StringComparison.Ordinal));
+        Assert.Contains(harness.LogsWithEvent(3005), e => e.Message.Contains(bad, StringComparison.Ordinal));
         AssertValueAbsent(harness, Value, "an earlier version");
     }
 
@@ -93,7 +93,7 @@ public sealed class KeyVaultSecretFormatTests
     private static void AssertValueAbsent(KeyVaultHarness harness, string value, string because)
     {
         Assert.NotEmpty(harness.Logs.Entries);
-        foreach (var text in harness.Logs.AllText())
+        foreach (var text in harness.AllLogText())
         {
             Assert.False(text.Contains(value, StringComparison.Ordinal), $"a log line contains the secret's value ({because}): {text}");
         }

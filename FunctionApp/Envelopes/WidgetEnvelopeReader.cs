@@ -44,7 +44,7 @@ public sealed class WidgetEnvelopeReader
 
         try
         {
-            return ReadEnvelope(reader);
+            return ReadEnvelope(reader, utf8Json);
         }
         catch (JsonReaderException ex)
         {
@@ -57,7 +57,7 @@ public sealed class WidgetEnvelopeReader
         }
     }
 
-    private static WidgetEnvelope ReadEnvelope(JsonTextReader reader)
+    private static WidgetEnvelope ReadEnvelope(JsonTextReader reader, Stream raw)
     {
         if (!Next(reader))
         {
@@ -70,7 +70,7 @@ public sealed class WidgetEnvelopeReader
         }
 
         List<Widget>? widgets = null;
-        while (Next(reader) && reader.TokenType == JsonToken.PropertyName)
+        while (NextRequired(reader) && reader.TokenType == JsonToken.PropertyName)
         {
             var name = PropertyName(reader);
             if (!string.Equals(name, "widgets", StringComparison.OrdinalIgnoreCase))
@@ -83,7 +83,7 @@ public sealed class WidgetEnvelopeReader
                 throw Invalid(reader, "Duplicate member 'widgets' (names are case-insensitive).");
             }
 
-            widgets = ReadWidgets(reader);
+            widgets = ReadWidgets(reader, raw);
         }
 
         if (widgets is null)
@@ -100,29 +100,29 @@ public sealed class WidgetEnvelopeReader
         return new WidgetEnvelope(widgets);
     }
 
-    private static List<Widget> ReadWidgets(JsonTextReader reader)
+    private static List<Widget> ReadWidgets(JsonTextReader reader, Stream raw)
     {
-        Next(reader);
+        NextRequired(reader);
         if (reader.TokenType != JsonToken.StartArray)
         {
             throw Invalid(reader, reader.TokenType == JsonToken.Null ? "'widgets' must be an array, not null." : "'widgets' must be an array.");
         }
 
         var widgets = new List<Widget>();
-        while (Next(reader) && reader.TokenType != JsonToken.EndArray)
+        while (NextRequired(reader) && reader.TokenType != JsonToken.EndArray)
         {
             if (reader.TokenType != JsonToken.StartObject)
             {
                 throw Invalid(reader, "Each widget must be a JSON object.");
             }
 
-            widgets.Add(ReadWidget(reader));
+            widgets.Add(ReadWidget(reader, raw));
         }
 
         return widgets;
     }
 
-    private static Widget ReadWidget(JsonTextReader reader)
+    private static Widget ReadWidget(JsonTextReader reader, Stream raw)
     {
         var objectPath = reader.Path;
         var seen = 0;
@@ -130,7 +130,7 @@ public sealed class WidgetEnvelopeReader
         var created = default(DateTime);
         var properties = new string[10];
 
-        while (Next(reader) && reader.TokenType == JsonToken.PropertyName)
+        while (NextRequired(reader) && reader.TokenType == JsonToken.PropertyName)
         {
             var name = PropertyName(reader);
             if (!MemberIndex.TryGetValue(name, out var index))
@@ -144,7 +144,7 @@ public sealed class WidgetEnvelopeReader
             }
 
             seen |= 1 << index;
-            var value = ReadString(reader, MemberNames[index]);
+            var value = ReadString(reader, MemberNames[index], raw);
             if (index == 0)
             {
                 if (!Guid.TryParse(value, out id))
@@ -197,16 +197,18 @@ public sealed class WidgetEnvelopeReader
         };
     }
 
-    private static string ReadString(JsonTextReader reader, string member)
+    private static string ReadString(JsonTextReader reader, string member, Stream raw)
     {
-        Next(reader);
+        NextRequired(reader);
         switch (reader.TokenType)
         {
             case JsonToken.String when reader.QuoteChar == '"':
                 var value = (string)reader.Value!;
-                if (HasUnpairedSurrogate(value))
+                if (HasUnpairedSurrogate(value) ||
+                    (value.Contains('\uFFFD', StringComparison.Ordinal) && SurrogateEscapeScanner.MayHaveUnpairedSurrogateEscape(raw)))
                 {
-                    // UTF-8 cannot carry it; writing it would silently become U+FFFD.
+                    // UTF-8 cannot carry a lone surrogate, and Newtonsoft replaces an escaped one with U+FFFD:
+                    // either way the signed text would differ from what was sent.
                     throw Invalid(reader, $"'{member}' contains an unpaired UTF-16 surrogate escape.");
                 }
 
@@ -244,6 +246,9 @@ public sealed class WidgetEnvelopeReader
 
         return true;
     }
+
+    private static bool NextRequired(JsonTextReader reader) =>
+        Next(reader) ? true : throw Invalid(reader, "The body is not valid JSON: it ends before the envelope is complete.");
 
     private static bool HasUnpairedSurrogate(string value)
     {

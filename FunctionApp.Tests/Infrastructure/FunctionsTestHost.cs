@@ -1,0 +1,93 @@
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Mvc;
+using Microsoft.AspNetCore.Mvc.Abstractions;
+using Microsoft.AspNetCore.Routing;
+using Microsoft.Azure.WebJobs;
+using Microsoft.Azure.WebJobs.Host;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+
+namespace FunctionApp.Tests.Infrastructure;
+
+/// <summary>
+/// Hosts the app's function classes in the real WebJobs SDK host – the engine the in-process Functions
+/// runtime is built on – with the app's <see cref="Startup"/> applied through the same
+/// <c>IWebJobsStartup2</c> path the runtime uses, DI-activated function classes, and the HTTP extension.
+/// </summary>
+public sealed class FunctionsTestHost : IAsyncDisposable
+{
+    private const string ResponseKey = "FunctionsTestHost.Response";
+
+    private readonly IHost _host;
+
+    private FunctionsTestHost(IHost host, CapturedLogs logs)
+    {
+        _host = host;
+        Logs = logs;
+    }
+
+    public CapturedLogs Logs { get; }
+
+    public IServiceProvider Services => _host.Services;
+
+    public static Task<FunctionsTestHost> StartAsync(IDictionary<string, string?> settings, params Type[] functionTypes) =>
+        StartAsync(settings, overrides: null, functionTypes);
+
+    public static async Task<FunctionsTestHost> StartAsync(
+        IDictionary<string, string?> settings, Action<IServiceCollection>? overrides, params Type[] functionTypes)
+    {
+        var logs = new CapturedLogs();
+        using var startupLoggerFactory = LoggerFactory.Create(b => b.AddProvider(logs));
+        var host = new HostBuilder()
+            .UseEnvironment("Development")
+            .ConfigureAppConfiguration(c => c.AddInMemoryCollection(settings))
+            .ConfigureLogging(b => b.AddProvider(logs).SetMinimumLevel(LogLevel.Debug))
+            .ConfigureWebJobs((context, builder) =>
+            {
+                builder.AddHttp(o => o.SetResponse = (request, result) => request.HttpContext.Items[ResponseKey] = result);
+                var startupContext = new WebJobsBuilderContext
+                {
+                    ApplicationRootPath = AppContext.BaseDirectory,
+                    Configuration = context.Configuration,
+                    EnvironmentName = context.HostingEnvironment.EnvironmentName,
+                };
+                builder.UseWebJobsStartup(typeof(Startup), startupContext, startupLoggerFactory);
+            })
+            .ConfigureServices(services =>
+            {
+                services.AddSingleton<ITypeLocator>(new FixedTypeLocator(functionTypes));
+                services.AddSingleton<IJobActivator, ServiceProviderJobActivator>();
+                overrides?.Invoke(services);
+            })
+            .Build();
+
+        await host.StartAsync();
+        return new FunctionsTestHost(host, logs);
+    }
+
+    /// <summary>Invokes an HTTP-triggered function with <paramref name="request"/> and executes its result.</summary>
+    public async Task<HttpResponseSnapshot> InvokeHttpAsync(string functionName, HttpRequest request)
+    {
+        var jobHost = _host.Services.GetRequiredService<IJobHost>();
+        await jobHost.CallAsync(functionName, new Dictionary<string, object?> { ["request"] = request });
+
+        var context = request.HttpContext;
+        var result = context.Items[ResponseKey] as IActionResult
+            ?? throw new Xunit.Sdk.XunitException($"{functionName} returned no IActionResult");
+        await result.ExecuteResultAsync(new ActionContext(context, new RouteData(), new ActionDescriptor()));
+
+        var body = (MemoryStream)context.Response.Body;
+        return new HttpResponseSnapshot(context.Response.StatusCode, context.Response.Headers, context.Response.ContentType, body.ToArray());
+    }
+
+    public T GetService<T>()
+        where T : notnull => _host.Services.GetRequiredService<T>();
+
+    public async ValueTask DisposeAsync()
+    {
+        await _host.StopAsync();
+        _host.Dispose();
+    }
+}

@@ -1,0 +1,21 @@
+using Microsoft.Azure.WebJobs.Host;
+using Microsoft.Azure.WebJobs.Host.Executors;
+using Microsoft.Extensions.DependencyInjection;
+
+namespace FunctionApp.Tests.Infrastructure;
+
+/// <summary>
+/// Creates function class instances from the invocation's scoped services, as the Functions runtime does
+/// for in-process apps (the SDK's default activator ignores DI).
+/// </summary>
+internal sealed class ServiceProviderJobActivator : IJobActivatorEx
+{
+    private readonly IServiceProvider _services;
+
+    public ServiceProviderJobActivator(IServiceProvider services) => _services = services;
+
+    public T CreateInstance<T>() => ActivatorUtilities.CreateInstance<T>(_services);
+
+    public T CreateInstance<T>(IFunctionInstanceEx functionInstance) =>
+        ActivatorUtilities.CreateInstance<T>(functionInstance.InstanceServices ?? _services);
+}
