@@ -10,4 +10,7 @@ internal static partial class HttpLog
 
     [LoggerMessage(EventId = 4002, Level = LogLevel.Information, Message = "{Function} signed {WidgetCount} widgets with key {KeyId}")]
     public static partial void Signed(ILogger logger, string function, int widgetCount, string keyId);
+
+    [LoggerMessage(EventId = 4010, Level = LogLevel.Information, Message = "{Function} verified {WidgetCount} widgets: valid {Valid} under key {KeyId} ({Reason})")]
+    public static partial void Verified(ILogger logger, string function, int widgetCount, bool valid, string? keyId, string reason);
 }

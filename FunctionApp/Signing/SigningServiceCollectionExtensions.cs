@@ -14,7 +14,7 @@ namespace FunctionApp.Signing;
 /// </summary>
 public static class SigningServiceCollectionExtensions
 {
-    /// <summary>Adds options, the one stream pool, the reader, the signer and the key source.</summary>
+    /// <summary>Adds options, the one stream pool, the reader, the signer, the verifier and the key source.</summary>
     public static IServiceCollection AddWidgetSigning(this IServiceCollection services, IConfiguration configuration)
     {
         ArgumentNullException.ThrowIfNull(services);
@@ -30,7 +30,8 @@ public static class SigningServiceCollectionExtensions
             provider.GetRequiredService<ILoggerFactory>().CreateLogger("FunctionApp.StreamPool")));
         services.TryAddSingleton<WidgetEnvelopeReader>();
         services.TryAddSingleton<EnvelopeSigner>();
-        services.TryAddSingleton<ISigningKeySource, ConfigurationSigningKeySource>();
+        services.TryAddSingleton<EnvelopeVerifier>();
+        services.AddSigningKeySource(configuration);
         return services;
     }
 }

@@ -1,0 +1,313 @@
+using System.Globalization;
+using System.Net;
+using System.Security.Cryptography;
+using System.Security.Cryptography.X509Certificates;
+using System.Text.Json;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Http;
+using Microsoft.Extensions.Logging;
+
+namespace FunctionApp.Tests.Infrastructure;
+
+/// <summary>
+/// A local HTTPS server that speaks the part of the Key Vault secrets REST API (7.x) the service uses:
+/// challenge-based bearer auth, <c>GET /secrets/{name}/{version?}</c> and paged <c>GET /secrets/{name}/versions</c>.
+/// Faults can be switched on to play an outage. It listens on 127.0.0.1 with a self-signed certificate, which only
+/// <see cref="CreateHandler"/>'s handler trusts.
+/// </summary>
+public sealed class FakeKeyVaultServer : IAsyncDisposable
+{
+    public const string Tenant = "72f988bf-0000-0000-0000-000000000000";
+    public const string Resource = "https://vault.azure.net";
+
+    private readonly object _gate = new();
+    private readonly Dictionary<string, List<StoredVersion>> _secrets = new(StringComparer.OrdinalIgnoreCase);
+    private readonly Func<DateTimeOffset> _clock;
+    private readonly X509Certificate2 _certificate;
+    private WebApplication? _app;
+    private int _secretReads;
+    private int _listReads;
+    private int _challenges;
+    private int _faulted;
+
+    private FakeKeyVaultServer(Func<DateTimeOffset> clock, X509Certificate2 certificate)
+    {
+        _clock = clock;
+        _certificate = certificate;
+    }
+
+    public Uri VaultUri { get; private set; } = null!;
+
+    public string Token { get; } = "test-token-" + Convert.ToHexString(RandomNumberGenerator.GetBytes(8));
+
+    /// <summary>The fault every request currently meets (after counting), or <see cref="FakeKeyVaultFault.None"/>.</summary>
+    public FakeKeyVaultFault Fault { get; set; }
+
+    /// <summary>The <c>Retry-After</c> seconds sent with <see cref="FakeKeyVaultFault.Throttle"/>.</summary>
+    public int ThrottleRetryAfterSeconds { get; set; } = 1;
+
+    /// <summary>How many versions one page of the versions list holds (small, so paging is exercised).</summary>
+    public int PageSize { get; set; } = 2;
+
+    /// <summary>Authorized reads of a secret's value.</summary>
+    public int SecretReads => Volatile.Read(ref _secretReads);
+
+    /// <summary>Authorized reads of a page of versions.</summary>
+    public int ListReads => Volatile.Read(ref _listReads);
+
+    /// <summary>401 challenges sent.</summary>
+    public int Challenges => Volatile.Read(ref _challenges);
+
+    /// <summary>Requests answered with a fault.</summary>
+    public int Faulted => Volatile.Read(ref _faulted);
+
+    /// <summary>Every request that reached the server (authorized or not, faulted or not).</summary>
+    public int Requests => SecretReads + ListReads + Challenges + Faulted;
+
+    public static async Task<FakeKeyVaultServer> StartAsync(Func<DateTimeOffset> clock)
+    {
+        var server = new FakeKeyVaultServer(clock, TestCertificate.CreateForLoopback());
+        var builder = WebApplication.CreateSlimBuilder();
+        builder.Logging.ClearProviders();
+        builder.WebHost.UseKestrelHttpsConfiguration();
+        builder.WebHost.ConfigureKestrel(kestrel =>
+            kestrel.Listen(IPAddress.Loopback, 0, listen => listen.UseHttps(server._certificate)));
+        var app = builder.Build();
+        app.Run(server.HandleAsync);
+        await app.StartAsync().ConfigureAwait(false);
+
+        var address = app.Urls.Single();
+        server.VaultUri = new Uri(address.TrimEnd('/') + "/", UriKind.Absolute);
+        server._app = app;
+        return server;
+    }
+
+    /// <summary>A handler that trusts this server's certificate (and nothing else).</summary>
+    public HttpMessageHandler CreateHandler() => new SocketsHttpHandler
+    {
+        SslOptions =
+        {
+            RemoteCertificateValidationCallback = (_, certificate, _, _) =>
+                certificate is not null && string.Equals(certificate.GetCertHashString(), _certificate.Thumbprint, StringComparison.OrdinalIgnoreCase),
+        },
+    };
+
+    /// <summary>Stores a new version (like <c>az keyvault secret set</c>) and returns its version id.</summary>
+    public string SetSecret(string name, string value, bool enabled = true, DateTimeOffset? expiresOn = null)
+    {
+        var version = Convert.ToHexString(RandomNumberGenerator.GetBytes(16)).ToLowerInvariant();
+        lock (_gate)
+        {
+            if (!_secrets.TryGetValue(name, out var versions))
+            {
+                _secrets[name] = versions = [];
+            }
+
+            // Key Vault stamps creation in whole seconds; keep each new version strictly newer, as time would.
+            var created = _clock();
+            if (versions.Count > 0 && created <= versions[^1].Created)
+            {
+                created = versions[^1].Created.AddSeconds(1);
+            }
+
+            versions.Add(new StoredVersion(version, value, created, enabled, expiresOn));
+        }
+
+        return version;
+    }
+
+    /// <summary>Disables a version (what an operator does to revoke it).</summary>
+    public void Disable(string name, string version)
+    {
+        lock (_gate)
+        {
+            var versions = _secrets[name];
+            var index = versions.FindIndex(v => v.Version == version);
+            versions[index] = versions[index] with { Enabled = false };
+        }
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        if (_app is not null)
+        {
+            await _app.StopAsync().ConfigureAwait(false);
+            await _app.DisposeAsync().ConfigureAwait(false);
+        }
+
+        _certificate.Dispose();
+    }
+
+    private async Task HandleAsync(HttpContext context)
+    {
+        var request = context.Request;
+        var response = context.Response;
+        if (!request.Query.ContainsKey("api-version"))
+        {
+            await WriteErrorAsync(response, 400, "BadParameter", "The api-version parameter is required.").ConfigureAwait(false);
+            return;
+        }
+
+        if (!string.Equals(request.Headers.Authorization, "Bearer " + Token, StringComparison.Ordinal))
+        {
+            // What a real vault answers to a request without a (valid) token: the authority and resource to get one for.
+            Interlocked.Increment(ref _challenges);
+            response.StatusCode = 401;
+            response.Headers.WWWAuthenticate = $"Bearer authorization=\"https://login.microsoftonline.com/{Tenant}\", resource=\"{Resource}\"";
+            await WriteErrorAsync(response, 401, "Unauthorized", "AKV10000: Request is missing a Bearer or PoP token.").ConfigureAwait(false);
+            return;
+        }
+
+        switch (Fault)
+        {
+            case FakeKeyVaultFault.ServerError:
+                Interlocked.Increment(ref _faulted);
+                await WriteErrorAsync(response, 500, "InternalServerError", "The fake vault is failing on purpose.").ConfigureAwait(false);
+                return;
+            case FakeKeyVaultFault.Throttle:
+                Interlocked.Increment(ref _faulted);
+                response.Headers.RetryAfter = ThrottleRetryAfterSeconds.ToString(CultureInfo.InvariantCulture);
+                await WriteErrorAsync(response, 429, "Throttled", "Request was not processed because too many requests were received.").ConfigureAwait(false);
+                return;
+            case FakeKeyVaultFault.Hang:
+                Interlocked.Increment(ref _faulted);
+                try
+                {
+                    // Longer than any client timeout in the tests: the client gives up first.
+                    await Task.Delay(TimeSpan.FromSeconds(30), context.RequestAborted).ConfigureAwait(false);
+                }
+                catch (OperationCanceledException)
+                {
+                    return;
+                }
+
+                await WriteErrorAsync(response, 500, "InternalServerError", "Hung.").ConfigureAwait(false);
+                return;
+        }
+
+        var segments = request.Path.Value!.Split('/', StringSplitOptions.RemoveEmptyEntries);
+        if (request.Method != HttpMethods.Get || segments.Length is < 2 or > 3 || segments[0] != "secrets")
+        {
+            await WriteErrorAsync(response, 404, "NotFound", "Not part of the fake vault.").ConfigureAwait(false);
+            return;
+        }
+
+        var name = segments[1];
+        List<StoredVersion> versions;
+        lock (_gate)
+        {
+            versions = _secrets.TryGetValue(name, out var stored) ? [.. stored] : [];
+        }
+
+        if (versions.Count == 0)
+        {
+            await WriteErrorAsync(response, 404, "SecretNotFound", $"A secret with (name/id) {name} was not found in this key vault.").ConfigureAwait(false);
+            return;
+        }
+
+        if (segments.Length == 3 && segments[2] == "versions")
+        {
+            Interlocked.Increment(ref _listReads);
+            await WriteVersionsPageAsync(request, response, name, versions).ConfigureAwait(false);
+            return;
+        }
+
+        Interlocked.Increment(ref _secretReads);
+        var found = segments.Length == 2 ? versions[^1] : versions.Find(v => v.Version == segments[2]);
+        if (found is null)
+        {
+            await WriteErrorAsync(response, 404, "SecretNotFound", $"A secret with (name/id) {name}/{segments[2]} was not found in this key vault.").ConfigureAwait(false);
+            return;
+        }
+
+        if (!found.Enabled)
+        {
+            await WriteErrorAsync(response, 403, "Forbidden", "Operation get is not allowed on a disabled secret.").ConfigureAwait(false);
+            return;
+        }
+
+        await WriteJsonAsync(response, 200, json =>
+        {
+            json.WriteStartObject();
+            json.WriteString("value", found.Value);
+            WriteItem(json, name, found);
+            json.WriteEndObject();
+        }).ConfigureAwait(false);
+    }
+
+    private async Task WriteVersionsPageAsync(HttpRequest request, HttpResponse response, string name, List<StoredVersion> versions)
+    {
+        var skip = int.TryParse(request.Query["$skiptoken"], NumberStyles.None, CultureInfo.InvariantCulture, out var token) ? token : 0;
+        var page = versions.Skip(skip).Take(PageSize).ToList();
+        var more = skip + page.Count < versions.Count;
+        await WriteJsonAsync(response, 200, json =>
+        {
+            json.WriteStartObject();
+            json.WriteStartArray("value");
+            foreach (var version in page)
+            {
+                json.WriteStartObject();
+                WriteItem(json, name, version);
+                json.WriteEndObject();
+            }
+
+            json.WriteEndArray();
+            if (more)
+            {
+                json.WriteString("nextLink", new Uri(VaultUri, $"secrets/{name}/versions?api-version={request.Query["api-version"]}&$skiptoken={skip + page.Count}&maxresults={PageSize}").AbsoluteUri);
+            }
+            else
+            {
+                json.WriteNull("nextLink");
+            }
+
+            json.WriteEndObject();
+        }).ConfigureAwait(false);
+    }
+
+    private void WriteItem(Utf8JsonWriter json, string name, StoredVersion version)
+    {
+        json.WriteString("id", new Uri(VaultUri, $"secrets/{name}/{version.Version}").AbsoluteUri);
+        json.WriteStartObject("attributes");
+        json.WriteBoolean("enabled", version.Enabled);
+        json.WriteNumber("created", version.Created.ToUnixTimeSeconds());
+        json.WriteNumber("updated", version.Created.ToUnixTimeSeconds());
+        if (version.ExpiresOn is { } expires)
+        {
+            json.WriteNumber("exp", expires.ToUnixTimeSeconds());
+        }
+
+        json.WriteString("recoveryLevel", "Recoverable+Purgeable");
+        json.WriteEndObject();
+        json.WriteStartObject("tags");
+        json.WriteEndObject();
+    }
+
+    private static Task WriteErrorAsync(HttpResponse response, int status, string code, string message) =>
+        WriteJsonAsync(response, status, json =>
+        {
+            json.WriteStartObject();
+            json.WriteStartObject("error");
+            json.WriteString("code", code);
+            json.WriteString("message", message);
+            json.WriteEndObject();
+            json.WriteEndObject();
+        });
+
+    private static async Task WriteJsonAsync(HttpResponse response, int status, Action<Utf8JsonWriter> write)
+    {
+        using var buffer = new MemoryStream();
+        using (var json = new Utf8JsonWriter(buffer))
+        {
+            write(json);
+        }
+
+        response.StatusCode = status;
+        response.ContentType = "application/json; charset=utf-8";
+        response.ContentLength = buffer.Length;
+        await response.Body.WriteAsync(buffer.GetBuffer().AsMemory(0, (int)buffer.Length)).ConfigureAwait(false);
+    }
+
+    private sealed record StoredVersion(string Version, string Value, DateTimeOffset Created, bool Enabled, DateTimeOffset? ExpiresOn);
+}

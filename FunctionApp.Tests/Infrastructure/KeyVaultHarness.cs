@@ -1,0 +1,106 @@
+using Azure.Core.Pipeline;
+using Azure.Security.KeyVault.Secrets;
+using FunctionApp.Keys;
+using FunctionApp.Signing;
+using Microsoft.Extensions.Logging;
+using Microsoft.IO;
+
+namespace FunctionApp.Tests.Infrastructure;
+
+/// <summary>
+/// A fake vault, a real <see cref="SecretClient"/> talking to it over HTTPS, and the key source and signer on top,
+/// with a hand-moved clock and captured logs. One per test.
+/// </summary>
+public sealed class KeyVaultHarness : IAsyncDisposable
+{
+    public const string SecretName = "widget-signing-key";
+
+    private readonly LoggerFactory _loggers;
+
+    private KeyVaultHarness(FakeKeyVaultServer server, ManualTimeProvider time, KeyVaultOptions options)
+    {
+        Server = server;
+        Time = time;
+        Options = options;
+        Credential = new StaticTokenCredential(server.Token);
+        var clientOptions = KeyVaultClientFactory.CreateClientOptions(options);
+        clientOptions.Transport = new HttpClientTransport(server.CreateHandler());
+        Client = KeyVaultClientFactory.CreateClient(options, Credential, clientOptions);
+        _loggers = new LoggerFactory([Logs]);
+        Source = new KeyVaultSigningKeySource(Client, Microsoft.Extensions.Options.Options.Create(options), time, _loggers.CreateLogger<KeyVaultSigningKeySource>());
+        Streams = StreamPoolFactory.Create(new StreamPoolOptions(), Logs.CreateLogger("pool"));
+        Signer = new EnvelopeSigner(Streams, Source, _loggers.CreateLogger<EnvelopeSigner>());
+        Verifier = new EnvelopeVerifier(Streams, Source);
+    }
+
+    public FakeKeyVaultServer Server { get; }
+
+    public ManualTimeProvider Time { get; }
+
+    public KeyVaultOptions Options { get; }
+
+    public StaticTokenCredential Credential { get; }
+
+    public SecretClient Client { get; }
+
+    public KeyVaultSigningKeySource Source { get; }
+
+    public RecyclableMemoryStreamManager Streams { get; }
+
+    public EnvelopeSigner Signer { get; }
+
+    public EnvelopeVerifier Verifier { get; }
+
+    public CapturedLogs Logs { get; } = new();
+
+    /// <summary>The captured entries with event id <paramref name="eventId"/>.</summary>
+    public IEnumerable<CapturedLog> LogsWithEvent(int eventId) => Logs.Entries.Where(e => e.EventId.Id == eventId);
+
+    /// <summary>Every piece of text a log sink could receive, one string per entry (message and exception).</summary>
+    public IEnumerable<string> AllLogText() => Logs.Entries.Select(e => e.Category + "\n" + e.Message + "\n" + e.Exception);
+
+    /// <summary>Fast, bounded client retries so outage tests take seconds, not minutes (the timeout still allows a slow first TLS handshake).</summary>
+    public static KeyVaultOptions TestOptions(Action<KeyVaultOptions>? configure = null)
+    {
+        var options = new KeyVaultOptions
+        {
+            SecretName = SecretName,
+            RefreshInterval = TimeSpan.FromMinutes(5),
+            AcceptedPreviousVersions = 2,
+            MaxVersionAge = TimeSpan.FromDays(30),
+            FailureRetryDelay = TimeSpan.FromSeconds(5),
+            MaxRetries = 1,
+            RetryDelay = TimeSpan.FromMilliseconds(20),
+            MaxRetryDelay = TimeSpan.FromMilliseconds(100),
+            NetworkTimeout = TimeSpan.FromSeconds(2),
+        };
+        configure?.Invoke(options);
+        return options;
+    }
+
+    public static async Task<KeyVaultHarness> StartAsync(Action<KeyVaultOptions>? configure = null)
+    {
+        var time = new ManualTimeProvider(new DateTimeOffset(2026, 11, 21, 9, 0, 0, TimeSpan.Zero));
+        var server = await FakeKeyVaultServer.StartAsync(time.GetUtcNow);
+        var options = TestOptions(configure);
+        options.VaultUri = server.VaultUri.AbsoluteUri;
+        return new KeyVaultHarness(server, time, options);
+    }
+
+    /// <summary>Stores a fresh random 32-byte key as a new version.</summary>
+    public string Rotate() => Server.SetSecret(SecretName, Convert.ToBase64String(System.Security.Cryptography.RandomNumberGenerator.GetBytes(32)));
+
+    /// <summary>Moves the clock on (firing the source's refresh timer if due) and waits for the refresh to finish.</summary>
+    public async Task AdvanceAsync(TimeSpan by)
+    {
+        Time.Advance(by);
+        await Source.CurrentRefresh.WaitAsync(TimeSpan.FromSeconds(30));
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        Source.Dispose();
+        _loggers.Dispose();
+        await Server.DisposeAsync();
+    }
+}

@@ -1,0 +1,43 @@
+using Azure.Security.KeyVault.Secrets;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Options;
+
+namespace FunctionApp.Keys;
+
+/// <summary>Registers the key source: Key Vault when <c>KeyVault:VaultUri</c> is set, <c>Signing:LocalKey</c> otherwise.</summary>
+public static class SigningKeySourceServiceCollectionExtensions
+{
+    /// <summary>
+    /// Adds <see cref="KeyVaultOptions"/> (validated at start), the one <see cref="SecretClient"/> and the
+    /// <see cref="ISigningKeySource"/> chosen by configuration. Services registered before this call win
+    /// (tests replace <see cref="IAzureEnvironment"/>, <see cref="TimeProvider"/> or <see cref="SecretClient"/>).
+    /// </summary>
+    public static IServiceCollection AddSigningKeySource(this IServiceCollection services, IConfiguration configuration)
+    {
+        ArgumentNullException.ThrowIfNull(services);
+        ArgumentNullException.ThrowIfNull(configuration);
+
+        services.AddOptions<KeyVaultOptions>().Bind(configuration.GetSection(KeyVaultOptions.SectionName)).ValidateOnStart();
+        services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<KeyVaultOptions>, KeyVaultOptionsValidator>());
+        services.TryAddSingleton<IAzureEnvironment, AzureEnvironment>();
+        services.TryAddSingleton(TimeProvider.System);
+        services.TryAddSingleton(provider =>
+        {
+            var options = provider.GetRequiredService<IOptions<KeyVaultOptions>>().Value;
+            var credential = KeyVaultClientFactory.CreateCredential(options, provider.GetRequiredService<IAzureEnvironment>());
+            return KeyVaultClientFactory.CreateClient(options, credential, KeyVaultClientFactory.CreateClientOptions(options));
+        });
+        services.TryAddSingleton<KeyVaultSigningKeySource>();
+        services.TryAddSingleton<ConfigurationSigningKeySource>();
+
+        // Decided on first resolution, after validation: in Azure without a vault, reading the options throws
+        // an OptionsValidationException naming KeyVault:VaultUri, so the local key is never used there.
+        services.TryAddSingleton<ISigningKeySource>(provider =>
+            provider.GetRequiredService<IOptions<KeyVaultOptions>>().Value.IsConfigured
+                ? provider.GetRequiredService<KeyVaultSigningKeySource>()
+                : provider.GetRequiredService<ConfigurationSigningKeySource>());
+        return services;
+    }
+}
