@@ -157,7 +157,8 @@ public sealed class VerifyFunctionTests
         await using var harness = await KeyVaultHarness.StartAsync();
         harness.Rotate();
         harness.Server.Fault = FakeKeyVaultFault.ServerError;
-        var function = new VerifyFunction(new(), harness.Verifier, harness.Streams, Options.Create(new SigningOptions()), NullLogger<VerifyFunction>.Instance);
+        var function = new VerifyFunction(
+            new HttpEnvelopeReader(new(), harness.Streams, Options.Create(new SigningOptions())), harness.Verifier, NullLogger<VerifyFunction>.Instance);
         var exchange = HttpExchange.Post(OneWidget.Input);
         exchange.Request.Headers[SignatureHeaders.Signature] = OneWidget.SignatureHex;
 
@@ -179,10 +180,8 @@ public sealed class VerifyFunctionTests
         long maxBodyBytes = 16 * 1024 * 1024)
     {
         var function = new VerifyFunction(
-            _services.Reader,
+            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new SigningOptions { MaxRequestBodyBytes = maxBodyBytes })),
             new EnvelopeVerifier(_services.Streams, _services.KeySource),
-            _services.Streams,
-            Options.Create(new SigningOptions { MaxRequestBodyBytes = maxBodyBytes }),
             NullLogger<VerifyFunction>.Instance);
         var exchange = HttpExchange.Post(body, contentType, query);
         if (signatureHeader is not null)

@@ -226,10 +226,8 @@ public sealed class KeyVaultOutageTests
     }
 
     private static SignFunction CreateSignFunction(KeyVaultHarness harness) => new(
-        new WidgetEnvelopeReader(),
+        new HttpEnvelopeReader(new WidgetEnvelopeReader(), harness.Streams, Microsoft.Extensions.Options.Options.Create(new SigningOptions())),
         harness.Signer,
-        harness.Streams,
-        Microsoft.Extensions.Options.Options.Create(new SigningOptions()),
         NullLogger<SignFunction>.Instance);
 
     private static WidgetEnvelope Read()

@@ -1,4 +1,3 @@
-using FunctionApp.Envelopes;
 using FunctionApp.Http;
 using FunctionApp.Signing;
 using Microsoft.AspNetCore.Http;
@@ -6,8 +5,6 @@ using Microsoft.AspNetCore.Mvc;
 using Microsoft.Azure.WebJobs;
 using Microsoft.Azure.WebJobs.Extensions.Http;
 using Microsoft.Extensions.Logging;
-using Microsoft.Extensions.Options;
-using Microsoft.IO;
 
 namespace FunctionApp.Functions;
 
@@ -20,25 +17,15 @@ public sealed class SignFunction
     /// <summary>The function's name in the host.</summary>
     public const string Name = "Sign";
 
-    private readonly WidgetEnvelopeReader _reader;
+    private readonly HttpEnvelopeReader _reader;
     private readonly EnvelopeSigner _signer;
-    private readonly RecyclableMemoryStreamManager _streams;
-    private readonly SigningOptions _options;
     private readonly ILogger<SignFunction> _logger;
 
     /// <summary>Creates the function; the host resolves it from DI.</summary>
-    public SignFunction(
-        WidgetEnvelopeReader reader,
-        EnvelopeSigner signer,
-        RecyclableMemoryStreamManager streams,
-        IOptions<SigningOptions> options,
-        ILogger<SignFunction> logger)
+    public SignFunction(HttpEnvelopeReader reader, EnvelopeSigner signer, ILogger<SignFunction> logger)
     {
-        ArgumentNullException.ThrowIfNull(options);
         _reader = reader;
         _signer = signer;
-        _streams = streams;
-        _options = options.Value;
         _logger = logger;
     }
 
@@ -52,14 +39,7 @@ public sealed class SignFunction
         try
         {
             var canonicalBody = SignRequestOptions.WantsCanonicalBody(request);
-            PooledRequestBody.EnsureJsonContentType(request);
-
-            WidgetEnvelope envelope;
-            await using (var body = await PooledRequestBody.ReadAsync(request, _streams, _options.MaxRequestBodyBytes, cancellationToken).ConfigureAwait(false))
-            {
-                envelope = _reader.Read(body);
-            }
-
+            var envelope = await _reader.ReadAsync(request, cancellationToken).ConfigureAwait(false);
             var signed = await _signer.SignAsync(envelope, cancellationToken).ConfigureAwait(false);
 
             // Safety net: if the host never executes the result, the pooled stream still goes back.

@@ -1,4 +1,3 @@
-using FunctionApp.Envelopes;
 using FunctionApp.Http;
 using FunctionApp.Signing;
 using Microsoft.AspNetCore.Http;
@@ -6,8 +5,6 @@ using Microsoft.AspNetCore.Mvc;
 using Microsoft.Azure.WebJobs;
 using Microsoft.Azure.WebJobs.Extensions.Http;
 using Microsoft.Extensions.Logging;
-using Microsoft.Extensions.Options;
-using Microsoft.IO;
 
 namespace FunctionApp.Functions;
 
@@ -21,25 +18,15 @@ public sealed class VerifyFunction
     /// <summary>The function's name in the host.</summary>
     public const string Name = "Verify";
 
-    private readonly WidgetEnvelopeReader _reader;
+    private readonly HttpEnvelopeReader _reader;
     private readonly EnvelopeVerifier _verifier;
-    private readonly RecyclableMemoryStreamManager _streams;
-    private readonly SigningOptions _options;
     private readonly ILogger<VerifyFunction> _logger;
 
     /// <summary>Creates the function; the host resolves it from DI.</summary>
-    public VerifyFunction(
-        WidgetEnvelopeReader reader,
-        EnvelopeVerifier verifier,
-        RecyclableMemoryStreamManager streams,
-        IOptions<SigningOptions> options,
-        ILogger<VerifyFunction> logger)
+    public VerifyFunction(HttpEnvelopeReader reader, EnvelopeVerifier verifier, ILogger<VerifyFunction> logger)
     {
-        ArgumentNullException.ThrowIfNull(options);
         _reader = reader;
         _verifier = verifier;
-        _streams = streams;
-        _options = options.Value;
         _logger = logger;
     }
 
@@ -55,14 +42,7 @@ public sealed class VerifyFunction
             // The cheap fields first: a malformed signature is refused before the body is read.
             var signature = VerifyRequestFields.ReadSignature(request);
             var keyId = VerifyRequestFields.ReadKeyId(request);
-            PooledRequestBody.EnsureJsonContentType(request);
-
-            WidgetEnvelope envelope;
-            await using (var body = await PooledRequestBody.ReadAsync(request, _streams, _options.MaxRequestBodyBytes, cancellationToken).ConfigureAwait(false))
-            {
-                envelope = _reader.Read(body);
-            }
-
+            var envelope = await _reader.ReadAsync(request, cancellationToken).ConfigureAwait(false);
             var outcome = await _verifier.VerifyAsync(envelope, signature, keyId, cancellationToken).ConfigureAwait(false);
             HttpLog.Verified(_logger, Name, outcome.WidgetCount, outcome.IsValid, outcome.KeyId, VerificationResult.ReasonText(outcome.Failure));
             return new VerificationResult(outcome);

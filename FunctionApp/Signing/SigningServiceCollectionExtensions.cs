@@ -31,6 +31,7 @@ public static class SigningServiceCollectionExtensions
         services.TryAddSingleton<WidgetEnvelopeReader>();
         services.TryAddSingleton<EnvelopeSigner>();
         services.TryAddSingleton<EnvelopeVerifier>();
+        services.TryAddSingleton<Http.HttpEnvelopeReader>();
         services.AddSigningKeySource(configuration);
         return services;
     }
