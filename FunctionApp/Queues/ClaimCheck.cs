@@ -1,4 +1,3 @@
-using System.Globalization;
 using System.Text;
 using FunctionApp.Signing;
 using Newtonsoft.Json;
@@ -74,21 +73,12 @@ public static class ClaimCheck
     public static string ToJson(BlobReference reference)
     {
         ArgumentNullException.ThrowIfNull(reference);
-        using var text = new StringWriter(CultureInfo.InvariantCulture);
-        using (var json = new JsonTextWriter(text) { Formatting = Formatting.None })
+        return QueueJson.Write(json =>
         {
             json.WriteStartObject();
-            json.WritePropertyName(MemberName);
-            json.WriteStartObject();
-            json.WritePropertyName("container");
-            json.WriteValue(reference.Container);
-            json.WritePropertyName("blob");
-            json.WriteValue(reference.Blob);
+            QueueJson.WriteBlob(json, MemberName, reference);
             json.WriteEndObject();
-            json.WriteEndObject();
-        }
-
-        return text.ToString();
+        });
     }
 
     private static BlobReference ReadReference(JsonTextReader reader, string allowedContainer)

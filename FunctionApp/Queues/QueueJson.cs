@@ -1,3 +1,4 @@
+using System.Globalization;
 using Newtonsoft.Json;
 
 namespace FunctionApp.Queues;
@@ -5,6 +6,18 @@ namespace FunctionApp.Queues;
 /// <summary>Small shared pieces of the queue contracts' JSON.</summary>
 internal static class QueueJson
 {
+    /// <summary>Writes one small JSON document (a queue message) to a string.</summary>
+    public static string Write(Action<JsonWriter> write)
+    {
+        using var text = new StringWriter(CultureInfo.InvariantCulture);
+        using (var json = new JsonTextWriter(text) { Formatting = Formatting.None })
+        {
+            write(json);
+        }
+
+        return text.ToString();
+    }
+
     public static void WriteBlob(JsonWriter json, string name, BlobReference? blob)
     {
         if (blob is null)

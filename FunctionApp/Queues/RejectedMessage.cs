@@ -1,5 +1,4 @@
 using System.Globalization;
-using Newtonsoft.Json;
 
 namespace FunctionApp.Queues;
 
@@ -34,8 +33,7 @@ public sealed class RejectedMessage
     /// <summary>The message's JSON.</summary>
     public string ToJson()
     {
-        using var text = new StringWriter(CultureInfo.InvariantCulture);
-        using (var json = new JsonTextWriter(text) { Formatting = Formatting.None })
+        return QueueJson.Write(json =>
         {
             json.WriteStartObject();
             json.WritePropertyName("messageId");
@@ -55,8 +53,6 @@ public sealed class RejectedMessage
             QueueJson.WriteBlob(json, "claimCheck", ClaimCheck);
             QueueJson.WriteBlob(json, "body", Body);
             json.WriteEndObject();
-        }
-
-        return text.ToString();
+        });
     }
 }

@@ -1,5 +1,3 @@
-using System.Globalization;
-using Newtonsoft.Json;
 
 namespace FunctionApp.Queues;
 
@@ -43,8 +41,7 @@ public sealed class SignatureMessage
     /// <summary>The message's JSON (a few hundred bytes plus the inline canonical bytes).</summary>
     public string ToJson()
     {
-        using var text = new StringWriter(CultureInfo.InvariantCulture);
-        using (var json = new JsonTextWriter(text) { Formatting = Formatting.None })
+        return QueueJson.Write(json =>
         {
             json.WriteStartObject();
             json.WritePropertyName("messageId");
@@ -70,8 +67,6 @@ public sealed class SignatureMessage
             QueueJson.WriteBlob(json, "canonicalBlob", CanonicalBlob);
             QueueJson.WriteBlob(json, "claimCheck", ClaimCheck);
             json.WriteEndObject();
-        }
-
-        return text.ToString();
+        });
     }
 }
