@@ -93,6 +93,9 @@ public sealed class FunctionAppModuleTests
         var comment = string.Join('\n', lines[Math.Max(0, settingLine - 6)..settingLine]);
         Assert.Contains("Azure Files", comment, StringComparison.Ordinal);
         Assert.Contains("key", comment, StringComparison.Ordinal);
+        var readme = RepoRoot.ReadAllText("README.md");
+        var deploy = readme[readme.IndexOf("\n## Deploy\n", StringComparison.Ordinal)..];
+        Assert.Contains("`WEBSITE_CONTENTAZUREFILECONNECTIONSTRING` holds the\n*host* account's key", deploy, StringComparison.Ordinal);
     }
 
     [Fact]
