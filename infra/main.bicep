@@ -63,6 +63,12 @@ param rejectedQueueName string = 'widget-envelopes-rejected'
 @description('Blob container for claim-check envelopes (Queues:ClaimCheckContainer).')
 param claimCheckContainerName string = 'widget-claims'
 
+@description('Blob container for canonical bytes too large to send inline (Queues:CanonicalContainer).')
+param canonicalContainerName string = 'widget-canonical'
+
+@description('Blob container for copies of rejected inline envelopes (Queues:RejectedContainer).')
+param rejectedContainerName string = 'widget-rejected'
+
 @description('Object id of the principal that bootstraps the signing key and runs the smoke test (the pipeline\'s service connection), granted Key Vault Secrets Officer on the vault. Empty (the default): no grant.')
 param secretsOfficerPrincipalId string = ''
 
@@ -127,6 +133,8 @@ module storage 'modules/storage.bicep' = {
     outputQueueName: outputQueueName
     rejectedQueueName: rejectedQueueName
     claimCheckContainerName: claimCheckContainerName
+    canonicalContainerName: canonicalContainerName
+    rejectedContainerName: rejectedContainerName
     tags: tags
   }
 }
@@ -149,7 +157,7 @@ module roleAssignments 'modules/roleAssignments.bicep' = {
     hostStorageAccountName: storage.outputs.hostStorageAccountName
     dataStorageAccountName: storage.outputs.dataStorageAccountName
     queueNames: storage.outputs.queueNames
-    claimCheckContainerName: storage.outputs.claimCheckContainerName
+    containerNames: storage.outputs.containerNames
     secretsOfficerPrincipalId: secretsOfficerPrincipalId
     secretsOfficerPrincipalType: secretsOfficerPrincipalType
   }
@@ -166,8 +174,7 @@ module functionApp 'modules/functionApp.bicep' = {
     identityId: identity.outputs.id
     identityClientId: identity.outputs.clientId
     hostStorageAccountName: storage.outputs.hostStorageAccountName
-    dataQueueEndpoint: storage.outputs.dataQueueEndpoint
-    dataBlobEndpoint: storage.outputs.dataBlobEndpoint
+    dataStorageAccountName: storage.outputs.dataStorageAccountName
     appInsightsName: monitoring.outputs.appInsightsName
     keyVaultUri: keyVault.outputs.vaultUri
     signingSecretName: signingSecretName
@@ -175,6 +182,8 @@ module functionApp 'modules/functionApp.bicep' = {
     outputQueueName: outputQueueName
     rejectedQueueName: rejectedQueueName
     claimCheckContainerName: claimCheckContainerName
+    canonicalContainerName: canonicalContainerName
+    rejectedContainerName: rejectedContainerName
     tags: tags
   }
   // The app must not start before its identity may read the key and reach its storage.
@@ -201,7 +210,7 @@ output signingSecretName string = signingSecretName
 @description('Client id of the app\'s managed identity.')
 output identityClientId string = identity.outputs.clientId
 
-@description('Name of the storage account with the envelope queues and the claim-check container.')
+@description('Name of the storage account with the envelope queues and the blob containers.')
 output dataStorageAccountName string = storage.outputs.dataStorageAccountName
 
 @description('Name of the queue the app reads envelopes from.')

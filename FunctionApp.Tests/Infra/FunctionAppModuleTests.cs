@@ -81,21 +81,31 @@ public sealed class FunctionAppModuleTests
         Assert.True(Module.Resource("hostStorage").Existing);
     }
 
-    [Fact]
-    public void ContentShare_IsTheOnlyKeyedSetting_AndSaysWhy()
+    [Theory]
+    [InlineData("WEBSITE_CONTENTAZUREFILECONNECTIONSTRING", "Azure Files")]
+    [InlineData("WidgetStorage", "WindowsAzure.Storage")]
+    public void KeyedSetting_SaysWhyItNeedsAKey(string setting, string reason)
     {
-        var keyed = Settings.Where(s => s.Value.Text.Contains("listKeys", StringComparison.Ordinal)).Select(s => s.Key);
-
-        Assert.Equal(["WEBSITE_CONTENTAZUREFILECONNECTIONSTRING"], keyed);
-        Assert.Equal("toLower(functionAppName)", Settings["WEBSITE_CONTENTSHARE"].Text);
         var lines = Module.Source.Split('\n');
-        var settingLine = Array.FindIndex(lines, l => l.Contains("'WEBSITE_CONTENTAZUREFILECONNECTIONSTRING'", StringComparison.Ordinal));
+        var settingLine = Array.FindIndex(lines, l => l.Contains($"name: '{setting}'", StringComparison.Ordinal));
         var comment = string.Join('\n', lines[Math.Max(0, settingLine - 6)..settingLine]);
-        Assert.Contains("Azure Files", comment, StringComparison.Ordinal);
+
+        Assert.True(settingLine > 0, $"no setting {setting}");
+        Assert.Contains(reason, comment, StringComparison.Ordinal);
         Assert.Contains("key", comment, StringComparison.Ordinal);
         var readme = RepoRoot.ReadAllText("README.md");
-        var deploy = readme[readme.IndexOf("\n## Deploy\n", StringComparison.Ordinal)..];
-        Assert.Contains("`WEBSITE_CONTENTAZUREFILECONNECTIONSTRING` holds the\n*host* account's key", deploy, StringComparison.Ordinal);
+        Assert.Contains($"`{setting}`", readme[readme.IndexOf("\n## Deploy\n", StringComparison.Ordinal)..], StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void KeyedSettings_AreOnlyTheContentShareAndTheQueueConnection()
+    {
+        var keyed = Settings.Where(s => s.Value.Text.Contains("listKeys", StringComparison.Ordinal)).Select(s => s.Key).Order(StringComparer.Ordinal);
+
+        Assert.Equal(["WEBSITE_CONTENTAZUREFILECONNECTIONSTRING", "WidgetStorage"], keyed);
+        Assert.Contains("AccountName=${hostStorage.name}", Settings["WEBSITE_CONTENTAZUREFILECONNECTIONSTRING"].Text, StringComparison.Ordinal);
+        Assert.Contains("AccountName=${dataStorage.name}", Settings["WidgetStorage"].Text, StringComparison.Ordinal);
+        Assert.Equal("toLower(functionAppName)", Settings["WEBSITE_CONTENTSHARE"].Text);
     }
 
     [Fact]
@@ -119,6 +129,8 @@ public sealed class FunctionAppModuleTests
             ["Queues__Output"] = ("outputQueueName", "widget-signatures"),
             ["Queues__Rejected"] = ("rejectedQueueName", "widget-envelopes-rejected"),
             ["Queues__ClaimCheckContainer"] = ("claimCheckContainerName", "widget-claims"),
+            ["Queues__CanonicalContainer"] = ("canonicalContainerName", "widget-canonical"),
+            ["Queues__RejectedContainer"] = ("rejectedContainerName", "widget-rejected"),
         };
 
         foreach (var (setting, (param, defaultValue)) in expected)
@@ -131,14 +143,12 @@ public sealed class FunctionAppModuleTests
     }
 
     [Fact]
-    public void WidgetStorageConnection_IsIdentityBasedOnTheDataAccount()
+    public void QueueConnection_NamesTheDataAccountsConnectionSetting()
     {
-        Assert.Equal("dataQueueEndpoint", Settings["WidgetStorage__queueServiceUri"].Text);
-        Assert.Equal("dataBlobEndpoint", Settings["WidgetStorage__blobServiceUri"].Text);
-        Assert.Equal("managedidentity", InfraFiles.Literal(Settings["WidgetStorage__credential"]));
-        Assert.Equal("identityClientId", Settings["WidgetStorage__clientId"].Text);
-        Assert.Equal("storage.outputs.dataQueueEndpoint", MainParams["dataQueueEndpoint"].Text);
-        Assert.Equal("storage.outputs.dataBlobEndpoint", MainParams["dataBlobEndpoint"].Text);
+        Assert.Equal("WidgetStorage", InfraFiles.Literal(Settings["Queues__Connection"]));
+        Assert.Equal("dataStorageAccountName", Module.Resource("dataStorage").Body["name"].Text);
+        Assert.True(Module.Resource("dataStorage").Existing);
+        Assert.Equal("storage.outputs.dataStorageAccountName", MainParams["dataStorageAccountName"].Text);
     }
 
     [Fact]

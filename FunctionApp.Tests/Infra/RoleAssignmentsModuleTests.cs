@@ -45,6 +45,8 @@ public sealed partial class RoleAssignmentsModuleTests
         ["appOutputQueueSender"] = ("storageQueueDataMessageSender", "outputQueue", "principalId"),
         ["appRejectedQueueSender"] = ("storageQueueDataMessageSender", "rejectedQueue", "principalId"),
         ["appClaimCheckBlobContributor"] = ("storageBlobDataContributor", "claimCheckContainer", "principalId"),
+        ["appCanonicalBlobContributor"] = ("storageBlobDataContributor", "canonicalContainer", "principalId"),
+        ["appRejectedBlobContributor"] = ("storageBlobDataContributor", "rejectedContainer", "principalId"),
         ["deployerKeyVaultSecretsOfficer"] = ("keyVaultSecretsOfficer", "vault", "secretsOfficerPrincipalId"),
     };
 
@@ -57,7 +59,9 @@ public sealed partial class RoleAssignmentsModuleTests
         ["poisonQueue"] = ("Microsoft.Storage/storageAccounts/queueServices/queues", "queueNames.poison"),
         ["outputQueue"] = ("Microsoft.Storage/storageAccounts/queueServices/queues", "queueNames.output"),
         ["rejectedQueue"] = ("Microsoft.Storage/storageAccounts/queueServices/queues", "queueNames.rejected"),
-        ["claimCheckContainer"] = ("Microsoft.Storage/storageAccounts/blobServices/containers", "claimCheckContainerName"),
+        ["claimCheckContainer"] = ("Microsoft.Storage/storageAccounts/blobServices/containers", "containerNames.claimCheck"),
+        ["canonicalContainer"] = ("Microsoft.Storage/storageAccounts/blobServices/containers", "containerNames.canonical"),
+        ["rejectedContainer"] = ("Microsoft.Storage/storageAccounts/blobServices/containers", "containerNames.rejected"),
     };
 
     private static BicepFile Module => InfraFiles.Module("roleAssignments");
@@ -135,7 +139,7 @@ public sealed partial class RoleAssignmentsModuleTests
         Assert.Equal("storage.outputs.hostStorageAccountName", mainParams["hostStorageAccountName"].Text);
         Assert.Equal("storage.outputs.dataStorageAccountName", mainParams["dataStorageAccountName"].Text);
         Assert.Equal("storage.outputs.queueNames", mainParams["queueNames"].Text);
-        Assert.Equal("storage.outputs.claimCheckContainerName", mainParams["claimCheckContainerName"].Text);
+        Assert.Equal("storage.outputs.containerNames", mainParams["containerNames"].Text);
     }
 
     [Theory]

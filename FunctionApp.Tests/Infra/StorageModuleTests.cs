@@ -29,16 +29,20 @@ public sealed class StorageModuleTests
         Assert.Equal("{input:inputQueue.name,poison:poisonQueue.name,output:outputQueue.name,rejected:rejectedQueue.name}", output.Text);
     }
 
-    [Fact]
-    public void ClaimCheckContainer_IsCreatedPrivateOnTheDataAccount()
+    [Theory]
+    [InlineData("claimCheckContainer", "claimCheckContainerName", "claimCheck")]
+    [InlineData("canonicalContainer", "canonicalContainerName", "canonical")]
+    [InlineData("rejectedContainer", "rejectedContainerName", "rejected")]
+    public void Containers_AreCreatedPrivateOnTheDataAccount(string symbol, string nameParam, string outputKey)
     {
-        var container = Module.Resource("claimCheckContainer");
+        var container = Module.Resource(symbol);
 
         Assert.Equal("Microsoft.Storage/storageAccounts/blobServices/containers", container.ResourceType);
-        Assert.Equal("claimCheckContainerName", container.Body["name"].Text);
+        Assert.Equal(nameParam, container.Body["name"].Text);
         Assert.Equal("None", InfraFiles.Literal(container.Body.Path("properties.publicAccess")));
         Assert.Equal("blobService", container.Body["parent"].Text);
         Assert.Equal("dataStorage", Module.Resource("blobService").Body["parent"].Text);
+        Assert.Equal($"{symbol}.name", Assert.IsType<BicepObject>(Module.Output("containerNames").Value)[outputKey].Text);
     }
 
     [Theory]
@@ -55,10 +59,11 @@ public sealed class StorageModuleTests
     }
 
     [Fact]
-    public void SharedKeys_AreOffOnTheDataAccount_AndOnOnlyForTheContentShare()
+    public void SharedKeys_StayOnOnlyForTheContentShareAndTheQueueConnection_AndSaySo()
     {
-        Assert.Equal("false", Module.Resource("dataStorage").Body.Path("properties.allowSharedKeyAccess").Text);
         Assert.Equal("true", Module.Resource("hostStorage").Body.Path("properties.allowSharedKeyAccess").Text);
+        Assert.Equal("true", Module.Resource("dataStorage").Body.Path("properties.allowSharedKeyAccess").Text);
         Assert.Contains("content share", Module.Source, StringComparison.Ordinal);
+        Assert.Contains("set allowSharedKeyAccess to false", Module.Source, StringComparison.Ordinal);
     }
 }

@@ -1,5 +1,6 @@
 // Function app: a Windows plan (Consumption by default, Elastic Premium by parameter) and the .NET 8 in-process
-// function app, running as the user-assigned identity, with identity-based connections wherever the plan allows.
+// function app, running as the user-assigned identity, with identity-based connections wherever the plan and the
+// app's storage packages allow.
 
 @description('Azure region for the plan and the app.')
 param location string
@@ -27,17 +28,14 @@ param maximumElasticWorkerCount int
 @description('Resource id of the user-assigned managed identity the app runs as.')
 param identityId string
 
-@description('Client id of that identity (selects it for AzureWebJobsStorage, WidgetStorage and Key Vault).')
+@description('Client id of that identity (selects it for AzureWebJobsStorage and Key Vault).')
 param identityClientId string
 
 @description('Name of the storage account behind AzureWebJobsStorage and the content share.')
 param hostStorageAccountName string
 
-@description('Queue endpoint of the data storage account.')
-param dataQueueEndpoint string
-
-@description('Blob endpoint of the data storage account.')
-param dataBlobEndpoint string
+@description('Name of the storage account with the envelope queues and the blob containers.')
+param dataStorageAccountName string
 
 @description('Name of the Application Insights component the app reports to.')
 param appInsightsName string
@@ -60,6 +58,12 @@ param rejectedQueueName string
 @description('Blob container for claim-check envelopes (Queues:ClaimCheckContainer).')
 param claimCheckContainerName string
 
+@description('Blob container for canonical bytes too large to send inline (Queues:CanonicalContainer).')
+param canonicalContainerName string
+
+@description('Blob container for copies of rejected inline envelopes (Queues:RejectedContainer).')
+param rejectedContainerName string
+
 @description('Tags applied to every resource.')
 param tags object
 
@@ -67,6 +71,10 @@ var isElasticPremium = startsWith(planSku, 'EP')
 
 resource hostStorage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
   name: hostStorageAccountName
+}
+
+resource dataStorage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
+  name: dataStorageAccountName
 }
 
 resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
@@ -173,22 +181,17 @@ resource site 'Microsoft.Web/sites@2023-12-01' = {
           name: 'KeyVault__ManagedIdentityClientId'
           value: identityClientId
         }
-        // Identity-based connection for the envelope queues and the claim-check container.
+        // The second key, for now: the queue trigger runs on WindowsAzure.Storage 9.3.1 (the 5.x queue extension
+        // cannot be restored yet) and that SDK only takes a connection string. Queues:Connection names this
+        // setting. When the trigger moves to the 5.x extension, replace it with WidgetStorage__queueServiceUri,
+        // __blobServiceUri, __credential and __clientId; the identity's roles on the data account are already there.
         {
-          name: 'WidgetStorage__queueServiceUri'
-          value: dataQueueEndpoint
+          name: 'WidgetStorage'
+          value: 'DefaultEndpointsProtocol=https;AccountName=${dataStorage.name};EndpointSuffix=${environment().suffixes.storage};AccountKey=${dataStorage.listKeys().keys[0].value}'
         }
         {
-          name: 'WidgetStorage__blobServiceUri'
-          value: dataBlobEndpoint
-        }
-        {
-          name: 'WidgetStorage__credential'
-          value: 'managedidentity'
-        }
-        {
-          name: 'WidgetStorage__clientId'
-          value: identityClientId
+          name: 'Queues__Connection'
+          value: 'WidgetStorage'
         }
         {
           name: 'Queues__Input'
@@ -205,6 +208,14 @@ resource site 'Microsoft.Web/sites@2023-12-01' = {
         {
           name: 'Queues__ClaimCheckContainer'
           value: claimCheckContainerName
+        }
+        {
+          name: 'Queues__CanonicalContainer'
+          value: canonicalContainerName
+        }
+        {
+          name: 'Queues__RejectedContainer'
+          value: rejectedContainerName
         }
       ]
     }

@@ -11,7 +11,11 @@
 // signatures out                        Storage Queue Data Message Sender      output queue
 // rejected envelopes out                Storage Queue Data Message Sender      rejected queue
 // claim-check envelopes                 Storage Blob Data Contributor          claim-check container
+// large canonical bytes out             Storage Blob Data Contributor          canonical container
+// copies of rejected bodies             Storage Blob Data Contributor          rejected container
 //
+// Today the queue trigger reaches the data account with its key (a package blocker, see storage.bicep), so the
+// data-account grants take effect once it moves to identity-based connections; the host and vault grants are live.
 // Senders get no queue-create right: the WebJobs queue bindings send first and create only on "queue not found",
 // and storage.bicep creates every queue they use.
 
@@ -30,8 +34,8 @@ param dataStorageAccountName string
 @description('Names of the queues: input, poison, output and rejected.')
 param queueNames object
 
-@description('Name of the claim-check blob container.')
-param claimCheckContainerName string
+@description('Names of the blob containers: claimCheck, canonical and rejected.')
+param containerNames object
 
 @description('Object id of the principal that creates the signing secret and runs the smoke test (the pipeline\'s service connection). Empty: no grant.')
 param secretsOfficerPrincipalId string
@@ -100,7 +104,17 @@ resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01'
 
 resource claimCheckContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' existing = {
   parent: blobService
-  name: claimCheckContainerName
+  name: containerNames.claimCheck
+}
+
+resource canonicalContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' existing = {
+  parent: blobService
+  name: containerNames.canonical
+}
+
+resource rejectedContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' existing = {
+  parent: blobService
+  name: containerNames.rejected
 }
 
 resource appKeyVaultSecretsUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
@@ -199,6 +213,28 @@ resource appClaimCheckBlobContributor 'Microsoft.Authorization/roleAssignments@2
     principalId: principalId
     principalType: 'ServicePrincipal'
     description: 'Claim-check envelopes: read, write, delete.'
+  }
+}
+
+resource appCanonicalBlobContributor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(canonicalContainer.id, principalId, roleIds.storageBlobDataContributor)
+  scope: canonicalContainer
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageBlobDataContributor)
+    principalId: principalId
+    principalType: 'ServicePrincipal'
+    description: 'Canonical bytes too large to send inline.'
+  }
+}
+
+resource appRejectedBlobContributor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(rejectedContainer.id, principalId, roleIds.storageBlobDataContributor)
+  scope: rejectedContainer
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageBlobDataContributor)
+    principalId: principalId
+    principalType: 'ServicePrincipal'
+    description: 'Copies of rejected inline envelopes.'
   }
 }
 

@@ -2,8 +2,11 @@
 // - The host account backs AzureWebJobsStorage (leases, host keys, diagnostic events) and the Windows content
 //   share. It keeps shared-key access ON only because the content share (WEBSITE_CONTENTAZUREFILECONNECTIONSTRING)
 //   still needs an account key on Windows Consumption and Elastic Premium plans; nothing else uses the key.
-// - The data account holds the envelope queues and the claim-check container. Shared-key access is OFF: only
-//   Microsoft Entra identities with a data role reach it.
+// - The data account holds the envelope queues and the claim-check, canonical and rejected containers. Its shared
+//   key stays ON for now only because the app's queue trigger (built on WindowsAzure.Storage 9.3.1 while the
+//   5.x queue extension cannot be restored, see the README's "Queue-triggered signing") takes a connection string.
+//   The identity already holds the narrow data roles for the day the trigger moves to identity-based connections;
+//   then set allowSharedKeyAccess to false here and drop the WidgetStorage connection string setting.
 
 @description('Azure region for the storage accounts.')
 param location string
@@ -38,6 +41,12 @@ param rejectedQueueName string
 
 @description('Blob container for claim-check envelopes too large for a queue message (Queues:ClaimCheckContainer).')
 param claimCheckContainerName string
+
+@description('Blob container for canonical bytes too large to send inline (Queues:CanonicalContainer).')
+param canonicalContainerName string
+
+@description('Blob container for copies of rejected inline envelopes (Queues:RejectedContainer).')
+param rejectedContainerName string
 
 @description('Tags applied to every resource.')
 param tags object
@@ -78,7 +87,8 @@ resource dataStorage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
     minimumTlsVersion: 'TLS1_2'
     supportsHttpsTrafficOnly: true
     allowBlobPublicAccess: false
-    allowSharedKeyAccess: false
+    // Needed by the queue trigger's connection string only (see the top of this file).
+    allowSharedKeyAccess: true
     defaultToOAuthAuthentication: true
     allowCrossTenantReplication: false
     publicNetworkAccess: 'Enabled'
@@ -123,17 +133,27 @@ resource claimCheckContainer 'Microsoft.Storage/storageAccounts/blobServices/con
   }
 }
 
+resource canonicalContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
+  parent: blobService
+  name: canonicalContainerName
+  properties: {
+    publicAccess: 'None'
+  }
+}
+
+resource rejectedContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
+  parent: blobService
+  name: rejectedContainerName
+  properties: {
+    publicAccess: 'None'
+  }
+}
+
 @description('Name of the host storage account (AzureWebJobsStorage).')
 output hostStorageAccountName string = hostStorage.name
 
 @description('Name of the data storage account (queues and claim-check blobs).')
 output dataStorageAccountName string = dataStorage.name
-
-@description('Queue endpoint of the data account, for the WidgetStorage__queueServiceUri setting.')
-output dataQueueEndpoint string = dataStorage.properties.primaryEndpoints.queue
-
-@description('Blob endpoint of the data account, for the WidgetStorage__blobServiceUri setting.')
-output dataBlobEndpoint string = dataStorage.properties.primaryEndpoints.blob
 
 @description('Names of the queues (the poison queue included), for the queue-scoped role assignments.')
 output queueNames object = {
@@ -143,5 +163,9 @@ output queueNames object = {
   rejected: rejectedQueue.name
 }
 
-@description('Name of the claim-check container.')
-output claimCheckContainerName string = claimCheckContainer.name
+@description('Names of the blob containers, for the container-scoped role assignments.')
+output containerNames object = {
+  claimCheck: claimCheckContainer.name
+  canonical: canonicalContainer.name
+  rejected: rejectedContainer.name
+}
