@@ -93,7 +93,7 @@ public sealed class FunctionAppModuleTests
         Assert.True(settingLine > 0, $"no setting {setting}");
         Assert.Contains(reason, comment, StringComparison.Ordinal);
         Assert.Contains("key", comment, StringComparison.Ordinal);
-        var readme = RepoRoot.ReadAllText("README.md");
+        var readme = RepoFiles.ReadAllText("README.md");
         Assert.Contains($"`{setting}`", readme[readme.IndexOf("\n## Deploy\n", StringComparison.Ordinal)..], StringComparison.Ordinal);
     }
 

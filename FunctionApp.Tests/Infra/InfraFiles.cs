@@ -7,8 +7,8 @@ public static class InfraFiles
 {
     /// <summary>Paths relative to infra/, e.g. <c>main.bicep</c>, <c>modules/storage.bicep</c>.</summary>
     public static IReadOnlyList<string> BicepPaths =>
-        Directory.GetFiles(RepoRoot.File("infra"), "*.bicep", SearchOption.AllDirectories)
-            .Select(p => Path.GetRelativePath(RepoRoot.File("infra"), p).Replace('\\', '/'))
+        Directory.GetFiles(RepoFiles.File("infra"), "*.bicep", SearchOption.AllDirectories)
+            .Select(p => Path.GetRelativePath(RepoFiles.File("infra"), p).Replace('\\', '/'))
             .Order(StringComparer.Ordinal)
             .ToList();
 

@@ -27,7 +27,7 @@ public sealed class MainTemplateTests
             ExpectedModules.OrderBy(m => m.Key, StringComparer.Ordinal),
             main.Modules.Select(m => KeyValuePair.Create(m.Name, m.Type!)).OrderBy(m => m.Key, StringComparer.Ordinal));
         Assert.Empty(main.Resources);
-        Assert.All(main.Modules, m => Assert.True(File.Exists(RepoRoot.File("infra", m.Type!)), $"{m.Type} is missing"));
+        Assert.All(main.Modules, m => Assert.True(File.Exists(RepoFiles.File("infra", m.Type!)), $"{m.Type} is missing"));
         Assert.Equal(ExpectedModules.Values.Order(StringComparer.Ordinal), InfraFiles.BicepPaths.Where(p => p.StartsWith("modules/", StringComparison.Ordinal)));
     }
 

@@ -113,7 +113,7 @@ public sealed class AzurePipelineTests
         var task = Assert.Single(Tasks(_pipeline.Stage("KeyBootstrap"), "AzureCLI@2"));
 
         Assert.Equal("infra/scripts/bootstrap-signing-key.sh", Input(task, "scriptPath"));
-        Assert.True(File.Exists(RepoRoot.File("infra", "scripts", "bootstrap-signing-key.sh")));
+        Assert.True(File.Exists(RepoFiles.File("infra", "scripts", "bootstrap-signing-key.sh")));
         Assert.Equal("$(keyVaultName) $(signingSecretName)", Input(task, "arguments"));
     }
 
@@ -138,7 +138,7 @@ public sealed class AzurePipelineTests
         Assert.Equal("infra/scripts/smoke-test.sh", Input(task, "scriptPath"));
         var arguments = Input(task, "arguments").Split(' ');
         Assert.Equal("https://$(functionAppHostName)", arguments[0]);
-        Assert.True(Directory.Exists(RepoRoot.File(arguments[^1], "one-widget")), $"{arguments[^1]}/one-widget is missing");
+        Assert.True(Directory.Exists(RepoFiles.File(arguments[^1], "one-widget")), $"{arguments[^1]}/one-widget is missing");
     }
 
     [Fact]
@@ -170,8 +170,8 @@ public sealed class AzurePipelineTests
     [Fact]
     public void Pipeline_InstallsNoFunctionsCoreTools()
     {
-        Assert.DoesNotContain("azure-functions-core-tools", RepoRoot.ReadAllText("azure-pipelines.yml"), StringComparison.OrdinalIgnoreCase);
-        Assert.DoesNotContain("azure-functions-core-tools", RepoRoot.ReadAllText(".ci", "run"), StringComparison.OrdinalIgnoreCase);
-        Assert.DoesNotContain("azure-functions-core-tools", RepoRoot.ReadAllText("package.json"), StringComparison.OrdinalIgnoreCase);
+        Assert.DoesNotContain("azure-functions-core-tools", RepoFiles.ReadAllText("azure-pipelines.yml"), StringComparison.OrdinalIgnoreCase);
+        Assert.DoesNotContain("azure-functions-core-tools", RepoFiles.ReadAllText(".ci", "run"), StringComparison.OrdinalIgnoreCase);
+        Assert.DoesNotContain("azure-functions-core-tools", RepoFiles.ReadAllText("package.json"), StringComparison.OrdinalIgnoreCase);
     }
 }

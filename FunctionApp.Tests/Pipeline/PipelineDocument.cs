@@ -13,7 +13,7 @@ public sealed class PipelineDocument
     public static PipelineDocument Load()
     {
         var stream = new YamlStream();
-        using (var reader = new StringReader(RepoRoot.ReadAllText("azure-pipelines.yml")))
+        using (var reader = new StringReader(RepoFiles.ReadAllText("azure-pipelines.yml")))
         {
             stream.Load(reader);
         }

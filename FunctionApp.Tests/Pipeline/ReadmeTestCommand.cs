@@ -7,7 +7,7 @@ public static class ReadmeTestCommand
 {
     public static string Read()
     {
-        var lines = RepoRoot.ReadAllText("README.md").Split('\n').Select(l => l.TrimEnd('\r')).ToList();
+        var lines = RepoFiles.ReadAllText("README.md").Split('\n').Select(l => l.TrimEnd('\r')).ToList();
         var heading = lines.FindIndex(l => l == "## Tests");
         Assert.True(heading >= 0, "README.md has no '## Tests' section");
         var fence = lines.FindIndex(heading, l => l.StartsWith("```", StringComparison.Ordinal));

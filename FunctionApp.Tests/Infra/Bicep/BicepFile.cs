@@ -29,7 +29,7 @@ public sealed class BicepFile
     /// <summary>Reads infra/&lt;relativePath&gt; from the checkout.</summary>
     public static BicepFile Load(string relativePath)
     {
-        var source = RepoRoot.ReadAllText("infra", relativePath);
+        var source = RepoFiles.ReadAllText("infra", relativePath);
         try
         {
             return new BicepFile(relativePath, source, BicepParser.Parse(source));

@@ -15,9 +15,9 @@ public sealed record ScriptRun(int ExitCode, string Output, string Error)
             RedirectStandardError = true,
             RedirectStandardInput = true,
             UseShellExecute = false,
-            WorkingDirectory = RepoRoot.Path,
+            WorkingDirectory = RepoFiles.Path,
         };
-        start.ArgumentList.Add(RepoRoot.File("infra", "scripts", script));
+        start.ArgumentList.Add(RepoFiles.File("infra", "scripts", script));
         foreach (var argument in arguments)
         {
             start.ArgumentList.Add(argument);
