@@ -1,0 +1,106 @@
+using System.Net;
+using System.Net.Sockets;
+using System.Security.Cryptography;
+using FunctionApp.Tests.Infrastructure;
+
+namespace FunctionApp.Tests.Infra.Scripts;
+
+/// <summary>
+/// A loopback stand-in for the deployed /api/sign, for the smoke script's own tests: it answers the one-widget
+/// vector with its canonical bytes signed by <see cref="Key"/>, anything else with a 400 problem, and a call
+/// without the function key with a 401. Loopback only (127.0.0.1).
+/// </summary>
+public sealed class FakeSignService : IDisposable
+{
+    public const string FunctionKey = "fk-test";
+
+    private readonly HttpListener _listener = new();
+    private readonly Task _loop;
+
+    public FakeSignService(byte[] key, string keyId, int status = 200)
+    {
+        Key = key;
+        KeyId = keyId;
+        Status = status;
+        var port = FreePort();
+        BaseUrl = $"http://127.0.0.1:{port}";
+        _listener.Prefixes.Add($"{BaseUrl}/");
+        _listener.Start();
+        _loop = Task.Run(ServeAsync);
+    }
+
+    public byte[] Key { get; }
+
+    public string KeyId { get; }
+
+    public int Status { get; }
+
+    public string BaseUrl { get; }
+
+    public int Requests { get; private set; }
+
+    public void Dispose()
+    {
+        _listener.Close();
+        try
+        {
+            _loop.Wait(TimeSpan.FromSeconds(5));
+        }
+        catch (AggregateException)
+        {
+            // The listener was closed under a pending GetContextAsync; nothing is left to serve.
+        }
+    }
+
+    private static int FreePort()
+    {
+        using var probe = new TcpListener(IPAddress.Loopback, 0);
+        probe.Start();
+        return ((IPEndPoint)probe.LocalEndpoint).Port;
+    }
+
+    private async Task ServeAsync()
+    {
+        var vector = Vector.Load("one-widget");
+        while (_listener.IsListening)
+        {
+            HttpListenerContext context;
+            try
+            {
+                context = await _listener.GetContextAsync();
+            }
+            catch (Exception ex) when (ex is HttpListenerException or ObjectDisposedException or InvalidOperationException)
+            {
+                return;
+            }
+
+            Requests++;
+            using var response = context.Response;
+            using var body = new MemoryStream();
+            await context.Request.InputStream.CopyToAsync(body);
+            if (context.Request.Headers["x-functions-key"] != FunctionKey)
+            {
+                response.StatusCode = 401;
+            }
+            else if (Status != 200)
+            {
+                response.StatusCode = Status;
+            }
+            else if (body.ToArray().AsSpan().SequenceEqual(vector.Input))
+            {
+                response.StatusCode = 200;
+                response.ContentType = "application/json; charset=utf-8";
+                response.Headers["X-Signature"] = Convert.ToHexString(HMACSHA256.HashData(Key, vector.Canonical)).ToLowerInvariant();
+                response.Headers["X-Signature-Algorithm"] = "HMACSHA256";
+                response.Headers["X-Signature-Key-Id"] = KeyId;
+                await response.OutputStream.WriteAsync(vector.Canonical);
+            }
+            else
+            {
+                response.StatusCode = 400;
+                response.ContentType = "application/problem+json; charset=utf-8";
+                await response.OutputStream.WriteAsync("{\"status\":400}"u8.ToArray());
+            }
+        }
+    }
+}

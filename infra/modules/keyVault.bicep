@@ -1,0 +1,50 @@
+// Key Vault: holds the HMAC signing key as a secret. RBAC mode (no access policies), soft delete and purge
+// protection on. This template never creates the secret: the pipeline's key bootstrap stage does, with a random
+// value, only if it does not exist yet, so a redeployment can never overwrite or reveal the key.
+
+@description('Azure region for the vault.')
+param location string
+
+@description('Name of the Key Vault (3-24 letters, digits and hyphens).')
+@minLength(3)
+@maxLength(24)
+param keyVaultName string
+
+@description('Days a deleted vault or secret stays recoverable (7-90).')
+@minValue(7)
+@maxValue(90)
+param softDeleteRetentionInDays int
+
+@description('Tags applied to every resource.')
+param tags object
+
+resource vault 'Microsoft.KeyVault/vaults@2023-07-01' = {
+  name: keyVaultName
+  location: location
+  tags: tags
+  properties: {
+    tenantId: subscription().tenantId
+    sku: {
+      family: 'A'
+      name: 'standard'
+    }
+    enableRbacAuthorization: true
+    enableSoftDelete: true
+    softDeleteRetentionInDays: softDeleteRetentionInDays
+    enablePurgeProtection: true
+    enabledForDeployment: false
+    enabledForDiskEncryption: false
+    enabledForTemplateDeployment: false
+    publicNetworkAccess: 'Enabled'
+    networkAcls: {
+      bypass: 'AzureServices'
+      defaultAction: 'Allow'
+    }
+  }
+}
+
+@description('Name of the vault.')
+output name string = vault.name
+
+@description('URI of the vault, for the KeyVault__VaultUri setting.')
+output vaultUri string = vault.properties.vaultUri
