@@ -56,12 +56,16 @@ public sealed class QueueFunctionHost : IAsyncDisposable
 
     public IServiceProvider Services => _host.Services;
 
-    /// <summary>Starts a host. <paramref name="hostJson"/> overrides host.json <c>extensions.queues</c> keys (camelCase).</summary>
+    /// <summary>
+    /// Starts a host. <paramref name="hostJson"/> overrides host.json <c>extensions.queues</c> keys (camelCase);
+    /// <paramref name="appSettings"/> adds or overrides app settings (<c>Section:Key</c>; a null value unsets one).
+    /// </summary>
     public static async Task<QueueFunctionHost> StartAsync(
         AzuriteFixture azurite,
         ITestOutputHelper output,
         IDictionary<string, string?>? hostJson = null,
-        Action<IServiceCollection>? overrideServices = null)
+        Action<IServiceCollection>? overrideServices = null,
+        IDictionary<string, string?>? appSettings = null)
     {
         var prefix = "t" + Guid.NewGuid().ToString("N")[..12];
         var settings = new Dictionary<string, string?>(StringComparer.OrdinalIgnoreCase)
@@ -88,6 +92,11 @@ public sealed class QueueFunctionHost : IAsyncDisposable
         foreach (var (key, value) in hostJson ?? new Dictionary<string, string?>())
         {
             settings["AzureFunctionsJobHost:extensions:queues:" + key] = value;
+        }
+
+        foreach (var (key, value) in appSettings ?? new Dictionary<string, string?>())
+        {
+            settings[key] = value;
         }
 
         var loggerFactory = LoggerFactory.Create(b => b.AddProvider(new TestOutputLoggerProvider(output, LogLevel.Warning)));

@@ -1,0 +1,193 @@
+using System.Diagnostics;
+using Azure.Core.Pipeline;
+using FunctionApp.Keys;
+using FunctionApp.Tests.Infrastructure;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+using Xunit.Abstractions;
+
+namespace FunctionApp.Tests.Functions;
+
+/// <summary>
+/// The queue function in the real WebJobs SDK host against Azurite, with the app's own Key Vault key source and
+/// SecretClient talking over HTTPS to the fake vault, which is down at cold start. Only the client's transport and
+/// token, the clock and the Azure environment are test seams; everything else is the app's registration.
+/// </summary>
+[Collection(AzuriteCollection.Name)]
+public sealed class SignQueueKeyVaultOutageTests
+{
+    private const int WillRetryEvent = 5011;
+    private const int MovedToPoisonEvent = 5012;
+    private const int LoadFailedNoKeyEvent = 3004;
+    private const int MaxRetries = 1;
+
+    private static readonly TimeSpan Patience = TimeSpan.FromSeconds(60);
+    private static readonly TimeSpan FailureRetryDelay = TimeSpan.FromSeconds(5);
+    private static readonly Vector OneWidget = Vector.Load("one-widget");
+
+    private readonly AzuriteFixture _azurite;
+    private readonly ITestOutputHelper _output;
+
+    public SignQueueKeyVaultOutageTests(AzuriteFixture azurite, ITestOutputHelper output)
+    {
+        _azurite = azurite;
+        _output = output;
+    }
+
+    public static TheoryData<FakeKeyVaultFault> ColdStartFaults => new() { FakeKeyVaultFault.ServerError, FakeKeyVaultFault.Hang };
+
+    [Theory]
+    [MemberData(nameof(ColdStartFaults))]
+    public async Task RunAsync_ColdStartWithVaultDownThenRecovery_RetriesAndForwardsOneResultWithoutRestart(FakeKeyVaultFault fault)
+    {
+        // Arrange
+        var time = new ManualTimeProvider(new DateTimeOffset(2026, 11, 21, 9, 0, 0, TimeSpan.Zero));
+        await using var vault = await FakeKeyVaultServer.StartAsync(time.GetUtcNow);
+        var version = vault.SetSecret(KeyVaultHarness.SecretName, Vector.KeyBase64);
+        vault.Fault = fault;
+        var logs = new CapturedLogs();
+        await using var host = await StartHostAsync(vault, time, logs, visibilityTimeout: "00:00:00.500", maxDequeueCount: 20);
+        var source = Assert.IsType<KeyVaultSigningKeySource>(host.Services.GetRequiredService<ISigningKeySource>());
+
+        // Act: the message fails while no key was ever loaded; wait for a second failed attempt (a real retry).
+        var id = await host.EnqueueAsync(OneWidget.Input);
+        Assert.True(await WaitForAsync(() => Retries(logs, id) >= 2), "the message should have been retried while the vault was down");
+        var faultedDuringOutage = vault.Faulted;
+
+        // The vault comes back; the source's own backoff timer (manual clock) reloads the key, in the same host.
+        vault.Fault = FakeKeyVaultFault.None;
+        time.Advance(FailureRetryDelay);
+        await source.CurrentRefresh.WaitAsync(Patience);
+        var outputs = await QueueFunctionHost.ReceiveAsync(host.Output, 1, Patience);
+        Assert.True(await QueueFunctionHost.WaitEmptyAsync(host.Input, Patience), "the input queue should be empty");
+
+        // Assert
+        var output = Assert.Single(outputs);
+        Assert.Equal(id, output.Value<string>("messageId"));
+        Assert.Equal(OneWidget.SignatureHex, output.Value<string>("signature"));
+        Assert.Equal(version, output.Value<string>("keyId"));
+
+        // Every earlier attempt failed and was put back; the one after recovery succeeded.
+        var retries = Retries(logs, id);
+        Assert.True(retries >= 2, $"expected at least 2 failed attempts, saw {retries}");
+        Assert.Equal(retries + 1, output.Value<int>("dequeueCount"));
+
+        // Only the cold-start load met the fault: retried messages during the backoff never called the vault.
+        Assert.Equal(1 + MaxRetries, faultedDuringOutage);
+        Assert.Equal(faultedDuringOutage, vault.Faulted);
+        Assert.Single(logs.Entries, e => e.EventId.Id == LoadFailedNoKeyEvent);
+
+        // Exactly one result (the input is gone, so no duplicate can still come), nothing rejected or poisoned.
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Output));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Rejected));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Poison));
+    }
+
+    [Fact]
+    public async Task RunAsync_VaultDownThroughout_MovesTheMessageToPoisonNotRejected()
+    {
+        // Arrange
+        var time = new ManualTimeProvider(new DateTimeOffset(2026, 11, 21, 9, 0, 0, TimeSpan.Zero));
+        await using var vault = await FakeKeyVaultServer.StartAsync(time.GetUtcNow);
+        vault.SetSecret(KeyVaultHarness.SecretName, Vector.KeyBase64);
+        vault.Fault = FakeKeyVaultFault.ServerError;
+        var logs = new CapturedLogs();
+        await using var host = await StartHostAsync(vault, time, logs, visibilityTimeout: "00:00:00", maxDequeueCount: 3);
+
+        // Act
+        var id = await host.EnqueueAsync(OneWidget.Input);
+        var poisoned = await ReceiveRawAsync(host.Poison, Patience);
+
+        // Assert: the producer's message, untouched, after maxDequeueCount failed attempts.
+        Assert.NotNull(poisoned);
+        Assert.Equal(OneWidget.Input, Convert.FromBase64String(poisoned));
+        Assert.Equal(2, Retries(logs, id));
+        Assert.Single(logs.Entries, e => e.EventId.Id == MovedToPoisonEvent && e.Message.Contains(id, StringComparison.Ordinal));
+        Assert.Equal(1 + MaxRetries, vault.Faulted);
+        Assert.True(await QueueFunctionHost.WaitEmptyAsync(host.Input, Patience), "the input queue should be empty");
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Output));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Rejected));
+    }
+
+    private Task<QueueFunctionHost> StartHostAsync(FakeKeyVaultServer vault, ManualTimeProvider time, CapturedLogs logs, string visibilityTimeout, int maxDequeueCount)
+    {
+        var settings = new Dictionary<string, string?>
+        {
+            ["KeyVault:VaultUri"] = vault.VaultUri.AbsoluteUri,
+            ["KeyVault:SecretName"] = KeyVaultHarness.SecretName,
+            ["KeyVault:FailureRetryDelay"] = FailureRetryDelay.ToString("c"),
+            ["KeyVault:MaxRetries"] = MaxRetries.ToString(System.Globalization.CultureInfo.InvariantCulture),
+            ["KeyVault:RetryDelay"] = "00:00:00.020",
+            ["KeyVault:MaxRetryDelay"] = "00:00:00.100",
+            ["KeyVault:NetworkTimeout"] = "00:00:02",
+
+            // No local key to fall back on: a signature can only come from the vault.
+            ["Signing:LocalKey"] = null,
+        };
+        var queues = new Dictionary<string, string?>
+        {
+            ["visibilityTimeout"] = visibilityTimeout,
+            ["maxDequeueCount"] = maxDequeueCount.ToString(System.Globalization.CultureInfo.InvariantCulture),
+        };
+
+        // Registered after Startup's TryAdds, so these win; the SecretClient is built by the app's factory from the bound options.
+        return QueueFunctionHost.StartAsync(
+            _azurite,
+            _output,
+            queues,
+            services =>
+            {
+                services.AddSingleton<IAzureEnvironment>(new FixedAzureEnvironment(true));
+                services.AddSingleton<TimeProvider>(time);
+                services.AddSingleton<ILoggerProvider>(logs);
+                services.AddSingleton(sp =>
+                {
+                    var options = sp.GetRequiredService<IOptions<KeyVaultOptions>>().Value;
+                    var clientOptions = KeyVaultClientFactory.CreateClientOptions(options);
+                    clientOptions.Transport = new HttpClientTransport(vault.CreateHandler());
+                    return KeyVaultClientFactory.CreateClient(options, new StaticTokenCredential(vault.Token), clientOptions);
+                });
+            },
+            settings);
+    }
+
+    /// <summary>How many times the listener put message <paramref name="id"/> back after a failed attempt.</summary>
+    private static int Retries(CapturedLogs logs, string id) =>
+        logs.Entries.Count(e => e.EventId.Id == WillRetryEvent && e.Message.Contains(id, StringComparison.Ordinal));
+
+    private static async Task<bool> WaitForAsync(Func<bool> condition)
+    {
+        var clock = Stopwatch.StartNew();
+        while (!condition())
+        {
+            if (clock.Elapsed > Patience)
+            {
+                return false;
+            }
+
+            await Task.Delay(50);
+        }
+
+        return true;
+    }
+
+    private static async Task<string?> ReceiveRawAsync(Microsoft.WindowsAzure.Storage.Queue.CloudQueue queue, TimeSpan timeout)
+    {
+        queue.EncodeMessage = false;
+        var clock = Stopwatch.StartNew();
+        while (clock.Elapsed < timeout)
+        {
+            var message = await queue.GetMessageAsync();
+            if (message is not null)
+            {
+                await queue.DeleteMessageAsync(message);
+                return message.AsString;
+            }
+
+            await Task.Delay(50);
+        }
+
+        return null;
+    }
+}
