@@ -1,4 +1,3 @@
-using System.Text;
 using FunctionApp.Envelopes;
 using FunctionApp.Keys;
 using Microsoft.Extensions.Logging;
@@ -13,7 +12,6 @@ namespace FunctionApp.Signing;
 public sealed class EnvelopeSigner
 {
     private const string StreamTag = "canonical-envelope";
-    private static readonly UTF8Encoding Utf8NoBom = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
 
     private readonly RecyclableMemoryStreamManager _streams;
     private readonly ISigningKeySource _keys;
@@ -68,12 +66,6 @@ public sealed class EnvelopeSigner
         ArgumentNullException.ThrowIfNull(envelope);
         ArgumentNullException.ThrowIfNull(destination);
 
-        // A small text buffer: the bytes go straight on into the pooled blocks.
-        using var text = new StreamWriter(destination, Utf8NoBom, bufferSize: 1024, leaveOpen: true);
-        using (var json = new CanonicalJsonTextWriter(text))
-        {
-            CanonicalEnvelopeWriter.Write(json, envelope);
-            json.Flush();
-        }
+        CanonicalUtf8Writer.Write(envelope, destination);
     }
 }
