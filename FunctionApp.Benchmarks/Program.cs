@@ -1,4 +1,3 @@
-using BenchmarkDotNet.Jobs;
 using BenchmarkDotNet.Running;
 using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Benchmarks.Load;
@@ -22,9 +21,9 @@ public static class Program
 
         // In process always: a child process would target net8.0, which this machine may not have.
         var switcherArgs = args.Contains("--inProcess") || args.Contains("-i") ? args : [.. args, "--inProcess"];
-        // A job named on the command line (--job Dry) replaces the default one instead of running beside it.
-        var jobOnCommandLine = args.Any(a => a is "--job" or "-j" or "--runtimes" or "-r");
-        var config = BenchmarkConfig.Create(jobOnCommandLine ? null : Job.Default);
+        // The jobs come from the command line (BenchmarkDotNet's default job unless --job etc. says otherwise),
+        // all in process because of --inProcess; a job in the config as well would run beside them.
+        var config = BenchmarkConfig.Create(job: null);
         var summaries = BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(switcherArgs, config);
         return summaries.Any(s => s.HasCriticalValidationErrors || s.Reports.Any(r => !r.Success)) ? 1 : 0;
     }

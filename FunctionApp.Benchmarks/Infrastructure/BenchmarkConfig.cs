@@ -2,6 +2,7 @@ using BenchmarkDotNet.Configs;
 using BenchmarkDotNet.Diagnosers;
 using BenchmarkDotNet.Jobs;
 using BenchmarkDotNet.Loggers;
+using BenchmarkDotNet.Reports;
 using BenchmarkDotNet.Toolchains.InProcess.Emit;
 
 namespace FunctionApp.Benchmarks.Infrastructure;
@@ -46,7 +47,7 @@ public static class BenchmarkConfig
             .AddDiagnoser(MemoryDiagnoser.Default)
             .AddDiagnoser(new LargeObjectHeapDiagnoser())
             .HideColumns("Job", "Toolchain");
-        config.SummaryStyle = config.SummaryStyle.WithMaxParameterColumnWidth(40);
+        config.SummaryStyle = (config.SummaryStyle ?? SummaryStyle.Default).WithMaxParameterColumnWidth(40);
         return config;
     }
 }
