@@ -21,6 +21,7 @@ public sealed class LargeObjectHeapListener : EventListener
     private long _fromTicks = long.MaxValue;
     private long _toTicks = long.MaxValue;
     private long _allocatedAtStart;
+    private EventSource? _runtime;
 
     /// <summary>Large-object ticks seen while recording.</summary>
     public long Ticks => Interlocked.Read(ref _ticks);
@@ -31,9 +32,13 @@ public sealed class LargeObjectHeapListener : EventListener
     /// <summary>All bytes the process allocated between <see cref="Start"/> and <see cref="Stop"/> (every heap).</summary>
     public long AllocatedBytes { get; private set; }
 
-    /// <summary>Starts counting (from zero) the events raised from now on.</summary>
+    /// <summary>Subscribes to the runtime's GC events and starts counting (from zero) those raised from now on.</summary>
     public void Start()
     {
+        // Subscribed only while measuring: every delivered event allocates (its arguments, its payload), and
+        // those allocations would otherwise show up in the memory diagnoser's process-wide figures.
+        var runtime = _runtime ?? throw new InvalidOperationException("The runtime's event source is not available.");
+        EnableEvents(runtime, EventLevel.Verbose, GcKeyword);
         Interlocked.Exchange(ref _toTicks, long.MaxValue);
         Interlocked.Exchange(ref _ticks, 0);
         Interlocked.Exchange(ref _bytes, 0);
@@ -50,6 +55,10 @@ public sealed class LargeObjectHeapListener : EventListener
         // Runtime events reach EventListeners late, through an EventPipe session polled by a dispatcher
         // thread; events are counted by the time they were raised, so waiting loses none and adds none.
         Thread.Sleep(TimeSpan.FromMilliseconds(300));
+        if (_runtime is not null)
+        {
+            DisableEvents(_runtime);
+        }
     }
 
     /// <inheritdoc />
@@ -58,7 +67,7 @@ public sealed class LargeObjectHeapListener : EventListener
         ArgumentNullException.ThrowIfNull(eventSource);
         if (eventSource.Name == RuntimeSource)
         {
-            EnableEvents(eventSource, EventLevel.Verbose, GcKeyword);
+            _runtime = eventSource;
         }
     }
 
