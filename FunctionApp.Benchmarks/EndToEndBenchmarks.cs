@@ -1,0 +1,120 @@
+using System.Text;
+using BenchmarkDotNet.Attributes;
+using FunctionApp.Benchmarks.Infrastructure;
+using FunctionApp.Benchmarks.Seed;
+using FunctionApp.Functions;
+using FunctionApp.Http;
+using FunctionApp.Signing;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Mvc;
+using Microsoft.AspNetCore.Mvc.Abstractions;
+using Microsoft.AspNetCore.Routing;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Newtonsoft.Json;
+
+namespace FunctionApp.Benchmarks;
+
+/// <summary>
+/// One request end to end: a ~1 MB body stream in, deserialize, sign, response written. Our HTTP function
+/// (resolved through the service's own DI registration) against what a user would write from the Functions
+/// template: read the body into a string, <c>JsonConvert.DeserializeObject</c>, the seed's string signer.
+/// </summary>
+[MemoryDiagnoser]
+public class EndToEndBenchmarks
+{
+    private ServiceProvider _services = null!;
+    private SignFunction _function = null!;
+    private byte[] _body = null!;
+    private MemoryStream _requestBody = null!;
+
+    /// <summary>Builds the body (the seed's envelope as the seed serializes it), wires DI, and checks both sign alike.</summary>
+    [GlobalSetup]
+    public void Setup()
+    {
+        var data = BenchmarkData.Create(BenchmarkData.SeedWidgetCount);
+        _body = Encoding.UTF8.GetBytes(JsonConvert.SerializeObject(data.Seed, new JsonSerializerSettings
+        {
+            ContractResolver = new Newtonsoft.Json.Serialization.CamelCasePropertyNamesContractResolver(),
+        }));
+        _requestBody = new MemoryStream(_body, writable: false);
+
+        var configuration = new ConfigurationBuilder()
+            .AddInMemoryCollection(new Dictionary<string, string?>
+            {
+                ["Signing:LocalKey"] = Convert.ToBase64String(BenchmarkData.KeyBytes),
+            })
+            .Build();
+        var services = new ServiceCollection().AddLogging().AddWidgetSigning(configuration);
+
+        // The naive version answers with OkObjectResult, which needs MVC's result executors, as in the host.
+        services.AddMvcCore();
+        _services = services.BuildServiceProvider(new ServiceProviderOptions { ValidateScopes = true });
+        _function = ActivatorUtilities.CreateInstance<SignFunction>(_services);
+
+        var ours = RunOnceAsync(OurFunctionAsync).GetAwaiter().GetResult();
+        var naive = RunOnceAsync(NaiveFunctionAsync).GetAwaiter().GetResult();
+        var expected = SeedSerializeAndSign.SerializeToStringAndSign(data.Seed);
+        if (ours.Status != StatusCodes.Status200OK || ours.Signature != expected || naive.Status != StatusCodes.Status200OK || !naive.Body.Contains(expected, StringComparison.Ordinal))
+        {
+            throw new InvalidOperationException(
+                $"End-to-end paths disagree: ours {ours.Status} {ours.Signature} {ours.Body}; naive {naive.Status} {naive.Body}; expected {expected}.");
+        }
+    }
+
+    /// <summary>Disposes the services.</summary>
+    [GlobalCleanup]
+    public void Cleanup()
+    {
+        _services.Dispose();
+        _requestBody.Dispose();
+    }
+
+    /// <summary>The template way: <c>ReadToEndAsync</c> + <c>JsonConvert.DeserializeObject</c> + the seed's string signer + <c>OkObjectResult</c>.</summary>
+    [Benchmark(Baseline = true)]
+    public Task Naive_ReadToEnd_DeserializeObject_SeedStringSigner() => InvokeAsync(NaiveFunctionAsync, Stream.Null);
+
+    /// <summary>Ours: <see cref="SignFunction.RunAsync"/> and its <see cref="SignatureResult"/>.</summary>
+    [Benchmark]
+    public Task SignFunction_RunAsync() => InvokeAsync(OurFunctionAsync, Stream.Null);
+
+    private static async Task<IActionResult> NaiveFunctionAsync(HttpRequest req)
+    {
+        // Exactly what the Functions HTTP template does, plus the seed's signer.
+        using var reader = new StreamReader(req.Body, Encoding.UTF8, detectEncodingFromByteOrderMarks: true, bufferSize: -1, leaveOpen: true);
+        var requestBody = await reader.ReadToEndAsync().ConfigureAwait(false);
+        var envelope = JsonConvert.DeserializeObject<SeedWidgetEnvelope>(requestBody)!;
+        var signature = SeedSerializeAndSign.SerializeToStringAndSign(envelope);
+        return new OkObjectResult(new { algorithm = "HMACSHA256", signature, widgetCount = envelope.Widgets.Count });
+    }
+
+    private Task<IActionResult> OurFunctionAsync(HttpRequest request) => _function.RunAsync(request);
+
+    private async Task InvokeAsync(Func<HttpRequest, Task<IActionResult>> function, Stream responseBody)
+    {
+        _requestBody.Position = 0;
+        var context = new DefaultHttpContext { RequestServices = _services };
+        context.Request.Method = HttpMethods.Post;
+        context.Request.ContentType = "application/json";
+        context.Request.ContentLength = _body.Length;
+        context.Request.Body = _requestBody;
+        context.Response.Body = responseBody;
+        var result = await function(context.Request).ConfigureAwait(false);
+        await result.ExecuteResultAsync(new ActionContext(context, new RouteData(), new ActionDescriptor())).ConfigureAwait(false);
+    }
+
+    private async Task<(int Status, string? Signature, string Body)> RunOnceAsync(Func<HttpRequest, Task<IActionResult>> function)
+    {
+        using var response = new MemoryStream();
+        _requestBody.Position = 0;
+        var context = new DefaultHttpContext { RequestServices = _services };
+        context.Request.Method = HttpMethods.Post;
+        context.Request.ContentType = "application/json";
+        context.Request.ContentLength = _body.Length;
+        context.Request.Body = _requestBody;
+        context.Response.Body = response;
+        var result = await function(context.Request).ConfigureAwait(false);
+        await result.ExecuteResultAsync(new ActionContext(context, new RouteData(), new ActionDescriptor())).ConfigureAwait(false);
+        return (context.Response.StatusCode, context.Response.Headers[SignatureHeaders.Signature].ToString(), Encoding.UTF8.GetString(response.ToArray()));
+    }
+}

@@ -1,0 +1,70 @@
+using System.Globalization;
+using FunctionApp.Benchmarks.Infrastructure;
+using FunctionApp.Benchmarks.Seed;
+
+namespace FunctionApp.Benchmarks.Load;
+
+/// <summary>
+/// The "under load" run (<c>-- load [--workers 16] [--operations 3200]</c>): the seed envelope signed by 16
+/// concurrent signers, our signer and then the seed's RecyclableMemoryStream method, printed as a Markdown table.
+/// </summary>
+public static class LoadRunner
+{
+    /// <summary>Default concurrent signers.</summary>
+    public const int DefaultWorkers = 16;
+
+    /// <summary>Default operations per method (all workers together).</summary>
+    public const int DefaultOperations = 3200;
+
+    /// <summary>Parses the arguments, runs both methods and writes the table to <paramref name="output"/>.</summary>
+    public static int Run(string[] args, TextWriter output)
+    {
+        ArgumentNullException.ThrowIfNull(args);
+        ArgumentNullException.ThrowIfNull(output);
+        var workers = Option(args, "--workers", DefaultWorkers);
+        var operations = Option(args, "--operations", DefaultOperations);
+
+        var results = Measure(workers, operations, BenchmarkData.SeedWidgetCount);
+        output.WriteLine($"Under load: {workers} concurrent signers, {operations:N0} operations each method, {BenchmarkData.SeedWidgetCount:N0} widgets, " +
+            $".NET {Environment.Version}, {Environment.ProcessorCount} cores, GC server={System.Runtime.GCSettings.IsServerGC}");
+        output.WriteLine();
+        output.WriteLine("| Method | Ops/s | Mean wall time/op | Allocated/op | Gen0 | Gen1 | Gen2 | LOH allocated | Pool peak in use | Pool peak free | Pool blocks created |");
+        output.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        foreach (var r in results)
+        {
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"| {r.Method} | {r.Throughput:N1} | {r.Elapsed.TotalMilliseconds / r.Operations:N2} ms | {r.AllocatedBytesPerOperation / 1024:N1} KB | {r.Gen0} | {r.Gen1} | {r.Gen2} | {r.LohBytes / 1024.0 / 1024:N1} MB | {r.PeakPoolInUseBytes / 1024.0 / 1024:N1} MB | {r.PeakPoolFreeBytes / 1024.0 / 1024:N1} MB | {r.PoolBlocksCreated} |"));
+        }
+
+        return 0;
+    }
+
+    /// <summary>Runs our signer and the seed's RMS method under the same load; checks first that they agree.</summary>
+    public static IReadOnlyList<LoadResult> Measure(int workers, int operations, int widgetCount)
+    {
+        var data = BenchmarkData.Create(widgetCount);
+        var signer = SignerFactory.Create(out var pool);
+        SignatureGuard.EnsureSameSignature(data, signer);
+        using var listener = new LargeObjectHeapListener();
+
+        var ours = LoadScenario.Run(
+            "EnvelopeSigner.Sign (ours)",
+            () =>
+            {
+                using var signed = signer.Sign(data.Ours, BenchmarkData.Key);
+                _ = signed.Signature.ToHex();
+            },
+            pool, workers, operations, listener);
+        var seed = LoadScenario.Run(
+            "SerializeToRecyclableMemoryStreamAndSign (seed)",
+            () => SeedSerializeAndSign.SerializeToRecyclableMemoryStreamAndSign(data.Seed),
+            SeedSerializeAndSign.MemoryStreamManager, workers, operations, listener);
+        return [ours, seed];
+    }
+
+    private static int Option(string[] args, string name, int fallback)
+    {
+        var at = Array.IndexOf(args, name);
+        return at >= 0 && at + 1 < args.Length ? int.Parse(args[at + 1], CultureInfo.InvariantCulture) : fallback;
+    }
+}

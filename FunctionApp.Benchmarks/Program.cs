@@ -1,0 +1,30 @@
+using BenchmarkDotNet.Running;
+using FunctionApp.Benchmarks.Infrastructure;
+using FunctionApp.Benchmarks.Load;
+
+namespace FunctionApp.Benchmarks;
+
+/// <summary>
+/// Entry point. <c>dotnet run -c Release --project FunctionApp.Benchmarks -- --filter '*'</c> runs every
+/// BenchmarkDotNet benchmark; <c>-- load</c> runs the 16-signer load scenario instead.
+/// </summary>
+public static class Program
+{
+    /// <summary>Runs the benchmarks (BenchmarkSwitcher arguments) or, with <c>load</c>, the load scenario.</summary>
+    public static int Main(string[] args)
+    {
+        ArgumentNullException.ThrowIfNull(args);
+        if (args.Length > 0 && args[0] == "load")
+        {
+            return LoadRunner.Run(args[1..], Console.Out);
+        }
+
+        // In process always: a child process would target net8.0, which this machine may not have.
+        var switcherArgs = args.Contains("--inProcess") || args.Contains("-i") ? args : [.. args, "--inProcess"];
+        // The jobs come from the command line (BenchmarkDotNet's default job unless --job etc. says otherwise),
+        // all in process because of --inProcess; a job in the config as well would run beside them.
+        var config = BenchmarkConfig.Create(job: null);
+        var summaries = BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(switcherArgs, config);
+        return summaries.Any(s => s.HasCriticalValidationErrors || s.Reports.Any(r => !r.Success)) ? 1 : 0;
+    }
+}

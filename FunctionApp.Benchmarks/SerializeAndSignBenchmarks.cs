@@ -1,0 +1,71 @@
+using System.Security.Cryptography;
+using System.Text;
+using BenchmarkDotNet.Attributes;
+using FunctionApp.Benchmarks.Infrastructure;
+using FunctionApp.Benchmarks.Seed;
+using FunctionApp.Signing;
+using Newtonsoft.Json;
+
+namespace FunctionApp.Benchmarks;
+
+/// <summary>
+/// The seed's table on the seed's envelope (3,000 widgets, ~1 MB): its three methods, our signer, and the two
+/// limits our signer chases (serializing alone, hashing alone).
+/// </summary>
+[MemoryDiagnoser]
+public class SerializeAndSignBenchmarks
+{
+    private static readonly UTF8Encoding Utf8NoBom = new(encoderShouldEmitUTF8Identifier: false);
+
+    private BenchmarkData _data = null!;
+    private EnvelopeSigner _signer = null!;
+    private byte[] _canonical = null!;
+
+    /// <summary>Builds the envelope and checks that every method signs the same bytes.</summary>
+    [GlobalSetup]
+    public void Setup()
+    {
+        _data = BenchmarkData.Create(BenchmarkData.SeedWidgetCount);
+        _signer = SignerFactory.Create(out _);
+        SignatureGuard.EnsureSameSignature(_data, _signer);
+        using var canonical = new MemoryStream();
+        EnvelopeSigner.WriteCanonical(_data.Ours, canonical);
+        _canonical = canonical.ToArray();
+    }
+
+    /// <summary>Seed: <c>JsonConvert.SerializeObject</c>, <c>Encoding.UTF8.GetBytes</c>, <c>ComputeHash(byte[])</c>.</summary>
+    [Benchmark(Baseline = true)]
+    public string SerializeToStringAndSign() => SeedSerializeAndSign.SerializeToStringAndSign(_data.Seed);
+
+    /// <summary>Seed: serialize into a new <see cref="MemoryStream"/>, <c>ComputeHash(Stream)</c>.</summary>
+    [Benchmark]
+    public string SerializeToMemoryStreamAndSign() => SeedSerializeAndSign.SerializeToMemoryStreamAndSign(_data.Seed);
+
+    /// <summary>Seed: serialize into a pooled stream from a default manager, <c>ComputeHash(Stream)</c>.</summary>
+    [Benchmark]
+    public string SerializeToRecyclableMemoryStreamAndSign() => SeedSerializeAndSign.SerializeToRecyclableMemoryStreamAndSign(_data.Seed);
+
+    /// <summary>Ours: <see cref="EnvelopeSigner.Sign"/> (canonical writer into pooled blocks, pooled HMAC), then hex.</summary>
+    [Benchmark]
+    public string EnvelopeSigner_Sign()
+    {
+        using var signed = _signer.Sign(_data.Ours, BenchmarkData.Key);
+        return signed.Signature.ToHex();
+    }
+
+    /// <summary>Limit: our canonical writer alone (Newtonsoft's <see cref="JsonTextWriter"/>, UTF-8) into <see cref="Stream.Null"/>.</summary>
+    [Benchmark]
+    public void Limit_CanonicalWriter_StreamNull() => EnvelopeSigner.WriteCanonical(_data.Ours, Stream.Null);
+
+    /// <summary>Limit, for reference: the seed's reflection-based <see cref="JsonSerializer"/> alone into <see cref="Stream.Null"/>.</summary>
+    [Benchmark]
+    public void Limit_JsonSerializer_StreamNull()
+    {
+        using var writer = new StreamWriter(Stream.Null, Utf8NoBom, leaveOpen: true);
+        SeedSerializeAndSign.Serializer.Serialize(writer, _data.Seed);
+    }
+
+    /// <summary>Limit: HMAC-SHA256 alone over the canonical bytes, already in one array.</summary>
+    [Benchmark]
+    public byte[] Limit_HmacSha256_CanonicalBytes() => HMACSHA256.HashData(BenchmarkData.KeyBytes, _canonical);
+}
