@@ -13,6 +13,10 @@ public sealed class EnvelopeSigner
 {
     private const string StreamTag = "canonical-envelope";
 
+    // {"widgets":[]}, and one widget with empty strings and a whole-second date (a lower bound).
+    private const int MinimumEnvelopeBytes = 14;
+    private const int MinimumWidgetBytes = 231;
+
     private readonly RecyclableMemoryStreamManager _streams;
     private readonly ISigningKeySource _keys;
     private readonly ILogger<EnvelopeSigner> _logger;
@@ -38,7 +42,9 @@ public sealed class EnvelopeSigner
     {
         ArgumentNullException.ThrowIfNull(envelope);
         ArgumentNullException.ThrowIfNull(key);
-        var canonical = _streams.GetStream(StreamTag);
+        // Sized up front from a lower bound (each widget's fixed members), so the stream doesn't grow its block
+        // list one block at a time on large envelopes.
+        var canonical = _streams.GetStream(StreamTag, EstimateCanonicalLength(envelope));
         try
         {
             WriteCanonical(envelope, canonical);
@@ -52,6 +58,9 @@ public sealed class EnvelopeSigner
             throw;
         }
     }
+
+    private static long EstimateCanonicalLength(WidgetEnvelope envelope) =>
+        MinimumEnvelopeBytes + ((long)envelope.Widgets.Count * MinimumWidgetBytes);
 
     /// <summary>Computes the signature <paramref name="key"/> would give <paramref name="envelope"/>, without keeping the bytes.</summary>
     public Signature ComputeSignature(WidgetEnvelope envelope, SigningKey key)
