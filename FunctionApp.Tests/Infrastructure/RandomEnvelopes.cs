@@ -1,4 +1,5 @@
 using System.Text;
+using FunctionApp.Benchmarks.Seed;
 using FunctionApp.Envelopes;
 
 namespace FunctionApp.Tests.Infrastructure;
@@ -13,11 +14,11 @@ public static class RandomEnvelopes
         "<", ">", "&", "'", "é", "ß", "漢字", "😀", "𝄞", "\ufeff", "\ufffd", "plain", " ", "0", "Property",
     ];
 
-    public static (WidgetEnvelope Ours, SeedShapes.SeedEnvelope Seed) Create(int seed, int widgets)
+    public static (WidgetEnvelope Ours, SeedWidgetEnvelope Seed) Create(int seed, int widgets)
     {
         var random = new Random(seed);
         var ours = new List<Widget>(widgets);
-        var theirs = new SeedShapes.SeedEnvelope();
+        var theirs = new SeedWidgetEnvelope();
         for (var i = 0; i < widgets; i++)
         {
             var p = new string[10];
@@ -40,7 +41,7 @@ public static class RandomEnvelopes
                 Property5 = p[5], Property6 = p[6], Property7 = p[7], Property8 = p[8], Property9 = p[9],
                 CreatedUtc = created,
             });
-            theirs.Widgets.Add(new SeedShapes.SeedWidget
+            theirs.Widgets.Add(new SeedWidget
             {
                 Id = id,
                 Property0 = p[0], Property1 = p[1], Property2 = p[2], Property3 = p[3], Property4 = p[4],
