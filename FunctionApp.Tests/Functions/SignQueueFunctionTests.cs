@@ -223,7 +223,7 @@ public sealed class SignQueueFunctionTests
 
         // Act
         await host.EnqueueAsync(body);
-        var poisoned = await ReceiveRawAsync(host.Poison, Patience);
+        var poisoned = await QueueFunctionHost.ReceiveRawAsync(host.Poison, Patience);
 
         // Assert
         Assert.Equal(body, Convert.FromBase64String(poisoned!));
@@ -244,25 +244,6 @@ public sealed class SignQueueFunctionTests
         using var buffer = new MemoryStream();
         await blob.DownloadToStreamAsync(buffer);
         return buffer.ToArray();
-    }
-
-    private static async Task<string?> ReceiveRawAsync(Microsoft.WindowsAzure.Storage.Queue.CloudQueue queue, TimeSpan timeout)
-    {
-        queue.EncodeMessage = false;
-        var clock = Stopwatch.StartNew();
-        while (clock.Elapsed < timeout)
-        {
-            var message = await queue.GetMessageAsync();
-            if (message is not null)
-            {
-                await queue.DeleteMessageAsync(message);
-                return message.AsString;
-            }
-
-            await Task.Delay(50);
-        }
-
-        return null;
     }
 
     /// <summary>A key source that is unavailable for its first calls, as Key Vault is during an outage.</summary>

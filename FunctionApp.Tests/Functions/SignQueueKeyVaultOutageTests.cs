@@ -97,7 +97,7 @@ public sealed class SignQueueKeyVaultOutageTests
 
         // Act
         var id = await host.EnqueueAsync(OneWidget.Input);
-        var poisoned = await ReceiveRawAsync(host.Poison, Patience);
+        var poisoned = await QueueFunctionHost.ReceiveRawAsync(host.Poison, Patience);
 
         // Assert: the producer's message, untouched, after maxDequeueCount failed attempts.
         Assert.NotNull(poisoned);
@@ -170,24 +170,5 @@ public sealed class SignQueueKeyVaultOutageTests
         }
 
         return true;
-    }
-
-    private static async Task<string?> ReceiveRawAsync(Microsoft.WindowsAzure.Storage.Queue.CloudQueue queue, TimeSpan timeout)
-    {
-        queue.EncodeMessage = false;
-        var clock = Stopwatch.StartNew();
-        while (clock.Elapsed < timeout)
-        {
-            var message = await queue.GetMessageAsync();
-            if (message is not null)
-            {
-                await queue.DeleteMessageAsync(message);
-                return message.AsString;
-            }
-
-            await Task.Delay(50);
-        }
-
-        return null;
     }
 }

@@ -184,6 +184,26 @@ public sealed class QueueFunctionHost : IAsyncDisposable
     }
 
     /// <summary>Waits until the queue holds no message, visible or not; false if it still does after the timeout.</summary>
+    /// <summary>Receives and deletes one message as its raw text (no base64 decoding), or null after <paramref name="timeout"/>.</summary>
+    public static async Task<string?> ReceiveRawAsync(Microsoft.WindowsAzure.Storage.Queue.CloudQueue queue, TimeSpan timeout)
+    {
+        queue.EncodeMessage = false;
+        var clock = Stopwatch.StartNew();
+        while (clock.Elapsed < timeout)
+        {
+            var message = await queue.GetMessageAsync();
+            if (message is not null)
+            {
+                await queue.DeleteMessageAsync(message);
+                return message.AsString;
+            }
+
+            await Task.Delay(50);
+        }
+
+        return null;
+    }
+
     public static async Task<bool> WaitEmptyAsync(CloudQueue queue, TimeSpan timeout)
     {
         var clock = Stopwatch.StartNew();
