@@ -90,7 +90,7 @@ public class EndToEndBenchmarks
 
     private Task<IActionResult> OurFunctionAsync(HttpRequest request) => _function.RunAsync(request);
 
-    private async Task InvokeAsync(Func<HttpRequest, Task<IActionResult>> function, Stream responseBody)
+    private async Task<HttpContext> InvokeAsync(Func<HttpRequest, Task<IActionResult>> function, Stream responseBody)
     {
         _requestBody.Position = 0;
         var context = new DefaultHttpContext { RequestServices = _services };
@@ -101,20 +101,13 @@ public class EndToEndBenchmarks
         context.Response.Body = responseBody;
         var result = await function(context.Request).ConfigureAwait(false);
         await result.ExecuteResultAsync(new ActionContext(context, new RouteData(), new ActionDescriptor())).ConfigureAwait(false);
+        return context;
     }
 
     private async Task<(int Status, string? Signature, string Body)> RunOnceAsync(Func<HttpRequest, Task<IActionResult>> function)
     {
         using var response = new MemoryStream();
-        _requestBody.Position = 0;
-        var context = new DefaultHttpContext { RequestServices = _services };
-        context.Request.Method = HttpMethods.Post;
-        context.Request.ContentType = "application/json";
-        context.Request.ContentLength = _body.Length;
-        context.Request.Body = _requestBody;
-        context.Response.Body = response;
-        var result = await function(context.Request).ConfigureAwait(false);
-        await result.ExecuteResultAsync(new ActionContext(context, new RouteData(), new ActionDescriptor())).ConfigureAwait(false);
+        var context = await InvokeAsync(function, response).ConfigureAwait(false);
         return (context.Response.StatusCode, context.Response.Headers[SignatureHeaders.Signature].ToString(), Encoding.UTF8.GetString(response.ToArray()));
     }
 }
