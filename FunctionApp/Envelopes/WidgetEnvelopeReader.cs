@@ -1,6 +1,6 @@
 using System.Globalization;
 using System.Text;
-using FunctionApp.Signing;
+using FunctionApp.Primitives;
 using Newtonsoft.Json;
 
 namespace FunctionApp.Envelopes;

@@ -1,5 +1,5 @@
 using System.Text;
-using FunctionApp.Signing;
+using FunctionApp.Primitives;
 using Newtonsoft.Json;
 
 namespace FunctionApp.Queues;

@@ -1,7 +1,7 @@
 using System.Buffers;
 using Newtonsoft.Json;
 
-namespace FunctionApp.Signing;
+namespace FunctionApp.Primitives;
 
 /// <summary>Lends Newtonsoft's readers and writers their char buffers from <see cref="ArrayPool{T}.Shared"/>.</summary>
 internal sealed class JsonCharArrayPool : IArrayPool<char>
