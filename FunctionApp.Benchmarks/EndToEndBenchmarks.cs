@@ -43,9 +43,10 @@ public class EndToEndBenchmarks
             .AddInMemoryCollection(new Dictionary<string, string?>
             {
                 ["Signing:LocalKey"] = Convert.ToBase64String(BenchmarkData.KeyBytes),
+                ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
             })
             .Build();
-        var services = new ServiceCollection().AddLogging().AddWidgetSigning(configuration);
+        var services = new ServiceCollection().AddLogging().AddWidgetSigning(configuration).AddWidgetHttp(configuration);
 
         // The naive version answers with OkObjectResult, which needs MVC's result executors, as in the host.
         services.AddMvcCore();

@@ -1,4 +1,5 @@
 using FunctionApp.Functions.QueueTrigger;
+using FunctionApp.Http;
 using FunctionApp.Queues;
 using FunctionApp.Signing;
 using Microsoft.Azure.Functions.Extensions.DependencyInjection;
@@ -9,7 +10,7 @@ namespace FunctionApp;
 
 /// <summary>
 /// The in-process host's entry point for DI. Everything it registers lives in the host-independent
-/// <see cref="SigningServiceCollectionExtensions"/> and <see cref="QueueSigningServiceCollectionExtensions"/>, plus the
+/// <see cref="SigningServiceCollectionExtensions"/>, <see cref="HttpServiceCollectionExtensions"/> and <see cref="QueueSigningServiceCollectionExtensions"/>, plus the
 /// queue trigger (a WebJobs extension); only this class and the adapters in Functions/ know about Functions.
 /// </summary>
 public sealed class Startup : FunctionsStartup
@@ -19,6 +20,6 @@ public sealed class Startup : FunctionsStartup
     {
         ArgumentNullException.ThrowIfNull(builder);
         var configuration = builder.GetContext().Configuration;
-        builder.Services.AddWidgetSigning(configuration).AddWidgetQueueSigning(configuration).AddSigningQueueTrigger();
+        builder.Services.AddWidgetSigning(configuration).AddWidgetHttp(configuration).AddWidgetQueueSigning(configuration).AddSigningQueueTrigger();
     }
 }

@@ -13,7 +13,7 @@ public static class SignerFactory
     public static EnvelopeSigner Create(out RecyclableMemoryStreamManager streams)
     {
         streams = StreamPoolFactory.Create(new StreamPoolOptions(), NullLogger.Instance);
-        var keys = new ConfigurationSigningKeySource(Options.Create(new SigningOptions { LocalKey = Convert.ToBase64String(BenchmarkData.KeyBytes) }));
+        var keys = new ConfigurationSigningKeySource(Options.Create(new LocalKeyOptions { LocalKey = Convert.ToBase64String(BenchmarkData.KeyBytes) }));
         return new EnvelopeSigner(streams, keys, NullLogger<EnvelopeSigner>.Instance);
     }
 }

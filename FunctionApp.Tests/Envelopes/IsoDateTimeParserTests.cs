@@ -1,3 +1,4 @@
+using System.Globalization;
 using FunctionApp.Envelopes;
 
 namespace FunctionApp.Tests.Envelopes;
@@ -21,7 +22,7 @@ public sealed class IsoDateTimeParserTests
         // Assert
         Assert.True(ok, error);
         Assert.Equal(DateTimeKind.Utc, utc.Kind);
-        Assert.Equal(expectedRoundTrip, IsoDateTimeParser.Describe(utc));
+        Assert.Equal(expectedRoundTrip, Describe(utc));
     }
 
     [Theory]
@@ -34,6 +35,10 @@ public sealed class IsoDateTimeParserTests
     [InlineData("2022-10-07T22:21:35z")]
     [InlineData("2022-10-07T22:21:35+02")]
     [InlineData("2022-10-07T22:21:35+15:00")]
+    [InlineData("2022-10-07T22:21:35+14:01")]
+    [InlineData("2022-10-07T22:21:35-14:30")]
+    [InlineData("2022-10-07T22:21:35+14:59")]
+    [InlineData("2022-10-07T22:21:35+02:60")]
     [InlineData("0001-01-01T00:00:00+01:00")]
     [InlineData("9999-12-31T23:59:59-01:00")]
     [InlineData("１２３４-10-07T22:21:35Z")]
@@ -47,4 +52,35 @@ public sealed class IsoDateTimeParserTests
         Assert.False(ok);
         Assert.False(string.IsNullOrWhiteSpace(error));
     }
+
+    [Theory]
+    [InlineData("+14:01")]
+    [InlineData("+14:59")]
+    [InlineData("-14:59")]
+    [InlineData("-15:00")]
+    public void TryParse_OffsetBeyondFourteenHoursAttack_IsRejectedNamingTheBound(string offset)
+    {
+        // Act: the old check let any minutes through at 14 hours.
+        var ok = IsoDateTimeParser.TryParse("2022-10-07T22:21:35" + offset, out _, out var error);
+
+        // Assert
+        Assert.False(ok);
+        Assert.Contains("-14:00 … +14:00", error, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("+14:00", "2022-10-07T08:21:35.0000000Z")]
+    [InlineData("-14:00", "2022-10-08T12:21:35.0000000Z")]
+    public void TryParse_OffsetAtTheBound_IsAccepted(string offset, string expected)
+    {
+        // Act
+        var ok = IsoDateTimeParser.TryParse("2022-10-07T22:21:35" + offset, out var utc, out var error);
+
+        // Assert
+        Assert.True(ok, error);
+        Assert.Equal(expected, Describe(utc));
+    }
+
+    /// <summary>Round-trip text of an instant, for messages and assertions (the app never formats dates this way).</summary>
+    private static string Describe(DateTime value) => value.ToString("O", CultureInfo.InvariantCulture);
 }

@@ -1,4 +1,3 @@
-using System.Buffers;
 using System.Text;
 using FunctionApp.Envelopes;
 
@@ -19,7 +18,7 @@ public sealed class SurrogateEscapeScannerTests
     public void HasUnpairedSurrogateEscape_RawJson_FindsOnlyLoneHalves(string json, bool expected)
     {
         // Act
-        var found = SurrogateEscapeScanner.HasUnpairedSurrogateEscape(new ReadOnlySequence<byte>(Encoding.UTF8.GetBytes(json)));
+        var found = SurrogateEscapeScanner.HasUnpairedSurrogateEscape(Encoding.UTF8.GetBytes(json));
 
         // Assert
         Assert.Equal(expected, found);

@@ -110,7 +110,7 @@ public sealed class SignFunctionTests : IClassFixture<SignHostFixture>
 
         // Assert
         AssertProblem(response, 413, ProblemTypes.BodyTooLarge);
-        Assert.Contains("Signing:MaxRequestBodyBytes", (string?)response.Json["detail"], StringComparison.Ordinal);
+        Assert.Contains("Http:MaxRequestBodyBytes", (string?)response.Json["detail"], StringComparison.Ordinal);
     }
 
     [Theory]

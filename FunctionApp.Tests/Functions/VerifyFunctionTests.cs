@@ -158,7 +158,7 @@ public sealed class VerifyFunctionTests
         harness.Rotate();
         harness.Server.Fault = FakeKeyVaultFault.ServerError;
         var function = new VerifyFunction(
-            new HttpEnvelopeReader(new(), harness.Streams, Options.Create(new SigningOptions())), harness.Verifier, NullLogger<VerifyFunction>.Instance);
+            new HttpEnvelopeReader(new(), harness.Streams, Options.Create(new HttpOptions())), harness.Verifier, NullLogger<VerifyFunction>.Instance);
         var exchange = HttpExchange.Post(OneWidget.Input);
         exchange.Request.Headers[SignatureHeaders.Signature] = OneWidget.SignatureHex;
 
@@ -180,7 +180,7 @@ public sealed class VerifyFunctionTests
         long maxBodyBytes = 16 * 1024 * 1024)
     {
         var function = new VerifyFunction(
-            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new SigningOptions { MaxRequestBodyBytes = maxBodyBytes })),
+            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions { MaxRequestBodyBytes = (int)maxBodyBytes })),
             new EnvelopeVerifier(_services.Streams, _services.KeySource),
             NullLogger<VerifyFunction>.Instance);
         var exchange = HttpExchange.Post(body, contentType, query);

@@ -38,6 +38,9 @@ public sealed class FunctionsTestHost : IAsyncDisposable
     public static async Task<FunctionsTestHost> StartAsync(
         IDictionary<string, string?> settings, Action<IServiceCollection>? overrides, params Type[] functionTypes)
     {
+        // As func start does, the host says it runs in development unless the test says otherwise (a null value unsets it).
+        settings = new Dictionary<string, string?>(settings);
+        settings.TryAdd("AZURE_FUNCTIONS_ENVIRONMENT", "Development");
         var logs = new CapturedLogs();
         using var startupLoggerFactory = LoggerFactory.Create(b => b.AddProvider(logs));
         var host = new HostBuilder()

@@ -74,6 +74,7 @@ public sealed class QueueFunctionHost : IAsyncDisposable
             ["AzureWebJobsConfigurationSection"] = "AzureFunctionsJobHost",
             ["AzureWebJobsStorage"] = azurite.ConnectionString,
             ["Signing:LocalKey"] = Vector.KeyBase64,
+            ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
             ["Queues:Input"] = prefix + "-in",
             ["Queues:Output"] = prefix + "-out",
             ["Queues:Rejected"] = prefix + "-rej",

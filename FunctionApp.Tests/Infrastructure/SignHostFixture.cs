@@ -14,7 +14,7 @@ public sealed class SignHostFixture : IAsyncLifetime
     public static Dictionary<string, string?> Settings() => new()
     {
         ["Signing:LocalKey"] = Vector.KeyBase64,
-        ["Signing:MaxRequestBodyBytes"] = MaxBodyBytes.ToString(System.Globalization.CultureInfo.InvariantCulture),
+        ["Http:MaxRequestBodyBytes"] = MaxBodyBytes.ToString(System.Globalization.CultureInfo.InvariantCulture),
     };
 
     public async Task InitializeAsync() => _host = await FunctionsTestHost.StartAsync(Settings(), typeof(SignFunction));

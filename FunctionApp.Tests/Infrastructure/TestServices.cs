@@ -14,7 +14,7 @@ public sealed class TestServices
     {
         Streams = StreamPoolFactory.Create(poolOptions ?? new StreamPoolOptions(), NullLogger.Instance);
         Key = new SigningKey(ConfigurationSigningKeySource.LocalKeyId, Vector.Key);
-        KeySource = new ConfigurationSigningKeySource(Options.Create(new SigningOptions { LocalKey = Vector.KeyBase64 }));
+        KeySource = new ConfigurationSigningKeySource(Options.Create(new LocalKeyOptions { LocalKey = Vector.KeyBase64 }));
         Signer = new EnvelopeSigner(Streams, KeySource, NullLogger<EnvelopeSigner>.Instance);
     }
 

@@ -2,7 +2,6 @@ using FunctionApp.Envelopes;
 using FunctionApp.Functions;
 using FunctionApp.Http;
 using FunctionApp.Keys;
-using FunctionApp.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Logging.Abstractions;
 
@@ -226,7 +225,7 @@ public sealed class KeyVaultOutageTests
     }
 
     private static SignFunction CreateSignFunction(KeyVaultHarness harness) => new(
-        new HttpEnvelopeReader(new WidgetEnvelopeReader(), harness.Streams, Microsoft.Extensions.Options.Options.Create(new SigningOptions())),
+        new HttpEnvelopeReader(new WidgetEnvelopeReader(), harness.Streams, Microsoft.Extensions.Options.Options.Create(new HttpOptions())),
         harness.Signer,
         NullLogger<SignFunction>.Instance);
 

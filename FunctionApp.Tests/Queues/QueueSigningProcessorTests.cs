@@ -101,6 +101,7 @@ public sealed class QueueSigningProcessorTests
         };
         settings["AzureWebJobsStorage"] = _azurite.ConnectionString;
         settings["Signing:LocalKey"] = Vector.KeyBase64;
+        settings["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development";
         settings["Queues:ClaimCheckContainer"] = names.ClaimCheckContainer;
         settings["Queues:CanonicalContainer"] = names.CanonicalContainer;
         settings["Queues:RejectedContainer"] = names.RejectedContainer;

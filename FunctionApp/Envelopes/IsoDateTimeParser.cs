@@ -1,5 +1,3 @@
-using System.Globalization;
-
 namespace FunctionApp.Envelopes;
 
 /// <summary>
@@ -68,9 +66,15 @@ internal static class IsoDateTimeParser
             rest = default;
         }
         else if (rest.Length == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':' &&
-                 TryDigits(rest.Slice(1, 2), out var offsetHours) && TryDigits(rest.Slice(4, 2), out var offsetMinutes) &&
-                 offsetHours <= 14 && offsetMinutes < 60)
+                 TryDigits(rest.Slice(1, 2), out var offsetHours) && TryDigits(rest.Slice(4, 2), out var offsetMinutes))
         {
+            // Offsets lie within ±14:00: the contract's bound, and DateTimeOffset's.
+            if (offsetMinutes > 59 || offsetHours > 14 || (offsetHours == 14 && offsetMinutes != 0))
+            {
+                error = "has an offset outside -14:00 … +14:00";
+                return false;
+            }
+
             offset = new TimeSpan(offsetHours, offsetMinutes, 0);
             if (rest[0] == '-')
             {
@@ -120,7 +124,4 @@ internal static class IsoDateTimeParser
 
         return true;
     }
-
-    /// <summary>Formats for error messages and logs only; never part of the canonical bytes.</summary>
-    public static string Describe(DateTime value) => value.ToString("O", CultureInfo.InvariantCulture);
 }

@@ -28,12 +28,32 @@ public sealed class WidgetEnvelopeReader
 
     private static readonly Dictionary<string, int> MemberIndex = CreateMemberIndex();
 
+    private readonly int _maxWidgets;
+    private readonly int _maxEchoedChars;
+
+    /// <summary>Creates a reader with the default limits (<see cref="EnvelopeOptions"/>).</summary>
+    public WidgetEnvelopeReader()
+        : this(new EnvelopeOptions())
+    {
+    }
+
+    /// <summary>Creates a reader with the limits in <paramref name="options"/>.</summary>
+    public WidgetEnvelopeReader(EnvelopeOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        _maxWidgets = options.MaxWidgets;
+        _maxEchoedChars = options.MaxEchoedChars;
+    }
+
     /// <summary>Reads and validates one envelope; the stream is left open.</summary>
     /// <exception cref="EnvelopeFormatException">The input is not a valid envelope.</exception>
     public WidgetEnvelope Read(Stream utf8Json)
     {
         ArgumentNullException.ThrowIfNull(utf8Json);
-        using var text = new StreamReader(utf8Json, StrictUtf8, detectEncodingFromByteOrderMarks: false, bufferSize: 4096, leaveOpen: true);
+
+        // The scanner sees every byte once on its way to the decoder: linear, whatever stream this is.
+        using var scanner = new SurrogateEscapeScanner(utf8Json);
+        using var text = new StreamReader(scanner, StrictUtf8, detectEncodingFromByteOrderMarks: false, bufferSize: 4096, leaveOpen: true);
         using var reader = new JsonTextReader(text)
         {
             ArrayPool = JsonCharArrayPool.Instance,
@@ -43,214 +63,266 @@ public sealed class WidgetEnvelopeReader
             CloseInput = false,
         };
 
+        var session = new Session(reader, scanner, this);
         try
         {
-            return ReadEnvelope(reader, utf8Json);
+            var envelope = session.ReadEnvelope();
+            if (scanner.Truncated || scanner.FirstUnpairedString != 0)
+            {
+                // Unreachable by construction (either ends in an error above); kept so neither can ever be signed.
+                throw new EnvelopeFormatException("The body could not be read in full.", "$");
+            }
+
+            return envelope;
         }
         catch (JsonReaderException ex)
         {
-            throw new EnvelopeFormatException(
-                $"The body is not valid JSON: {TrimNewtonsoftMessage(ex.Message)}", ToJsonPath(ex.Path), ex);
+            throw scanner.Truncated
+                ? session.TooLongToken()
+                : new EnvelopeFormatException(
+                    $"The body is not valid JSON: {Echo(TrimNewtonsoftMessage(ex.Message), 4 * _maxEchoedChars)}", BoundedPath(ex.Path), ex);
+        }
+        catch (EnvelopeFormatException) when (scanner.Truncated)
+        {
+            // Whatever the reader tripped over at the cut, the cause is the overlong token.
+            throw session.TooLongToken();
         }
         catch (DecoderFallbackException ex)
         {
-            throw new EnvelopeFormatException($"The body is not valid UTF-8 (near {ToJsonPath(reader.Path)}).", ToJsonPath(reader.Path), ex);
+            var path = BoundedPath(reader.Path);
+            throw new EnvelopeFormatException($"The body is not valid UTF-8 (near {path}).", path, ex);
         }
     }
 
-    private static WidgetEnvelope ReadEnvelope(JsonTextReader reader, Stream raw)
+    private static string Echo(string? text, int maxLength) => EchoText.Truncate(text, maxLength);
+
+    // Every part of a path but the last name is a known member or an index, so 32 characters more than the echo limit
+    // keep "$.widgets[49999]." whole and cut only a client's long name.
+    private string BoundedPath(string? newtonsoftPath) => EchoText.Truncate(ToJsonPath(newtonsoftPath), _maxEchoedChars + 32);
+
+    /// <summary>One read: the Newtonsoft reader, the byte scanner under it, and the count of strings read so far.</summary>
+    private sealed class Session(JsonTextReader reader, SurrogateEscapeScanner scanner, WidgetEnvelopeReader owner)
     {
-        if (!Next(reader))
-        {
-            throw new EnvelopeFormatException("The body is empty; expected a widget envelope.", "$");
-        }
+        private int _strings;
 
-        if (reader.TokenType != JsonToken.StartObject)
+        public WidgetEnvelope ReadEnvelope()
         {
-            throw Invalid(reader, "The envelope must be a JSON object with a 'widgets' array.");
-        }
-
-        List<Widget>? widgets = null;
-        while (NextRequired(reader) && reader.TokenType == JsonToken.PropertyName)
-        {
-            var name = PropertyName(reader);
-            if (!string.Equals(name, "widgets", StringComparison.OrdinalIgnoreCase))
+            if (!Next())
             {
-                throw Invalid(reader, $"Unknown member '{name}'; an envelope has only 'widgets'.");
+                throw new EnvelopeFormatException("The body is empty; expected a widget envelope.", "$");
             }
 
-            if (widgets is not null)
-            {
-                throw Invalid(reader, "Duplicate member 'widgets' (names are case-insensitive).");
-            }
-
-            widgets = ReadWidgets(reader, raw, name);
-        }
-
-        if (widgets is null)
-        {
-            throw new EnvelopeFormatException("Required member 'widgets' is missing.", "$.widgets");
-        }
-
-        // Anything after the root object is an error (Newtonsoft throws "Additional text ...").
-        if (Next(reader))
-        {
-            throw Invalid(reader, "Unexpected content after the envelope.");
-        }
-
-        return new WidgetEnvelope(widgets);
-    }
-
-    private static List<Widget> ReadWidgets(JsonTextReader reader, Stream raw, string widgetsName)
-    {
-        NextRequired(reader);
-        if (reader.TokenType != JsonToken.StartArray)
-        {
-            throw Invalid(reader, reader.TokenType == JsonToken.Null ? "'widgets' must be an array, not null." : "'widgets' must be an array.");
-        }
-
-        var widgets = new List<Widget>();
-        while (NextRequired(reader) && reader.TokenType != JsonToken.EndArray)
-        {
             if (reader.TokenType != JsonToken.StartObject)
             {
-                throw Invalid(reader, "Each widget must be a JSON object.");
+                throw Invalid("The envelope must be a JSON object with a 'widgets' array.");
             }
 
-            widgets.Add(ReadWidget(reader, raw, widgetsName, widgets.Count));
-        }
-
-        return widgets;
-    }
-
-    private static Widget ReadWidget(JsonTextReader reader, Stream raw, string widgetsName, int widgetIndex)
-    {
-        var seen = 0;
-        var id = Guid.Empty;
-        var created = default(DateTime);
-        var properties = new string[10];
-
-        while (NextRequired(reader) && reader.TokenType == JsonToken.PropertyName)
-        {
-            var name = PropertyName(reader);
-            if (!MemberIndex.TryGetValue(name, out var index))
+            List<Widget>? widgets = null;
+            while (NextRequired() && reader.TokenType == JsonToken.PropertyName)
             {
-                throw Invalid(reader, $"Unknown member '{name}'; a widget has id, property0 … property9 and createdUtc.");
-            }
-
-            if ((seen & (1 << index)) != 0)
-            {
-                throw Invalid(reader, $"Duplicate member '{MemberNames[index]}' (names are case-insensitive).");
-            }
-
-            seen |= 1 << index;
-            var value = ReadString(reader, MemberNames[index], raw);
-            if (index == 0)
-            {
-                if (!Guid.TryParse(value, out id))
+                var name = PropertyName();
+                if (!string.Equals(name, "widgets", StringComparison.OrdinalIgnoreCase))
                 {
-                    throw Invalid(reader, "'id' must be a GUID.");
-                }
-            }
-            else if (index == CreatedUtcIndex)
-            {
-                if (!IsoDateTimeParser.TryParse(value, out created, out var error))
-                {
-                    throw Invalid(reader, $"'createdUtc' {error}.");
-                }
-            }
-            else
-            {
-                properties[index - 1] = value;
-            }
-        }
-
-        if (seen != AllMembers)
-        {
-            var missing = new List<string>();
-            for (var i = 0; i < MemberNames.Length; i++)
-            {
-                if ((seen & (1 << i)) == 0)
-                {
-                    missing.Add(MemberNames[i]);
-                }
-            }
-
-            // The path is built only here: asking the reader for it per widget would allocate on every one.
-            throw new EnvelopeFormatException(
-                $"The widget lacks required member(s): {string.Join(", ", missing)}.",
-                ToJsonPath(string.Create(CultureInfo.InvariantCulture, $"{widgetsName}[{widgetIndex}]")));
-        }
-
-        return new Widget
-        {
-            Id = id,
-            Property0 = properties[0],
-            Property1 = properties[1],
-            Property2 = properties[2],
-            Property3 = properties[3],
-            Property4 = properties[4],
-            Property5 = properties[5],
-            Property6 = properties[6],
-            Property7 = properties[7],
-            Property8 = properties[8],
-            Property9 = properties[9],
-            CreatedUtc = created,
-        };
-    }
-
-    private static string ReadString(JsonTextReader reader, string member, Stream raw)
-    {
-        NextRequired(reader);
-        switch (reader.TokenType)
-        {
-            case JsonToken.String when reader.QuoteChar == '"':
-                var value = (string)reader.Value!;
-                if (HasUnpairedSurrogate(value) ||
-                    (value.Contains('\uFFFD', StringComparison.Ordinal) && SurrogateEscapeScanner.MayHaveUnpairedSurrogateEscape(raw)))
-                {
-                    // UTF-8 cannot carry a lone surrogate, and Newtonsoft replaces an escaped one with U+FFFD:
-                    // either way the signed text would differ from what was sent.
-                    throw Invalid(reader, $"'{member}' contains an unpaired UTF-16 surrogate escape.");
+                    throw Invalid($"Unknown member '{Echo(name, owner._maxEchoedChars)}'; an envelope has only 'widgets'.");
                 }
 
-                return value;
-            case JsonToken.String:
-                throw Invalid(reader, $"'{member}' uses single quotes; JSON strings use double quotes.");
-            case JsonToken.Null:
-                throw Invalid(reader, $"'{member}' must not be null.");
-            default:
-                throw Invalid(reader, $"'{member}' must be a JSON string.");
-        }
-    }
+                if (widgets is not null)
+                {
+                    throw Invalid("Duplicate member 'widgets' (names are case-insensitive).");
+                }
 
-    private static string PropertyName(JsonTextReader reader)
-    {
-        if (reader.QuoteChar != '"')
+                widgets = ReadWidgets(name);
+            }
+
+            if (widgets is null)
+            {
+                throw new EnvelopeFormatException("Required member 'widgets' is missing.", "$.widgets");
+            }
+
+            // Anything after the root object is an error (Newtonsoft throws "Additional text ...").
+            if (Next())
+            {
+                throw Invalid("Unexpected content after the envelope.");
+            }
+
+            return new WidgetEnvelope(widgets);
+        }
+
+        public EnvelopeFormatException TooLongToken() => Invalid(
+            $"The body has a token outside double-quoted strings (a number, a literal or single-quoted text) longer than " +
+            $"{SurrogateEscapeScanner.MaxUnquotedTokenBytes} bytes; every value of an envelope is a double-quoted JSON string.");
+
+        private List<Widget> ReadWidgets(string widgetsName)
         {
-            throw Invalid(reader, "Member names must be double-quoted JSON strings.");
+            NextRequired();
+            if (reader.TokenType != JsonToken.StartArray)
+            {
+                throw Invalid(reader.TokenType == JsonToken.Null ? "'widgets' must be an array, not null." : "'widgets' must be an array.");
+            }
+
+            var widgets = new List<Widget>();
+            while (NextRequired() && reader.TokenType != JsonToken.EndArray)
+            {
+                if (reader.TokenType != JsonToken.StartObject)
+                {
+                    throw Invalid("Each widget must be a JSON object.");
+                }
+
+                if (widgets.Count == owner._maxWidgets)
+                {
+                    throw Invalid(string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"The envelope has more than {owner._maxWidgets:N0} widgets, the limit (setting {EnvelopeOptions.SectionName}:{nameof(EnvelopeOptions.MaxWidgets)}); sign it in parts."));
+                }
+
+                widgets.Add(ReadWidget(widgetsName, widgets.Count));
+            }
+
+            return widgets;
         }
 
-        return (string)reader.Value!;
-    }
-
-    private static bool Next(JsonTextReader reader)
-    {
-        if (!reader.Read())
+        private Widget ReadWidget(string widgetsName, int widgetIndex)
         {
-            return false;
+            var seen = 0;
+            var id = Guid.Empty;
+            var created = default(DateTime);
+            var properties = new string[10];
+
+            while (NextRequired() && reader.TokenType == JsonToken.PropertyName)
+            {
+                var name = PropertyName();
+                if (!MemberIndex.TryGetValue(name, out var index))
+                {
+                    throw Invalid($"Unknown member '{Echo(name, owner._maxEchoedChars)}'; a widget has id, property0 … property9 and createdUtc.");
+                }
+
+                if ((seen & (1 << index)) != 0)
+                {
+                    throw Invalid($"Duplicate member '{MemberNames[index]}' (names are case-insensitive).");
+                }
+
+                seen |= 1 << index;
+                var value = ReadString(MemberNames[index]);
+                if (index == 0)
+                {
+                    if (!Guid.TryParse(value, out id))
+                    {
+                        throw Invalid("'id' must be a GUID.");
+                    }
+                }
+                else if (index == CreatedUtcIndex)
+                {
+                    if (!IsoDateTimeParser.TryParse(value, out created, out var error))
+                    {
+                        throw Invalid($"'createdUtc' {error}.");
+                    }
+                }
+                else
+                {
+                    properties[index - 1] = value;
+                }
+            }
+
+            if (seen != AllMembers)
+            {
+                var missing = new List<string>();
+                for (var i = 0; i < MemberNames.Length; i++)
+                {
+                    if ((seen & (1 << i)) == 0)
+                    {
+                        missing.Add(MemberNames[i]);
+                    }
+                }
+
+                // The path is built only here: asking the reader for it per widget would allocate on every one.
+                throw new EnvelopeFormatException(
+                    $"The widget lacks required member(s): {string.Join(", ", missing)}.",
+                    owner.BoundedPath(string.Create(CultureInfo.InvariantCulture, $"{widgetsName}[{widgetIndex}]")));
+            }
+
+            return new Widget
+            {
+                Id = id,
+                Property0 = properties[0],
+                Property1 = properties[1],
+                Property2 = properties[2],
+                Property3 = properties[3],
+                Property4 = properties[4],
+                Property5 = properties[5],
+                Property6 = properties[6],
+                Property7 = properties[7],
+                Property8 = properties[8],
+                Property9 = properties[9],
+                CreatedUtc = created,
+            };
         }
 
-        if (reader.TokenType == JsonToken.Comment)
+        private string ReadString(string member)
         {
-            throw Invalid(reader, "Comments are not allowed in JSON.");
+            NextRequired();
+            switch (reader.TokenType)
+            {
+                case JsonToken.String when reader.QuoteChar == '"':
+                    var value = (string)reader.Value!;
+                    if (HasUnpairedSurrogate(value))
+                    {
+                        // UTF-8 cannot carry a lone surrogate; the signed text would differ from what was sent.
+                        throw Invalid($"'{member}' contains an unpaired UTF-16 surrogate.");
+                    }
+
+                    return value;
+                case JsonToken.String:
+                    throw Invalid($"'{member}' uses single quotes; JSON strings use double quotes.");
+                case JsonToken.Null:
+                    throw Invalid($"'{member}' must not be null.");
+                default:
+                    throw Invalid($"'{member}' must be a JSON string.");
+            }
         }
 
-        return true;
-    }
+        private string PropertyName()
+        {
+            if (reader.QuoteChar != '"')
+            {
+                throw Invalid("Member names must be double-quoted JSON strings.");
+            }
 
-    private static bool NextRequired(JsonTextReader reader) =>
-        Next(reader) ? true : throw Invalid(reader, "The body is not valid JSON: it ends before the envelope is complete.");
+            return (string)reader.Value!;
+        }
+
+        private bool Next()
+        {
+            if (!reader.Read())
+            {
+                return false;
+            }
+
+            switch (reader.TokenType)
+            {
+                case JsonToken.Comment:
+                    throw Invalid("Comments are not allowed in JSON.");
+                case JsonToken.PropertyName or JsonToken.String:
+                    // The scanner counted the same double-quoted strings on the bytes; by the time Newtonsoft hands over
+                    // string number N, all of its bytes have been through the scanner.
+                    _strings++;
+                    var unpaired = scanner.FirstUnpairedString;
+                    if (unpaired != 0 && unpaired <= _strings)
+                    {
+                        // Newtonsoft replaced it with U+FFFD: signing would cover something other than what was sent.
+                        throw Invalid("The string contains an unpaired UTF-16 surrogate escape (a \\uD800-\\uDFFF escape without its other half).");
+                    }
+
+                    break;
+            }
+
+            return true;
+        }
+
+        private bool NextRequired() =>
+            Next() ? true : throw Invalid("The body is not valid JSON: it ends before the envelope is complete.");
+
+        private EnvelopeFormatException Invalid(string message) => new(message, owner.BoundedPath(reader.Path));
+    }
 
     private static bool HasUnpairedSurrogate(string value)
     {
@@ -275,9 +347,6 @@ public sealed class WidgetEnvelopeReader
 
         return false;
     }
-
-    private static EnvelopeFormatException Invalid(JsonTextReader reader, string message) =>
-        new(message, ToJsonPath(reader.Path));
 
     internal static string ToJsonPath(string? newtonsoftPath) =>
         string.IsNullOrEmpty(newtonsoftPath) ? "$" : newtonsoftPath[0] == '[' ? "$" + newtonsoftPath : "$." + newtonsoftPath;

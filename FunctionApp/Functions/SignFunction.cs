@@ -47,9 +47,17 @@ public sealed class SignFunction
             HttpLog.Signed(_logger, Name, signed.WidgetCount, signed.KeyId);
             return new SignatureResult(signed, canonicalBody);
         }
-        catch (Exception ex) when (ProblemMapper.TryMap(ex, out var problem))
+        catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
         {
-            HttpLog.Rejected(_logger, Name, problem.Status, problem.Type, problem.JsonPath);
+            if (problem.Type == ProblemTypes.ClientClosedRequest)
+            {
+                HttpLog.ClientClosedRequest(_logger, Name);
+            }
+            else
+            {
+                HttpLog.Rejected(_logger, Name, problem.Status, problem.Type, problem.JsonPath);
+            }
+
             return problem;
         }
     }

@@ -47,9 +47,17 @@ public sealed class VerifyFunction
             HttpLog.Verified(_logger, Name, outcome.WidgetCount, outcome.IsValid, outcome.KeyId, VerificationResult.ReasonText(outcome.Failure));
             return new VerificationResult(outcome);
         }
-        catch (Exception ex) when (ProblemMapper.TryMap(ex, out var problem))
+        catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
         {
-            HttpLog.Rejected(_logger, Name, problem.Status, problem.Type, problem.JsonPath);
+            if (problem.Type == ProblemTypes.ClientClosedRequest)
+            {
+                HttpLog.ClientClosedRequest(_logger, Name);
+            }
+            else
+            {
+                HttpLog.Rejected(_logger, Name, problem.Status, problem.Type, problem.JsonPath);
+            }
+
             return problem;
         }
     }

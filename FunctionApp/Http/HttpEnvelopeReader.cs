@@ -1,5 +1,4 @@
 using FunctionApp.Envelopes;
-using FunctionApp.Signing;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.Options;
 using Microsoft.IO;
@@ -8,7 +7,7 @@ namespace FunctionApp.Http;
 
 /// <summary>
 /// Reads the envelope in a request body, the way <c>/api/sign</c> and <c>/api/verify</c> share: UTF-8 JSON only,
-/// the body read asynchronously into the pool up to <see cref="SigningOptions.MaxRequestBodyBytes"/>, then the
+/// the body read asynchronously into the pool up to <see cref="HttpOptions.MaxRequestBodyBytes"/>, then the
 /// strict reader. The pooled body is returned before this method does.
 /// </summary>
 public sealed class HttpEnvelopeReader
@@ -18,7 +17,7 @@ public sealed class HttpEnvelopeReader
     private readonly long _maxBodyBytes;
 
     /// <summary>Creates the reader.</summary>
-    public HttpEnvelopeReader(WidgetEnvelopeReader reader, RecyclableMemoryStreamManager streams, IOptions<SigningOptions> options)
+    public HttpEnvelopeReader(WidgetEnvelopeReader reader, RecyclableMemoryStreamManager streams, IOptions<HttpOptions> options)
     {
         ArgumentNullException.ThrowIfNull(options);
         _reader = reader;

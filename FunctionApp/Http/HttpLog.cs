@@ -8,6 +8,9 @@ internal static partial class HttpLog
     [LoggerMessage(EventId = 4001, Level = LogLevel.Information, Message = "{Function} rejected a request with {Status} ({ProblemType}) at {JsonPath}")]
     public static partial void Rejected(ILogger logger, string function, int status, string problemType, string? jsonPath);
 
+    [LoggerMessage(EventId = 4003, Level = LogLevel.Information, Message = "{Function}: client closed request before it was answered; nothing was signed")]
+    public static partial void ClientClosedRequest(ILogger logger, string function);
+
     [LoggerMessage(EventId = 4002, Level = LogLevel.Information, Message = "{Function} signed {WidgetCount} widgets with key {KeyId}")]
     public static partial void Signed(ILogger logger, string function, int widgetCount, string keyId);
 

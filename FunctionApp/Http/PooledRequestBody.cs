@@ -1,3 +1,4 @@
+using FunctionApp.Primitives;
 using Microsoft.AspNetCore.Http;
 using Microsoft.IO;
 using Microsoft.Net.Http.Headers;
@@ -26,17 +27,19 @@ public static class PooledRequestBody
                      mediaType.Suffix.Equals("json", StringComparison.OrdinalIgnoreCase);
         if (!isJson)
         {
-            throw new UnsupportedContentTypeException($"Content-Type '{mediaType.MediaType}' is not supported; send application/json.");
+            throw new UnsupportedContentTypeException($"Content-Type '{EchoText.Truncate(mediaType.MediaType.ToString())}' is not supported; send application/json.");
         }
 
         if (mediaType.Charset.HasValue && !mediaType.Charset.Equals("utf-8", StringComparison.OrdinalIgnoreCase))
         {
-            throw new UnsupportedContentTypeException($"Charset '{mediaType.Charset}' is not supported; JSON is UTF-8.");
+            throw new UnsupportedContentTypeException($"Charset '{EchoText.Truncate(mediaType.Charset.ToString())}' is not supported; JSON is UTF-8.");
         }
     }
 
     /// <summary>Reads the whole body into a pooled stream positioned at 0; the caller disposes it.</summary>
     /// <exception cref="RequestBodyTooLargeException">The body exceeds <paramref name="maxBytes"/>.</exception>
+    /// <exception cref="ClientClosedRequestException">The connection failed while the body was read.</exception>
+    /// <exception cref="BadHttpRequestException">The server refused the body (its own size limit, bad framing).</exception>
     public static async Task<RecyclableMemoryStream> ReadAsync(
         HttpRequest request, RecyclableMemoryStreamManager streams, long maxBytes, CancellationToken cancellationToken)
     {
@@ -56,7 +59,17 @@ public static class PooledRequestBody
                 // No size hint: the rest of the current block. A hint larger than that would make the stream
                 // lend a separate temporary buffer and copy it in on Advance.
                 var memory = body.GetMemory();
-                var read = await request.Body.ReadAsync(memory, cancellationToken).ConfigureAwait(false);
+                int read;
+                try
+                {
+                    read = await request.Body.ReadAsync(memory, cancellationToken).ConfigureAwait(false);
+                }
+                catch (IOException ex) when (ex is not BadHttpRequestException)
+                {
+                    // The body comes from the client: a transport failure here is the client going away, not a server fault.
+                    throw new ClientClosedRequestException("The connection closed while the request body was read.", ex);
+                }
+
                 if (read == 0)
                 {
                     break;

@@ -1,5 +1,6 @@
 using FunctionApp.Envelopes;
 using FunctionApp.Keys;
+using FunctionApp.Primitives;
 using Microsoft.AspNetCore.Http;
 
 namespace FunctionApp.Http;
@@ -10,6 +11,24 @@ namespace FunctionApp.Http;
 /// </summary>
 public static class ProblemMapper
 {
+    /// <summary>The setting that bounds request bodies in the host itself (Kestrel), before the function runs.</summary>
+    public const string HostBodyLimitSetting = "FUNCTIONS_REQUEST_BODY_SIZE_LIMIT";
+
+    /// <summary>
+    /// Returns a problem for <paramref name="exception"/> if a client caused it, counting a cancellation as the client
+    /// closing the request when <paramref name="requestAborted"/> (the request's own token) has fired.
+    /// </summary>
+    public static bool TryMap(Exception exception, CancellationToken requestAborted, out ProblemResult problem)
+    {
+        if ((exception is OperationCanceledException && requestAborted.IsCancellationRequested) || exception is ClientClosedRequestException)
+        {
+            problem = new ProblemResult(StatusCodes.Status400BadRequest, ProblemTypes.ClientClosedRequest, "The client closed the request.", "The request was closed by the client before it was answered; nothing was signed.");
+            return true;
+        }
+
+        return TryMap(exception, out problem);
+    }
+
     /// <summary>Returns a problem for <paramref name="exception"/> if it is one the client should see.</summary>
     public static bool TryMap(Exception exception, out ProblemResult problem)
     {
@@ -24,6 +43,11 @@ public static class ProblemMapper
                 JsonPath = e.JsonPath,
             },
             RequestBodyTooLargeException e => new ProblemResult(StatusCodes.Status413PayloadTooLarge, ProblemTypes.BodyTooLarge, "The request body is too large.", e.Message),
+
+            // Kestrel's own refusals while the body is read: its size limit (set by the host from
+            // FUNCTIONS_REQUEST_BODY_SIZE_LIMIT), a malformed chunked body, a body shorter than its Content-Length.
+            BadHttpRequestException { StatusCode: StatusCodes.Status413PayloadTooLarge } => new ProblemResult(StatusCodes.Status413PayloadTooLarge, ProblemTypes.BodyTooLarge, "The request body is too large.", $"The request body exceeds the host's limit (setting {HostBodyLimitSetting})."),
+            BadHttpRequestException e when e.StatusCode is >= 400 and < 500 => new ProblemResult(e.StatusCode, ProblemTypes.InvalidRequest, "The request is invalid.", $"The request body could not be read: {EchoText.Truncate(e.Message, 200)}"),
             UnsupportedContentTypeException e => new ProblemResult(StatusCodes.Status415UnsupportedMediaType, ProblemTypes.UnsupportedMediaType, "Unsupported media type.", e.Message),
             SigningKeyUnavailableException e => new ProblemResult(StatusCodes.Status503ServiceUnavailable, ProblemTypes.KeyUnavailable, "The signing key is not available yet.", "No signing key could be obtained; try again later.")
             {

@@ -17,4 +17,10 @@ public static class ProblemTypes
 
     /// <summary>503: no signing key is available yet.</summary>
     public const string KeyUnavailable = "urn:widget-signing:problem:key-unavailable";
+
+    /// <summary>
+    /// 400: the client closed the request (disconnected, or aborted it) before it was answered. No standard status says
+    /// this (nginx's 499 is not registered), so it is a 400 the client never sees; the logs record it (event 4003).
+    /// </summary>
+    public const string ClientClosedRequest = "urn:widget-signing:problem:client-closed-request";
 }

@@ -1,6 +1,6 @@
 namespace FunctionApp.Http;
 
-/// <summary>The request body is larger than <c>Signing:MaxRequestBodyBytes</c>.</summary>
+/// <summary>The request body is larger than <c>Http:MaxRequestBodyBytes</c> (or the host's <c>FUNCTIONS_REQUEST_BODY_SIZE_LIMIT</c>).</summary>
 public sealed class RequestBodyTooLargeException : Exception
 {
     /// <summary>Creates the exception.</summary>
@@ -23,7 +23,7 @@ public sealed class RequestBodyTooLargeException : Exception
 
     /// <summary>Creates the exception for a limit of <paramref name="limit"/> bytes.</summary>
     public RequestBodyTooLargeException(long limit)
-        : base($"The request body exceeds the limit of {limit} bytes (setting Signing:MaxRequestBodyBytes).")
+        : base($"The request body exceeds the limit of {limit} bytes (setting {HttpOptions.MaxRequestBodyBytesSetting}).")
     {
         Limit = limit;
     }

@@ -65,6 +65,10 @@ public sealed class SignatureResult : IActionResult
                 json.WriteEndObject();
             }, context.HttpContext.RequestAborted).ConfigureAwait(false);
         }
+        catch (Exception ex) when (ResponseWrite.IsClientGone(ex, context.HttpContext.RequestAborted))
+        {
+            // The client left while the answer was written: the signature was made, but no one is there to receive it.
+        }
         finally
         {
             await _signed.DisposeAsync().ConfigureAwait(false);

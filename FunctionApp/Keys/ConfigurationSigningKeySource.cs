@@ -1,11 +1,11 @@
-using FunctionApp.Signing;
 using Microsoft.Extensions.Options;
 
 namespace FunctionApp.Keys;
 
 /// <summary>
 /// The development key source: one key from <c>Signing:LocalKey</c> (base64 of at least 32 bytes), reported
-/// as key id <c>local</c>. Used only when no Key Vault is configured.
+/// as key id <c>local</c>. Used only when no Key Vault is configured and the app runs in development
+/// (<see cref="IAzureEnvironment.IsDevelopment"/>; <see cref="KeyVaultOptionsValidator"/> refuses it elsewhere).
 /// </summary>
 public sealed class ConfigurationSigningKeySource : ISigningKeySource
 {
@@ -13,14 +13,14 @@ public sealed class ConfigurationSigningKeySource : ISigningKeySource
     public const string LocalKeyId = "local";
 
     /// <summary>The setting that holds the key.</summary>
-    public const string SettingName = SigningOptions.SectionName + ":" + nameof(SigningOptions.LocalKey);
+    public const string SettingName = LocalKeyOptions.LocalKeySetting;
 
     private readonly SigningKey _key;
     private readonly IReadOnlyList<SigningKey> _all;
 
     /// <summary>Reads and checks the key once.</summary>
     /// <exception cref="OptionsValidationException">The setting is missing, not base64, or shorter than 32 bytes.</exception>
-    public ConfigurationSigningKeySource(IOptions<SigningOptions> options)
+    public ConfigurationSigningKeySource(IOptions<LocalKeyOptions> options)
     {
         ArgumentNullException.ThrowIfNull(options);
         _key = Parse(options.Value.LocalKey);
@@ -68,5 +68,5 @@ public sealed class ConfigurationSigningKeySource : ISigningKeySource
     }
 
     private static OptionsValidationException Fail(string message) =>
-        new(SettingName, typeof(SigningOptions), [message]);
+        new(SettingName, typeof(LocalKeyOptions), [message]);
 }

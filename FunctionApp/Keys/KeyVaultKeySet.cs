@@ -1,30 +1,47 @@
 namespace FunctionApp.Keys;
 
 /// <summary>
-/// One immutable snapshot of the keys read from Key Vault: the current version and the earlier versions that
-/// still verify, each with the time it was replaced (so the age limit is checked at the moment of use).
+/// One immutable snapshot of the keys read from Key Vault: the current version (with its validity window, checked at the
+/// moment of use) or why there is none, and the earlier versions that still verify, each with the time it was replaced
+/// (so the age limit is checked at the moment of use too).
 /// </summary>
 internal sealed class KeyVaultKeySet
 {
-    private readonly IReadOnlyList<SigningKey> _all;
-
-    public KeyVaultKeySet(SigningKey current, IReadOnlyList<PreviousKey> previous)
+    public KeyVaultKeySet(SigningKey? current, KeyWindow currentWindow, IReadOnlyList<PreviousKey> previous, string? currentVersion = null, string? unusableReason = null)
     {
         Current = current;
+        CurrentWindow = currentWindow;
         Previous = previous;
-        var all = new List<SigningKey>(previous.Count + 1) { current };
-        all.AddRange(previous.Select(p => p.Key));
-        _all = all;
+        CurrentVersion = current?.KeyId ?? currentVersion;
+        UnusableReason = unusableReason;
     }
 
-    public SigningKey Current { get; }
+    /// <summary>The current version's key; null when Key Vault refused to hand it out (disabled, deleted, access removed).</summary>
+    public SigningKey? Current { get; }
+
+    /// <summary>When <see cref="Current"/> may be used (Key Vault's <c>nbf</c> and <c>exp</c>).</summary>
+    public KeyWindow CurrentWindow { get; }
+
+    /// <summary>The current version's id, when known, even if its key is not usable.</summary>
+    public string? CurrentVersion { get; }
+
+    /// <summary>Why there is no usable current key at refresh time; null when there is one.</summary>
+    public string? UnusableReason { get; }
 
     public IReadOnlyList<PreviousKey> Previous { get; }
+
+    /// <summary>The key to sign with at <paramref name="now"/>, or null (fail closed: revoked, expired or not yet valid).</summary>
+    public SigningKey? CurrentAt(DateTimeOffset now) => Current is not null && CurrentWindow.Contains(now) ? Current : null;
+
+    /// <summary>Why <see cref="CurrentAt"/> gives null at <paramref name="now"/>; null when it does not.</summary>
+    public string? UnusableAt(DateTimeOffset now) => CurrentAt(now) is not null
+        ? null
+        : UnusableReason ?? CurrentWindow.Describe(now);
 
     /// <summary>A key this snapshot already holds (versions are immutable, so it never needs fetching again).</summary>
     public SigningKey? Cached(string version)
     {
-        if (string.Equals(Current.KeyId, version, StringComparison.Ordinal))
+        if (Current is not null && string.Equals(Current.KeyId, version, StringComparison.Ordinal))
         {
             return Current;
         }
@@ -42,9 +59,9 @@ internal sealed class KeyVaultKeySet
 
     public SigningKey? Find(string keyId, DateTimeOffset now, TimeSpan maxAge)
     {
-        if (string.Equals(Current.KeyId, keyId, StringComparison.Ordinal))
+        if (CurrentAt(now) is { } current && string.Equals(current.KeyId, keyId, StringComparison.Ordinal))
         {
-            return Current;
+            return current;
         }
 
         foreach (var previous in Previous)
@@ -60,18 +77,37 @@ internal sealed class KeyVaultKeySet
 
     public IReadOnlyList<SigningKey> Verification(DateTimeOffset now, TimeSpan maxAge)
     {
-        var allAccepted = true;
-        foreach (var previous in Previous)
+        var keys = new List<SigningKey>(Previous.Count + 1);
+        if (CurrentAt(now) is { } current)
         {
-            allAccepted &= previous.IsAccepted(now, maxAge);
+            keys.Add(current);
         }
 
-        return allAccepted ? _all : [Current, .. Previous.Where(p => p.IsAccepted(now, maxAge)).Select(p => p.Key)];
+        foreach (var previous in Previous)
+        {
+            if (previous.IsAccepted(now, maxAge))
+            {
+                keys.Add(previous.Key);
+            }
+        }
+
+        return keys;
     }
 
-    /// <summary>An earlier version and when a newer one replaced it.</summary>
-    internal sealed record PreviousKey(SigningKey Key, DateTimeOffset ReplacedOn)
+    /// <summary>An earlier version, when a newer one replaced it, and its own validity window.</summary>
+    internal sealed record PreviousKey(SigningKey Key, DateTimeOffset ReplacedOn, KeyWindow Window)
     {
-        public bool IsAccepted(DateTimeOffset now, TimeSpan maxAge) => now - ReplacedOn <= maxAge;
+        public bool IsAccepted(DateTimeOffset now, TimeSpan maxAge) => now - ReplacedOn <= maxAge && Window.Contains(now);
+    }
+
+    /// <summary>Key Vault's activation (<c>nbf</c>) and expiry (<c>exp</c>) of a version; either may be absent.</summary>
+    internal readonly record struct KeyWindow(DateTimeOffset? NotBefore, DateTimeOffset? ExpiresOn)
+    {
+        public bool Contains(DateTimeOffset now) => (NotBefore is null || NotBefore <= now) && (ExpiresOn is null || now < ExpiresOn);
+
+        public string Describe(DateTimeOffset now) =>
+            ExpiresOn is { } expires && now >= expires ? $"it expired at {expires:u}"
+            : NotBefore is { } notBefore && now < notBefore ? $"it is not valid before {notBefore:u}"
+            : "it is not usable";
     }
 }

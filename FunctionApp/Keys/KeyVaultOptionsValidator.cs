@@ -20,7 +20,13 @@ internal sealed partial class KeyVaultOptionsValidator : IValidateOptions<KeyVau
             if (_environment.IsRunningInAzure)
             {
                 // The configuration key is for a developer's machine; in Azure it would be a secret in app settings.
-                errors.Add($"{Section}{nameof(options.VaultUri)} is not set. In Azure the signing key must come from Key Vault; Signing:LocalKey is for local development only.");
+                errors.Add($"{Section}{nameof(options.VaultUri)} is not set. In Azure the signing key must come from Key Vault; {LocalKeyOptions.LocalKeySetting} is for local development only.");
+            }
+            else if (!_environment.IsDevelopment)
+            {
+                // Fail closed: a container, AKS or a VM is not a developer's machine just because it is not App Service.
+                errors.Add($"{Section}{nameof(options.VaultUri)} is not set, and the development key {LocalKeyOptions.LocalKeySetting} is accepted only when " +
+                    $"{AzureEnvironment.EnvironmentSetting}={AzureEnvironment.Development} (which func start sets). Configure Key Vault.");
             }
 
             return errors.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(errors);

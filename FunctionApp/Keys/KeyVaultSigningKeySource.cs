@@ -1,3 +1,4 @@
+using Azure;
 using Azure.Core.Pipeline;
 using Azure.Security.KeyVault.Secrets;
 using Microsoft.Extensions.Logging;
@@ -10,8 +11,12 @@ namespace FunctionApp.Keys;
 /// <list type="bullet">
 /// <item>Key Vault is read at first use, then by a timer this source owns, every <c>KeyVault:RefreshInterval</c>;
 /// at most one refresh runs at a time. Requests only ever read the cached snapshot.</item>
-/// <item>A failed refresh keeps the last good keys and is retried with exponential backoff (never sooner than a 429's
-/// <c>Retry-After</c>). With no key ever obtained, callers get <see cref="SigningKeyUnavailableException"/>.</item>
+/// <item>A failed refresh (an outage: 5xx, 429, timeouts) keeps the last good keys and is retried with exponential backoff
+/// (never sooner than a 429's <c>Retry-After</c>). With no key ever obtained, callers get <see cref="SigningKeyUnavailableException"/>.</item>
+/// <item>Revocation fails closed: when Key Vault refuses the current version (403: disabled or access removed; 404: deleted)
+/// or the version is outside its <c>nbf</c>/<c>exp</c> window (checked at each use), nothing is signed
+/// (<see cref="SigningKeyUnavailableException"/>, so HTTP answers 503 with <c>Retry-After</c>) and its signatures no longer
+/// verify. Refreshes continue with the failure backoff, so re-enabling the version resumes signing without a restart.</item>
 /// <item>Earlier versions verify while they are among the newest <c>KeyVault:AcceptedPreviousVersions</c> and were replaced
 /// less than <c>KeyVault:MaxVersionAge</c> ago; disabled or expired versions never do.</item>
 /// </list>
@@ -32,6 +37,7 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
     private bool _started;
     private bool _disposed;
     private int _consecutiveFailures;
+    private int _unusableRefreshes;
     private long _nextAttemptTicks;
 
     /// <summary>Creates the source; nothing is fetched until first use.</summary>
@@ -67,8 +73,12 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
     }
 
     /// <inheritdoc />
-    public async ValueTask<SigningKey> GetCurrentKeyAsync(CancellationToken cancellationToken) =>
-        (await GetKeysAsync(cancellationToken).ConfigureAwait(false)).Current;
+    public async ValueTask<SigningKey> GetCurrentKeyAsync(CancellationToken cancellationToken)
+    {
+        var keys = await GetKeysAsync(cancellationToken).ConfigureAwait(false);
+        var now = _time.GetUtcNow();
+        return keys.CurrentAt(now) ?? throw Unavailable($"The current version of Key Vault secret '{_secretName}' is not usable: {keys.UnusableAt(now)}.");
+    }
 
     /// <inheritdoc />
     /// <remarks>Only cached keys are searched: an unknown id never causes a Key Vault call.</remarks>
@@ -128,13 +138,13 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         // Wait for the fetch in flight (the first, or a timer's retry); a caller that arrives during a
         // backoff finds it completed and gets 503 at once rather than calling Key Vault itself.
         await refresh.WaitAsync(cancellationToken).ConfigureAwait(false);
-        return _keys ?? throw Unavailable();
+        return _keys ?? throw Unavailable($"No signing key could be loaded from Key Vault secret '{_secretName}' yet.");
     }
 
-    private SigningKeyUnavailableException Unavailable()
+    private SigningKeyUnavailableException Unavailable(string message)
     {
         var wait = NextAttemptAt - _time.GetUtcNow();
-        return new SigningKeyUnavailableException($"No signing key could be loaded from Key Vault secret '{_secretName}' yet.")
+        return new SigningKeyUnavailableException(message)
         {
             RetryAfter = wait > TimeSpan.FromSeconds(1) ? wait : TimeSpan.FromSeconds(1),
         };
@@ -166,15 +176,36 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
 
             _keys = keys;
             _consecutiveFailures = 0;
-            next = _options.RefreshInterval;
-            if (previous is null || !ReferenceEquals(previous.Current, keys.Current) || previous.Previous.Count != keys.Previous.Count)
+            var now = _time.GetUtcNow();
+            var usable = keys.CurrentAt(now);
+            var wasUsable = previous?.CurrentAt(now);
+            if (usable is null)
             {
-                KeysLog.Loaded(_logger, _secretName, keys.Current.KeyId, keys.Previous.Count);
+                // Revoked, expired or not yet valid: retry on the failure schedule so a re-enabled version is picked up soon.
+                _unusableRefreshes++;
+                next = Backoff(_unusableRefreshes, retryAfter: null);
+                if (_unusableRefreshes == 1)
+                {
+                    KeysLog.CurrentUnusable(_logger, _secretName, keys.CurrentVersion ?? "(unknown)", keys.UnusableAt(now) ?? string.Empty);
+                }
             }
-
-            if (previous is not null && !ReferenceEquals(previous.Current, keys.Current))
+            else
             {
-                KeysLog.Rotated(_logger, _secretName, previous.Current.KeyId, keys.Current.KeyId);
+                _unusableRefreshes = 0;
+                next = _options.RefreshInterval;
+                if (previous is null || !ReferenceEquals(previous.Current, keys.Current) || previous.Previous.Count != keys.Previous.Count)
+                {
+                    KeysLog.Loaded(_logger, _secretName, usable.KeyId, keys.Previous.Count);
+                }
+
+                if (previous?.Current is { } before && !ReferenceEquals(before, keys.Current))
+                {
+                    KeysLog.Rotated(_logger, _secretName, before.KeyId, usable.KeyId);
+                }
+                else if (previous is not null && wasUsable is null)
+                {
+                    KeysLog.Resumed(_logger, _secretName, usable.KeyId);
+                }
             }
         }
         catch (OperationCanceledException) when (_stopping.IsCancellationRequested)
@@ -185,9 +216,9 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         {
             _consecutiveFailures++;
             next = Backoff(_consecutiveFailures, throttle.RetryAfter);
-            if (_keys is { } kept)
+            if (_keys?.CurrentAt(_time.GetUtcNow()) is { } kept)
             {
-                KeysLog.RefreshFailedKeepingKey(_logger, ex, _secretName, _consecutiveFailures, kept.Current.KeyId, next);
+                KeysLog.RefreshFailedKeepingKey(_logger, ex, _secretName, _consecutiveFailures, kept.KeyId, next);
             }
             else
             {
@@ -218,17 +249,55 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
     private async Task<KeyVaultKeySet> FetchAsync(KeyVaultKeySet? cached, CancellationToken cancellationToken)
     {
         var now = _time.GetUtcNow();
-        var secret = (await _client.GetSecretAsync(_secretName, version: null, cancellationToken).ConfigureAwait(false)).Value;
-        var currentProperties = secret.Properties;
-        var current = cached?.Cached(currentProperties.Version) ?? Decode(secret, out var reason)
-            ?? throw new SecretRefusedException(_secretName, currentProperties.Version, reason);
+        KeyVaultSecret? secret = null;
+        string? refused = null;
+        try
+        {
+            secret = (await _client.GetSecretAsync(_secretName, version: null, cancellationToken).ConfigureAwait(false)).Value;
+        }
+        catch (RequestFailedException ex) when (ex.Status is 403 or 404)
+        {
+            // Not an outage but a decision: the current version is disabled (or the secret deleted, or our access removed).
+            // Failing closed means no signing with what we cached; the versions list below still says what verifies.
+            refused = ex.Status == 403
+                ? "Key Vault refuses to read it (403: the version is disabled, or the app's access was removed)"
+                : "Key Vault no longer has it (404: the secret was deleted)";
+        }
+
+        // The versions list gives every version's attributes; where the current one was refused, the newest listed is it.
+        var versions = new List<SecretProperties>();
+        try
+        {
+            await foreach (var version in _client.GetPropertiesOfSecretVersionsAsync(_secretName, cancellationToken).ConfigureAwait(false))
+            {
+                versions.Add(version);
+            }
+        }
+        catch (RequestFailedException ex) when (refused is not null && ex.Status is 403 or 404)
+        {
+            // No access at all: nothing signs, nothing verifies.
+            return new KeyVaultKeySet(null, default, [], currentVersion: null, refused);
+        }
+
+        var currentProperties = secret?.Properties ?? versions.Where(v => v.CreatedOn is not null).MaxBy(v => v.CreatedOn!.Value);
+        SigningKey? current = null;
+        if (secret is not null)
+        {
+            current = cached?.Cached(secret.Properties.Version) ?? Decode(secret, out var reason)
+                ?? throw new SecretRefusedException(_secretName, secret.Properties.Version, reason);
+            if (secret.Properties.Enabled == false)
+            {
+                refused = "it is disabled";
+                current = null;
+            }
+        }
 
         var candidates = new List<SecretProperties>();
-        await foreach (var version in _client.GetPropertiesOfSecretVersionsAsync(_secretName, cancellationToken).ConfigureAwait(false))
+        foreach (var version in versions)
         {
-            if (!string.Equals(version.Version, currentProperties.Version, StringComparison.Ordinal) &&
+            if (!string.Equals(version.Version, currentProperties?.Version, StringComparison.Ordinal) &&
                 version.Enabled == true &&
-                version.CreatedOn is { } created && created <= (currentProperties.CreatedOn ?? now) &&
+                version.CreatedOn is { } created && created <= (currentProperties?.CreatedOn ?? now) &&
                 (version.ExpiresOn is null || version.ExpiresOn > now) &&
                 (version.NotBefore is null || version.NotBefore <= now))
             {
@@ -238,7 +307,7 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
 
         candidates.Sort((a, b) => b.CreatedOn!.Value.CompareTo(a.CreatedOn!.Value));
         var previous = new List<KeyVaultKeySet.PreviousKey>();
-        var replacedOn = currentProperties.CreatedOn ?? now;
+        var replacedOn = currentProperties?.CreatedOn ?? now;
         for (var i = 0; i < candidates.Count && i < _options.AcceptedPreviousVersions; i++)
         {
             if (now - replacedOn > _options.MaxVersionAge)
@@ -256,13 +325,14 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
 
             if (key is not null)
             {
-                previous.Add(new KeyVaultKeySet.PreviousKey(key, replacedOn));
+                previous.Add(new KeyVaultKeySet.PreviousKey(key, replacedOn, new KeyVaultKeySet.KeyWindow(properties.NotBefore, properties.ExpiresOn)));
             }
 
             replacedOn = properties.CreatedOn!.Value;
         }
 
-        return new KeyVaultKeySet(current, previous);
+        var window = new KeyVaultKeySet.KeyWindow(currentProperties?.NotBefore, currentProperties?.ExpiresOn);
+        return new KeyVaultKeySet(current, window, previous, currentProperties?.Version, refused);
     }
 
     private SigningKey? Decode(KeyVaultSecret secret, out string reason)

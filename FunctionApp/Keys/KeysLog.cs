@@ -22,4 +22,10 @@ internal static partial class KeysLog
 
     [LoggerMessage(EventId = 3006, Level = LogLevel.Information, Message = "Signing keys come from Key Vault {VaultUri}, secret {SecretName}, refreshed every {RefreshInterval}")]
     public static partial void UsingKeyVault(ILogger logger, Uri vaultUri, string secretName, TimeSpan refreshInterval);
+
+    [LoggerMessage(EventId = 3007, Level = LogLevel.Error, Message = "Signing key {SecretName} version {KeyId} is not usable: {Reason}. Signing stops (HTTP 503, queue messages retried) and its signatures no longer verify until a usable version is current")]
+    public static partial void CurrentUnusable(ILogger logger, string secretName, string keyId, string reason);
+
+    [LoggerMessage(EventId = 3008, Level = LogLevel.Information, Message = "Signing key {SecretName} version {KeyId} is usable again; signing resumes")]
+    public static partial void Resumed(ILogger logger, string secretName, string keyId);
 }

@@ -6,7 +6,10 @@ using Microsoft.Extensions.Options;
 
 namespace FunctionApp.Keys;
 
-/// <summary>Registers the key source: Key Vault when <c>KeyVault:VaultUri</c> is set, <c>Signing:LocalKey</c> otherwise.</summary>
+/// <summary>
+/// Registers the key source: Key Vault when <c>KeyVault:VaultUri</c> is set, otherwise <c>Signing:LocalKey</c>, which is
+/// accepted only in development (<c>AZURE_FUNCTIONS_ENVIRONMENT=Development</c>) and never in Azure.
+/// </summary>
 public static class SigningKeySourceServiceCollectionExtensions
 {
     /// <summary>
@@ -21,7 +24,9 @@ public static class SigningKeySourceServiceCollectionExtensions
 
         services.AddOptions<KeyVaultOptions>().Bind(configuration.GetSection(KeyVaultOptions.SectionName)).ValidateOnStart();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<KeyVaultOptions>, KeyVaultOptionsValidator>());
-        services.TryAddSingleton<IAzureEnvironment, AzureEnvironment>();
+        services.AddOptions<LocalKeyOptions>().Bind(configuration.GetSection(LocalKeyOptions.SectionName)).ValidateOnStart();
+        services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<LocalKeyOptions>, LocalKeyOptionsValidator>());
+        services.TryAddSingleton<IAzureEnvironment>(new AzureEnvironment(configuration));
         services.TryAddSingleton(TimeProvider.System);
         services.TryAddSingleton(provider =>
         {
@@ -32,8 +37,8 @@ public static class SigningKeySourceServiceCollectionExtensions
         services.TryAddSingleton<KeyVaultSigningKeySource>();
         services.TryAddSingleton<ConfigurationSigningKeySource>();
 
-        // Decided on first resolution, after validation: in Azure without a vault, reading the options throws
-        // an OptionsValidationException naming KeyVault:VaultUri, so the local key is never used there.
+        // Decided on first resolution, after validation: without a vault anywhere but a developer's machine, reading the
+        // options throws an OptionsValidationException naming KeyVault:VaultUri, so the local key is never used there.
         services.TryAddSingleton<ISigningKeySource>(provider =>
             provider.GetRequiredService<IOptions<KeyVaultOptions>>().Value.IsConfigured
                 ? provider.GetRequiredService<KeyVaultSigningKeySource>()

@@ -14,24 +14,23 @@ namespace FunctionApp.Signing;
 /// </summary>
 public static class SigningServiceCollectionExtensions
 {
-    /// <summary>Adds options, the one stream pool, the reader, the signer, the verifier and the key source.</summary>
+    /// <summary>Adds options, the one stream pool, the envelope reader, the signer, the verifier and the key source.</summary>
     public static IServiceCollection AddWidgetSigning(this IServiceCollection services, IConfiguration configuration)
     {
         ArgumentNullException.ThrowIfNull(services);
         ArgumentNullException.ThrowIfNull(configuration);
 
-        services.AddOptions<SigningOptions>().Bind(configuration.GetSection(SigningOptions.SectionName)).ValidateOnStart();
         services.AddOptions<StreamPoolOptions>().Bind(configuration.GetSection(StreamPoolOptions.SectionName)).ValidateOnStart();
-        services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<SigningOptions>, SigningOptionsValidator>());
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<StreamPoolOptions>, StreamPoolOptionsValidator>());
+        services.AddOptions<EnvelopeOptions>().Bind(configuration.GetSection(EnvelopeOptions.SectionName)).ValidateOnStart();
+        services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<EnvelopeOptions>, EnvelopeOptionsValidator>());
 
         services.TryAddSingleton(provider => StreamPoolFactory.Create(
             provider.GetRequiredService<IOptions<StreamPoolOptions>>().Value,
             provider.GetRequiredService<ILoggerFactory>().CreateLogger("FunctionApp.StreamPool")));
-        services.TryAddSingleton<WidgetEnvelopeReader>();
+        services.TryAddSingleton(provider => new WidgetEnvelopeReader(provider.GetRequiredService<IOptions<EnvelopeOptions>>().Value));
         services.TryAddSingleton<EnvelopeSigner>();
         services.TryAddSingleton<EnvelopeVerifier>();
-        services.TryAddSingleton<Http.HttpEnvelopeReader>();
         services.AddSigningKeySource(configuration);
         return services;
     }

@@ -1,0 +1,31 @@
+using System.ComponentModel.DataAnnotations;
+using FunctionApp.Primitives;
+
+namespace FunctionApp.Envelopes;
+
+/// <summary>Limits of the envelope reader (configuration section <c>Envelopes</c>); they apply to HTTP and queue alike.</summary>
+public sealed class EnvelopeOptions
+{
+    /// <summary>The configuration section these options bind to.</summary>
+    public const string SectionName = "Envelopes";
+
+    /// <summary>The default of <see cref="MaxWidgets"/>.</summary>
+    public const int DefaultMaxWidgets = 50_000;
+
+    /// <summary>
+    /// The most widgets one envelope may hold; one more is rejected with its JSON path. Setting: <c>Envelopes:MaxWidgets</c>.
+    /// Default 50,000: a 16 MiB body (the default body limit) holds about 50,000 widgets of the seed's shape
+    /// (about 335 bytes each), so the limit does not bite before the byte limit for real data, while a body of minimal
+    /// widgets (about 230 bytes) cannot make the service build and sign more than 50,000 objects.
+    /// </summary>
+    [Range(1, 10_000_000, ErrorMessage = SectionName + ":" + nameof(MaxWidgets) + " must be between {1} and {2}.")]
+    public int MaxWidgets { get; set; } = DefaultMaxWidgets;
+
+    /// <summary>
+    /// The most characters of client text (a member name, a token) copied into an error, a log line or a rejected message;
+    /// longer text is cut and marked with how much was left out. JSON paths keep 32 more characters for their known parts
+    /// (<c>$.widgets[49999].</c>). Setting: <c>Envelopes:MaxEchoedChars</c>. Default 64.
+    /// </summary>
+    [Range(8, 4096, ErrorMessage = SectionName + ":" + nameof(MaxEchoedChars) + " must be between {1} and {2}.")]
+    public int MaxEchoedChars { get; set; } = EchoText.DefaultMaxLength;
+}
