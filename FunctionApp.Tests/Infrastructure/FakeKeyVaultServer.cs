@@ -94,7 +94,7 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
     };
 
     /// <summary>Stores a new version (like <c>az keyvault secret set</c>) and returns its version id.</summary>
-    public string SetSecret(string name, string value, bool enabled = true, DateTimeOffset? expiresOn = null)
+    public string SetSecret(string name, string value, bool enabled = true, DateTimeOffset? expiresOn = null, DateTimeOffset? notBefore = null)
     {
         var version = Convert.ToHexString(RandomNumberGenerator.GetBytes(16)).ToLowerInvariant();
         lock (_gate)
@@ -111,20 +111,25 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
                 created = versions[^1].Created.AddSeconds(1);
             }
 
-            versions.Add(new StoredVersion(version, value, created, enabled, expiresOn));
+            versions.Add(new StoredVersion(version, value, created, enabled, expiresOn, notBefore));
         }
 
         return version;
     }
 
     /// <summary>Disables a version (what an operator does to revoke it).</summary>
-    public void Disable(string name, string version)
+    public void Disable(string name, string version) => SetEnabled(name, version, enabled: false);
+
+    /// <summary>Enables a version again (what an operator does to undo a revocation).</summary>
+    public void Enable(string name, string version) => SetEnabled(name, version, enabled: true);
+
+    private void SetEnabled(string name, string version, bool enabled)
     {
         lock (_gate)
         {
             var versions = _secrets[name];
             var index = versions.FindIndex(v => v.Version == version);
-            versions[index] = versions[index] with { Enabled = false };
+            versions[index] = versions[index] with { Enabled = enabled };
         }
     }
 
@@ -278,6 +283,11 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
             json.WriteNumber("exp", expires.ToUnixTimeSeconds());
         }
 
+        if (version.NotBefore is { } notBefore)
+        {
+            json.WriteNumber("nbf", notBefore.ToUnixTimeSeconds());
+        }
+
         json.WriteString("recoveryLevel", "Recoverable+Purgeable");
         json.WriteEndObject();
         json.WriteStartObject("tags");
@@ -309,5 +319,5 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
         await response.Body.WriteAsync(buffer.GetBuffer().AsMemory(0, (int)buffer.Length)).ConfigureAwait(false);
     }
 
-    private sealed record StoredVersion(string Version, string Value, DateTimeOffset Created, bool Enabled, DateTimeOffset? ExpiresOn);
+    private sealed record StoredVersion(string Version, string Value, DateTimeOffset Created, bool Enabled, DateTimeOffset? ExpiresOn, DateTimeOffset? NotBefore);
 }

@@ -1,0 +1,191 @@
+using FunctionApp.Envelopes;
+using FunctionApp.Functions;
+using FunctionApp.Http;
+using FunctionApp.Keys;
+using FunctionApp.Signing;
+using FunctionApp.Tests.Infrastructure;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace FunctionApp.Tests.Keys;
+
+/// <summary>
+/// Revocation fails closed, against the HTTPS fake vault and the real SecretClient: a disabled, deleted-access, expired or
+/// not-yet-valid current version signs nothing (503 with Retry-After) and verifies nothing; undoing it resumes signing
+/// in the same process.
+/// </summary>
+public sealed class KeyVaultRevocationTests
+{
+    private static readonly byte[] Input = Vector.Load("one-widget").Input;
+
+    [Fact]
+    public async Task SignFunction_CurrentVersionDisabledAttack_503WithinOneRefreshThenResumesWhenReEnabled()
+    {
+        // Arrange: signing works with the current version.
+        await using var harness = await KeyVaultHarness.StartAsync();
+        var version = harness.Rotate();
+        var function = CreateSignFunction(harness);
+        var before = await PostAsync(function);
+        Assert.Equal(200, before.Status);
+
+        // Act 1: an operator disables the version; Key Vault answers 403 from now on.
+        harness.Server.Disable(KeyVaultHarness.SecretName, version);
+        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        var revoked = await PostAsync(function);
+
+        // Assert 1: fail closed within one refresh interval, with a Retry-After, logged once.
+        Assert.Equal(503, revoked.Status);
+        Assert.Equal(ProblemTypes.KeyUnavailable, revoked.Json.Value<string>("type"));
+        Assert.True(int.Parse(revoked.ResponseHeaders.RetryAfter.ToString(), System.Globalization.CultureInfo.InvariantCulture) >= 1);
+        Assert.False(revoked.ResponseHeaders.ContainsKey(SignatureHeaders.Signature));
+        Assert.Single(harness.LogsWithEvent(3007));
+
+        // Act 2: re-enabled; the next refresh (on the failure backoff, not a restart) picks it up.
+        harness.Server.Enable(KeyVaultHarness.SecretName, version);
+        await harness.AdvanceAsync(harness.Options.FailureRetryDelay);
+        var resumed = await PostAsync(function);
+
+        // Assert 2
+        Assert.Equal(200, resumed.Status);
+        Assert.Equal(version, resumed.Json.Value<string>("keyId"));
+        Assert.Single(harness.LogsWithEvent(3008));
+    }
+
+    [Fact]
+    public async Task VerifyAsync_CurrentVersionDisabledAttack_ItsSignaturesNoLongerVerify()
+    {
+        // Arrange
+        await using var harness = await KeyVaultHarness.StartAsync();
+        var version = harness.Rotate();
+        var envelope = Read();
+        Signature signature;
+        using (var signed = await harness.Signer.SignAsync(envelope, CancellationToken.None))
+        {
+            signature = signed.Signature;
+        }
+
+        Assert.True((await harness.Verifier.VerifyAsync(envelope, signature, version, CancellationToken.None)).IsValid);
+
+        // Act
+        harness.Server.Disable(KeyVaultHarness.SecretName, version);
+        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        var named = await harness.Verifier.VerifyAsync(envelope, signature, version, CancellationToken.None);
+        var any = await harness.Verifier.VerifyAsync(envelope, signature, null, CancellationToken.None);
+        harness.Server.Enable(KeyVaultHarness.SecretName, version);
+        await harness.AdvanceAsync(harness.Options.FailureRetryDelay);
+        var afterReEnable = await harness.Verifier.VerifyAsync(envelope, signature, version, CancellationToken.None);
+
+        // Assert
+        Assert.False(named.IsValid);
+        Assert.Equal(VerificationFailure.UnknownKeyId, named.Failure);
+        Assert.False(any.IsValid);
+        Assert.True(afterReEnable.IsValid);
+    }
+
+    [Fact]
+    public async Task SignAsync_CurrentVersionDisabledWithEarlierVersion_NeitherSignsWithTheOlderOne()
+    {
+        // Arrange: rotation made v2 current; then v2 is disabled. Falling back to v1 would sign with a retired key.
+        await using var harness = await KeyVaultHarness.StartAsync();
+        var first = harness.Rotate();
+        var envelope = Read();
+        Signature oldSignature;
+        using (var signed = await harness.Signer.SignAsync(envelope, CancellationToken.None))
+        {
+            oldSignature = signed.Signature;
+        }
+
+        var second = harness.Rotate();
+        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        harness.Server.Disable(KeyVaultHarness.SecretName, second);
+        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+
+        // Act
+        var error = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, CancellationToken.None));
+        var older = await harness.Verifier.VerifyAsync(envelope, oldSignature, first, CancellationToken.None);
+
+        // Assert: no signing; the earlier (still enabled, recently replaced) version still verifies what it signed.
+        Assert.Contains("403", error.Message, StringComparison.Ordinal);
+        Assert.True(older.IsValid);
+    }
+
+    [Fact]
+    public async Task SignAsync_CurrentVersionPastExpiresOn_RefusedAtOnceWithoutWaitingForARefresh()
+    {
+        // Arrange: Key Vault still hands out an expired secret (exp is informational for secrets); the app must not sign.
+        await using var harness = await KeyVaultHarness.StartAsync();
+        var expires = harness.Time.GetUtcNow().AddMinutes(1);
+        var version = harness.Server.SetSecret(KeyVaultHarness.SecretName, Vector.KeyBase64, expiresOn: expires);
+        var envelope = Read();
+        Signature signature;
+        using (var signed = await harness.Signer.SignAsync(envelope, CancellationToken.None))
+        {
+            Assert.Equal(version, signed.KeyId);
+            signature = signed.Signature;
+        }
+
+        // Act: a minute later, before the next refresh is due.
+        harness.Time.Advance(TimeSpan.FromMinutes(1));
+        var error = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, CancellationToken.None));
+        var verified = await harness.Verifier.VerifyAsync(envelope, signature, version, CancellationToken.None);
+
+        // Assert
+        Assert.Contains("expired", error.Message, StringComparison.Ordinal);
+        Assert.Equal(VerificationFailure.UnknownKeyId, verified.Failure);
+    }
+
+    [Fact]
+    public async Task SignAsync_CurrentVersionBeforeNotBefore_RefusedUntilItIsValid()
+    {
+        // Arrange
+        await using var harness = await KeyVaultHarness.StartAsync();
+        var notBefore = harness.Time.GetUtcNow().AddMinutes(2);
+        var version = harness.Server.SetSecret(KeyVaultHarness.SecretName, Vector.KeyBase64, notBefore: notBefore);
+        var envelope = Read();
+
+        // Act
+        var early = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, CancellationToken.None));
+        harness.Time.Advance(TimeSpan.FromMinutes(2));
+        using var later = await harness.Signer.SignAsync(envelope, CancellationToken.None);
+
+        // Assert
+        Assert.Contains("not valid before", early.Message, StringComparison.Ordinal);
+        Assert.Equal(version, later.KeyId);
+    }
+
+    [Fact]
+    public async Task SignAsync_VaultOutageAfterKeyLoaded_StillSignsWithTheCachedKey()
+    {
+        // Arrange: the contrast to revocation – a 500 is an outage, not a decision, so the cached key stays in use.
+        await using var harness = await KeyVaultHarness.StartAsync();
+        var version = harness.Rotate();
+        var envelope = Read();
+        (await harness.Signer.SignAsync(envelope, CancellationToken.None)).Dispose();
+        harness.Server.Fault = FakeKeyVaultFault.ServerError;
+
+        // Act
+        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        using var signed = await harness.Signer.SignAsync(envelope, CancellationToken.None);
+
+        // Assert
+        Assert.Equal(version, signed.KeyId);
+        Assert.Empty(harness.LogsWithEvent(3007));
+    }
+
+    private static SignFunction CreateSignFunction(KeyVaultHarness harness) => new(
+        new HttpEnvelopeReader(new WidgetEnvelopeReader(), harness.Streams, Microsoft.Extensions.Options.Options.Create(new HttpOptions())),
+        harness.Signer,
+        NullLogger<SignFunction>.Instance);
+
+    private static async Task<HttpExchange> PostAsync(SignFunction function)
+    {
+        var exchange = HttpExchange.Post(Input);
+        await exchange.ExecuteAsync(await function.RunAsync(exchange.Request));
+        return exchange;
+    }
+
+    private static WidgetEnvelope Read()
+    {
+        using var stream = new MemoryStream(Input, writable: false);
+        return new WidgetEnvelopeReader().Read(stream);
+    }
+}
