@@ -1,0 +1,178 @@
+using System.Text;
+using FunctionApp.Envelopes;
+using FunctionApp.Tests.Infrastructure;
+
+namespace FunctionApp.Tests.Envelopes;
+
+/// <summary>Issue 10 at the reader, which HTTP and the queue share: each test is named for the attack it repels.</summary>
+public sealed class WidgetEnvelopeReaderAttackTests
+{
+    private const string Id = "6f9619ff-8b86-d011-b42d-00c04fc964ff";
+
+    public static TheoryData<string> ReplacementCharacters() => new() { "\ufffd", @"\ufffd", @"\uFFFD", "a\ufffdb\ufffd" };
+
+    [Theory]
+    [MemberData(nameof(ReplacementCharacters))]
+    public void Read_RealReplacementCharacterInNonExposableMemoryStream_IsAccepted(string value)
+    {
+        // Arrange: what the queue path hands the reader – a MemoryStream whose buffer is not publicly visible.
+        var bytes = Envelope(value);
+
+        // Act
+        var widget = Assert.Single(new WidgetEnvelopeReader().Read(new MemoryStream(bytes, writable: false)).Widgets);
+
+        // Assert
+        Assert.Equal(value.Replace(@"\ufffd", "\ufffd", StringComparison.Ordinal).Replace(@"\uFFFD", "\ufffd", StringComparison.Ordinal), widget.Property0);
+    }
+
+    [Theory]
+    [MemberData(nameof(ReplacementCharacters))]
+    public void Read_RealReplacementCharacterInPlainNonSeekableStream_IsAccepted(string value)
+    {
+        // Act
+        var widget = Assert.Single(new WidgetEnvelopeReader().Read(new TrickleStream(Envelope(value), chunk: 3)).Widgets);
+
+        // Assert
+        Assert.Contains("\ufffd", widget.Property0, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(@"\ud800", 1)]
+    [InlineData(@"\udc00", 1)]
+    [InlineData(@"x\ud83d\n", 7)]
+    [InlineData(@"\ud83d\ud83d\ude00", 1)]
+    [InlineData(@"\ufffd\ud800", 64)]
+    public void Read_UnpairedSurrogateEscapeSplitAcrossReads_IsRejectedAtItsPath(string value, int chunk)
+    {
+        // Arrange: every byte boundary of the escape can fall between two reads.
+        var bytes = Envelope(value, property1: value);
+
+        // Act
+        var error = Assert.Throws<EnvelopeFormatException>(() => new WidgetEnvelopeReader().Read(new TrickleStream(bytes, chunk)));
+
+        // Assert: the first string holding one is named, though U+FFFD appears in both.
+        Assert.Equal("$.widgets[0].property0", error.JsonPath);
+        Assert.Contains("unpaired", error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(5)]
+    public void Read_SurrogatePairEscapeSplitAcrossReads_IsAccepted(int chunk)
+    {
+        // Act
+        var widget = Assert.Single(new WidgetEnvelopeReader().Read(new TrickleStream(Envelope(@"\ud83d\ude00 \uD834\uDD1E"), chunk)).Widgets);
+
+        // Assert
+        Assert.Equal("😀 𝄞", widget.Property0);
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public void Read_HugeUnknownMemberNameAttack_EchoIsBounded(bool atRoot)
+    {
+        // Arrange: a 20,000-character name would otherwise be copied into the problem, the log line and a rejected message.
+        var name = new string('n', 20_000);
+        var json = atRoot
+            ? $$"""{"{{name}}":1,"widgets":[]}"""
+            : Encoding.UTF8.GetString(Envelope("a")).Replace("\"createdUtc\"", $"\"{name}\":\"x\",\"createdUtc\"", StringComparison.Ordinal);
+
+        // Act
+        var error = Assert.Throws<EnvelopeFormatException>(() => new WidgetEnvelopeReader().Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
+
+        // Assert
+        Assert.Contains("Unknown member", error.Message, StringComparison.Ordinal);
+        Assert.Contains("chars)", error.Message, StringComparison.Ordinal);
+        Assert.True(error.Message.Length < 300, $"message is {error.Message.Length} characters");
+        Assert.True(error.JsonPath.Length < 140, $"path is {error.JsonPath.Length} characters");
+        Assert.StartsWith(atRoot ? "$.nnnn" : "$.widgets[0].nnnn", error.JsonPath, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Read_EchoLimitSetting_BoundsEchoedName()
+    {
+        // Arrange
+        var reader = new WidgetEnvelopeReader(new EnvelopeOptions { MaxEchoedChars = 10 });
+        var json = $$"""{"{{new string('q', 500)}}":1}""";
+
+        // Act
+        var error = Assert.Throws<EnvelopeFormatException>(() => reader.Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
+
+        // Assert
+        Assert.Contains("'qqqqqqqqqq…(+490 chars)'", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Read_MoreWidgetsThanTheLimitAttack_IsRejectedAtTheFirstExtraWidgetNamingTheSetting()
+    {
+        // Arrange
+        var reader = new WidgetEnvelopeReader(new EnvelopeOptions { MaxWidgets = 3 });
+        var widget = Encoding.UTF8.GetString(Envelope("a"))["{\"widgets\":[".Length..^2];
+        var three = Encoding.UTF8.GetBytes("{\"widgets\":[" + string.Join(",", Enumerable.Repeat(widget, 3)) + "]}");
+        var four = Encoding.UTF8.GetBytes("{\"widgets\":[" + string.Join(",", Enumerable.Repeat(widget, 4)) + "]}");
+
+        // Act
+        var accepted = reader.Read(new MemoryStream(three));
+        var error = Assert.Throws<EnvelopeFormatException>(() => reader.Read(new MemoryStream(four)));
+
+        // Assert
+        Assert.Equal(3, accepted.Widgets.Count);
+        Assert.Equal("$.widgets[3]", error.JsonPath);
+        Assert.Contains("Envelopes:MaxWidgets", error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("1")]
+    [InlineData("-1.5e300")]
+    [InlineData("true")]
+    public void Read_ShortUnquotedValue_IsRejectedAsNotAString(string token)
+    {
+        // Arrange
+        var json = Encoding.UTF8.GetString(Envelope("a")).Replace($"\"{Id}\"", token, StringComparison.Ordinal);
+
+        // Act
+        var error = Assert.Throws<EnvelopeFormatException>(() => new WidgetEnvelopeReader().Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
+
+        // Assert
+        Assert.Equal("$.widgets[0].id", error.JsonPath);
+        Assert.Contains("must be a JSON string", error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("9", 100_000)]
+    [InlineData("1", 65)]
+    [InlineData("-", 1)]
+    public void Read_HugeNumberAttack_IsCutBeforeNewtonsoftParsesIt(string digit, int count)
+    {
+        // Arrange: Newtonsoft would parse a long integer as a BigInteger, in time quadratic in its length.
+        var number = digit == "-" ? "-" + new string('1', 200) : new string(digit[0], count);
+        var json = Encoding.UTF8.GetString(Envelope("a")).Replace($"\"{Id}\"", number, StringComparison.Ordinal);
+
+        // Act
+        var error = Assert.Throws<EnvelopeFormatException>(() => new WidgetEnvelopeReader().Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
+
+        // Assert
+        Assert.Equal("$.widgets[0].id", error.JsonPath);
+        Assert.Contains("longer than 64 bytes", error.Message, StringComparison.Ordinal);
+        Assert.True(error.Message.Length < 400);
+    }
+
+    [Fact]
+    public void Read_LongInvalidTokenInNewtonsoftMessage_IsBounded()
+    {
+        // Arrange: an unquoted member name is echoed by Newtonsoft's own message; a long one must not be.
+        var json = "{" + new string('k', 5000) + "}";
+
+        // Act
+        var error = Assert.Throws<EnvelopeFormatException>(() => new WidgetEnvelopeReader().Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
+
+        // Assert
+        Assert.True(error.Message.Length < 400, error.Message);
+        Assert.True(error.JsonPath.Length < 140, error.JsonPath);
+    }
+
+    private static byte[] Envelope(string property0, string property1 = "b") => Encoding.UTF8.GetBytes(
+        $$"""{"widgets":[{"id":"{{Id}}","property0":"{{property0}}","property1":"{{property1}}","property2":"c","property3":"d","property4":"e","property5":"f","property6":"g","property7":"h","property8":"i","property9":"j","createdUtc":"2022-10-07T22:21:35Z"}]}""");
+}
