@@ -28,6 +28,9 @@ public sealed class WidgetEnvelopeReader
 
     private static readonly Dictionary<string, int> MemberIndex = CreateMemberIndex();
 
+    private static readonly System.Buffers.SearchValues<char> PlainNameChars =
+        System.Buffers.SearchValues.Create("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+
     private readonly int _maxWidgets;
     private readonly int _maxEchoedChars;
 
@@ -123,7 +126,7 @@ public sealed class WidgetEnvelopeReader
                 var name = PropertyName();
                 if (!string.Equals(name, "widgets", StringComparison.OrdinalIgnoreCase))
                 {
-                    throw Invalid($"Unknown member '{Echo(name, owner._maxEchoedChars)}'; an envelope has only 'widgets'.");
+                    throw UnknownMember(name, "$", "an envelope has only 'widgets'");
                 }
 
                 if (widgets is not null)
@@ -193,7 +196,7 @@ public sealed class WidgetEnvelopeReader
                 var name = PropertyName();
                 if (!MemberIndex.TryGetValue(name, out var index))
                 {
-                    throw Invalid($"Unknown member '{Echo(name, owner._maxEchoedChars)}'; a widget has id, property0 … property9 and createdUtc.");
+                    throw UnknownMember(name, string.Create(CultureInfo.InvariantCulture, $"$.{widgetsName}[{widgetIndex}]"), "a widget has id, property0 … property9 and createdUtc");
                 }
 
                 if ((seen & (1 << index)) != 0)
@@ -322,6 +325,17 @@ public sealed class WidgetEnvelopeReader
             Next() ? true : throw Invalid("The body is not valid JSON: it ends before the envelope is complete.");
 
         private EnvelopeFormatException Invalid(string message) => new(message, owner.BoundedPath(reader.Path));
+
+        // The path is built from the parent and the cut name: a client's megabyte-long name is never copied whole again.
+        private EnvelopeFormatException UnknownMember(string name, string parentPath, string expected)
+        {
+            var echoed = Echo(name, owner._maxEchoedChars);
+            var plain = name.Length > 0 && name.AsSpan().IndexOfAnyExcept(PlainNameChars) < 0;
+            var path = plain
+                ? $"{parentPath}.{echoed}"
+                : $"{parentPath}['{echoed.Replace("\\", "\\\\", StringComparison.Ordinal).Replace("'", "\\'", StringComparison.Ordinal)}']";
+            return new EnvelopeFormatException($"Unknown member '{echoed}'; {expected}.", path);
+        }
     }
 
     private static bool HasUnpairedSurrogate(string value)
