@@ -22,8 +22,8 @@ public static class HttpServiceCollectionExtensions
         services.AddOptions<HttpOptions>()
             .Bind(configuration.GetSection(HttpOptions.SectionName))
             .Validate(_ => !obsoleteIsSet, $"{ObsoleteMaxRequestBodyBytesSetting} is no longer read; set {HttpOptions.MaxRequestBodyBytesSetting} instead.")
+            .ValidateDataAnnotations()
             .ValidateOnStart();
-        services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<HttpOptions>, HttpOptionsValidator>());
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<HttpOptions>, HttpBodyCapacityValidator>());
         services.TryAddSingleton<HttpEnvelopeReader>();
         return services;

@@ -22,8 +22,10 @@ public static class SigningServiceCollectionExtensions
 
         services.AddOptions<StreamPoolOptions>().Bind(configuration.GetSection(StreamPoolOptions.SectionName)).ValidateOnStart();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<StreamPoolOptions>, StreamPoolOptionsValidator>());
-        services.AddOptions<EnvelopeOptions>().Bind(configuration.GetSection(EnvelopeOptions.SectionName)).ValidateOnStart();
-        services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<EnvelopeOptions>, EnvelopeOptionsValidator>());
+
+        // Range attributes whose messages name the setting; the [OptionsValidator] generator (8.0) ignores ErrorMessage
+        // and would name the property instead.
+        services.AddOptions<EnvelopeOptions>().Bind(configuration.GetSection(EnvelopeOptions.SectionName)).ValidateDataAnnotations().ValidateOnStart();
 
         services.TryAddSingleton(provider => StreamPoolFactory.Create(
             provider.GetRequiredService<IOptions<StreamPoolOptions>>().Value,

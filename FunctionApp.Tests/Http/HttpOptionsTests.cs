@@ -1,0 +1,87 @@
+using FunctionApp.Envelopes;
+using FunctionApp.Http;
+using FunctionApp.Signing;
+using FunctionApp.Tests.Infrastructure;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
+
+namespace FunctionApp.Tests.Http;
+
+/// <summary>The limits users set are validated at start-up, and each error names its setting.</summary>
+public sealed class HttpOptionsTests
+{
+    [Theory]
+    [InlineData("Http:MaxRequestBodyBytes", "0", "Http:MaxRequestBodyBytes")]
+    [InlineData("Http:MaxRequestBodyBytes", "209715200", "Http:MaxRequestBodyBytes")]
+    [InlineData("Signing:MaxRequestBodyBytes", "1048576", "Http:MaxRequestBodyBytes")]
+    [InlineData("Http:MaxRequestBodyBytes", "67108864", "StreamPool:MaximumStreamCapacity")]
+    public void HttpOptions_InvalidSetting_FailsNamingTheSetting(string setting, string value, string named)
+    {
+        // Arrange
+        using var provider = Build(new() { [setting] = value });
+
+        // Act
+        var error = Assert.Throws<OptionsValidationException>(() => provider.GetRequiredService<IOptions<HttpOptions>>().Value);
+
+        // Assert
+        Assert.Contains(named, error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("Envelopes:MaxWidgets", "0")]
+    [InlineData("Envelopes:MaxWidgets", "20000000")]
+    [InlineData("Envelopes:MaxEchoedChars", "1")]
+    public void EnvelopeOptions_InvalidSetting_FailsNamingTheSetting(string setting, string value)
+    {
+        // Arrange
+        using var provider = Build(new() { [setting] = value });
+
+        // Act
+        var error = Assert.Throws<OptionsValidationException>(() => provider.GetRequiredService<IOptions<EnvelopeOptions>>().Value);
+
+        // Assert
+        Assert.Contains(setting, error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Options_Defaults_AreValidAndDocumented()
+    {
+        // Arrange
+        using var provider = Build([]);
+
+        // Act
+        var http = provider.GetRequiredService<IOptions<HttpOptions>>().Value;
+        var envelopes = provider.GetRequiredService<IOptions<EnvelopeOptions>>().Value;
+
+        // Assert
+        Assert.Equal(16 * 1024 * 1024, http.MaxRequestBodyBytes);
+        Assert.Equal(50_000, envelopes.MaxWidgets);
+        Assert.Equal(64, envelopes.MaxEchoedChars);
+    }
+
+    [Fact]
+    public void WidgetEnvelopeReader_FromDi_UsesTheConfiguredWidgetLimit()
+    {
+        // Arrange
+        using var provider = Build(new() { ["Envelopes:MaxWidgets"] = "1" });
+        var reader = provider.GetRequiredService<WidgetEnvelopeReader>();
+        var two = System.Text.Encoding.UTF8.GetString(Vector.Load("one-widget").Input);
+        var widget = two[(two.IndexOf('[', StringComparison.Ordinal) + 1)..two.LastIndexOf(']')];
+        var body = System.Text.Encoding.UTF8.GetBytes("{\"widgets\":[" + widget + "," + widget + "]}");
+
+        // Act
+        var error = Assert.Throws<EnvelopeFormatException>(() => reader.Read(new MemoryStream(body)));
+
+        // Assert
+        Assert.Equal("$.widgets[1]", error.JsonPath);
+    }
+
+    private static ServiceProvider Build(Dictionary<string, string?> settings)
+    {
+        settings["Signing:LocalKey"] = Vector.KeyBase64;
+        settings["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development";
+        var configuration = new ConfigurationBuilder().AddInMemoryCollection(settings).Build();
+        return new ServiceCollection().AddLogging().AddWidgetSigning(configuration).AddWidgetHttp(configuration).BuildServiceProvider();
+    }
+}
