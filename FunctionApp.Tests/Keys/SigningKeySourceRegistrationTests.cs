@@ -48,6 +48,45 @@ public sealed class SigningKeySourceRegistrationTests
         Assert.Contains("KeyVault:VaultUri", error.Message, StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData(null)]
+    [InlineData("Production")]
+    [InlineData("development-ish")]
+    public void AddWidgetSigning_NoVaultOutsideDevelopmentAttack_RefusesTheLocalKey(string? environment)
+    {
+        // Arrange: not App Service (no WEBSITE_INSTANCE_ID), and not a developer's machine either: the real detector.
+        var configuration = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?>
+        {
+            ["Signing:LocalKey"] = Vector.KeyBase64,
+            ["AZURE_FUNCTIONS_ENVIRONMENT"] = environment,
+        }).Build();
+        using var provider = new ServiceCollection().AddLogging().AddWidgetSigning(configuration).BuildServiceProvider();
+
+        // Act
+        var error = Assert.Throws<OptionsValidationException>(() => provider.GetRequiredService<ISigningKeySource>());
+
+        // Assert
+        Assert.Contains("AZURE_FUNCTIONS_ENVIRONMENT=Development", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void AddWidgetSigning_NoVaultInDevelopment_UsesLocalKey()
+    {
+        // Arrange: what func start sets.
+        var configuration = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?>
+        {
+            ["Signing:LocalKey"] = Vector.KeyBase64,
+            ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
+        }).Build();
+        using var provider = new ServiceCollection().AddLogging().AddWidgetSigning(configuration).BuildServiceProvider();
+
+        // Act
+        var source = provider.GetRequiredService<ISigningKeySource>();
+
+        // Assert
+        Assert.IsType<ConfigurationSigningKeySource>(source);
+    }
+
     [Fact]
     public async Task AddWidgetSigning_VaultConfigured_SignsWithKeyFromVault()
     {
