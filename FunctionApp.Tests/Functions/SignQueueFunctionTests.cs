@@ -5,10 +5,13 @@ using System.Text;
 using FunctionApp.Keys;
 using Microsoft.Azure.Storage.Blob;
 using Microsoft.Azure.Storage.Queue;
+using Microsoft.Azure.WebJobs.Host;
 using Microsoft.Azure.WebJobs.Host.Executors;
 using Microsoft.Azure.WebJobs.Host.Queues;
 using FunctionApp.Tests.Infrastructure;
+using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
 using Newtonsoft.Json.Linq;
 using Xunit.Abstractions;
 
@@ -244,6 +247,24 @@ public sealed class SignQueueFunctionTests
         Assert.True(await QueueFunctionHost.WaitEmptyAsync(host.Input, Patience), "the input queue should be empty");
         Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Output));
         Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Rejected));
+    }
+
+    [Fact]
+    public async Task StartAsync_ShippedHostJson_BindsTheExtensionsQueuesOptions()
+    {
+        // Arrange
+        var hostJson = new ConfigurationBuilder().AddJsonFile(Path.Combine(RepoRoot.Path, "host.json")).Build().GetSection("extensions:queues");
+
+        // Act
+        await using var host = await QueueFunctionHost.StartAsync(_azurite, _output);
+        var options = host.Services.GetRequiredService<IOptions<QueuesOptions>>().Value;
+
+        // Assert: the values docs/queue.md explains reach the extension (maxPollingInterval is the tests' own).
+        Assert.Equal(hostJson.GetValue<int>("batchSize"), options.BatchSize);
+        Assert.Equal(hostJson.GetValue<int>("newBatchThreshold"), options.NewBatchThreshold);
+        Assert.Equal(hostJson.GetValue<int>("maxDequeueCount"), options.MaxDequeueCount);
+        Assert.Equal(hostJson.GetValue<TimeSpan>("visibilityTimeout"), options.VisibilityTimeout);
+        Assert.Equal(QueueFunctionHost.TestPollingInterval, options.MaxPollingInterval);
     }
 
     [Fact]
