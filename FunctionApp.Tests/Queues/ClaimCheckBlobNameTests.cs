@@ -60,6 +60,8 @@ public sealed class ClaimCheckBlobNameTests
     [InlineData("%2e%2e/%2e%2e/widget-canonical/secret.json")]
     [InlineData("a/%2F../b.json")]
     [InlineData("order \"42\" ü.json")]
+    [InlineData("a.json?comp=list&restype=container")]
+    [InlineData("a.json#fragment")]
     public void Resolve_OrdinaryName_StaysUnderTheContainerPath(string name)
     {
         // Arrange
@@ -72,6 +74,10 @@ public sealed class ClaimCheckBlobNameTests
         Assert.StartsWith(container.Uri.AbsolutePath + "/", blob.Uri.AbsolutePath, StringComparison.Ordinal);
         Assert.Equal(Container, blob.Container.Name);
         Assert.Equal(name, blob.Name);
+
+        // Nor can a name smuggle a query or fragment into the request (another operation on another resource).
+        Assert.Equal(string.Empty, blob.Uri.Query);
+        Assert.Equal(string.Empty, blob.Uri.Fragment);
     }
 
     private static CloudBlobContainer Claims() =>

@@ -6,7 +6,8 @@ namespace FunctionApp.Queues;
 /// Confines a claim check's blob name to the claim-check container. The name is client text: a name with <c>..</c>
 /// segments, a leading <c>/</c> or a <c>\</c> could make a URI-building client address another container of the
 /// account, so such names are refused outright (<see cref="Validate"/>), and the blob the storage client finally
-/// addresses is checked to lie under the container's path (<see cref="Resolve"/>) whatever the client normalises.
+/// addresses is checked to lie under the container's path, with no query or fragment (<see cref="Resolve"/>), whatever
+/// the client normalises or escapes.
 /// </summary>
 public static class ClaimCheckBlobName
 {
@@ -80,6 +81,7 @@ public static class ClaimCheckBlobName
             !string.Equals(blob.Uri.Authority, container.Uri.Authority, StringComparison.OrdinalIgnoreCase) ||
             !blob.Uri.AbsolutePath.StartsWith(containerPath, StringComparison.Ordinal) ||
             blob.Uri.AbsolutePath.Length == containerPath.Length ||
+            blob.Uri.Query.Length > 0 || blob.Uri.Fragment.Length > 0 ||
             !string.Equals(blob.Container.Name, container.Name, StringComparison.Ordinal))
         {
             throw new MessageRejectedException("'blob' must name a blob inside the claim-check container.", $"$.{ClaimCheck.MemberName}.blob");
