@@ -171,6 +171,31 @@ public sealed class VerifyFunctionTests
         Assert.False(string.IsNullOrEmpty(exchange.ResponseHeaders.RetryAfter.ToString()));
     }
 
+    [Fact]
+    public async Task RunAsync_ClientDisconnectsWhileSendingBodyAttack_400ClientClosedNotA500()
+    {
+        // Arrange: the signature header arrives, then half the envelope, then the connection is gone.
+        using var aborted = new CancellationTokenSource();
+        var function = new VerifyFunction(
+            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())),
+            new EnvelopeVerifier(_services.Streams, _services.KeySource),
+            NullLogger<VerifyFunction>.Instance);
+        var exchange = HttpExchange.Post([]);
+        exchange.Request.Headers[SignatureHeaders.Signature] = new string('a', 64);
+        exchange.Request.ContentLength = null;
+        exchange.Request.Body = new FailingStream(Vector.Load("one-widget").Input[..30], () => new OperationCanceledException(aborted.Token), aborted.Cancel);
+        exchange.Context.RequestAborted = aborted.Token;
+
+        // Act
+        var result = await function.RunAsync(exchange.Request);
+
+        // Assert
+        var problem = Assert.IsType<ProblemResult>(result);
+        Assert.Equal(400, problem.Status);
+        Assert.Equal(ProblemTypes.ClientClosedRequest, problem.Type);
+        Assert.Equal(0, _services.Streams.SmallPoolInUseSize + _services.Streams.LargePoolInUseSize);
+    }
+
     private async Task<HttpExchange> RunAsync(
         byte[] body,
         string? signatureHeader = null,
