@@ -12,7 +12,7 @@ namespace FunctionApp.Tests.Envelopes;
 [Collection(SerialCollection.Name)]
 public sealed class ReaderLinearTimeTests(ITestOutputHelper output)
 {
-    private const int SmallBytes = 1024 * 1024;
+    private const int SmallBytes = 2 * 1024 * 1024;
 
     public static TheoryData<string> Shapes() => new(AttackBodies.Shapes);
 

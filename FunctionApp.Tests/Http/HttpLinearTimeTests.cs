@@ -13,7 +13,7 @@ namespace FunctionApp.Tests.Http;
 [Collection(SerialCollection.Name)]
 public sealed class HttpLinearTimeTests(ITestOutputHelper output)
 {
-    private const int SmallBytes = 1024 * 1024;
+    private const int SmallBytes = 2 * 1024 * 1024;
 
     public static TheoryData<string> Shapes() => new(AttackBodies.Shapes);
 

@@ -24,7 +24,7 @@ public static class AttackBodies
         // Each string holds a U+FFFD, raw or escaped: the seed rescanned the whole body for every one of them.
         "replacement-in-every-string" => Widgets(bytes, i => i % 2 == 0 ? "abc\ufffddef" : @"abc\ufffddef"),
         "escapes-in-every-string" => Widgets(bytes, _ => @"\u00e9\n\\\""\ud83d\ude00\t\u2028x"),
-        "maximum-depth" => Encoding.UTF8.GetBytes("{\"widgets\":[" + new string('[', bytes) + new string(']', bytes) + "]}"),
+        "maximum-depth" => Encoding.UTF8.GetBytes("{\"widgets\":[" + new string('[', bytes / 2) + new string(']', bytes / 2) + "]}"),
         "many-tiny-widgets" => Widgets(bytes, _ => string.Empty),
         "very-long-strings" => Widgets(1, _ => new string('s', bytes / 10)),
         "huge-number" => Encoding.UTF8.GetBytes("{\"widgets\":[{\"id\":" + new string('7', bytes) + "}]}"),

@@ -22,7 +22,7 @@ public sealed class EnvelopeOptions
     public int MaxWidgets { get; set; } = DefaultMaxWidgets;
 
     /// <summary>
-    /// The most characters of client text (a member name, a token) copied into an error, a log line or a rejected message;
+    /// The most characters of client text (a member name, a token, a parser message) copied into an error, a log line or a rejected message;
     /// longer text is cut and marked with how much was left out. JSON paths keep 32 more characters for their known parts
     /// (<c>$.widgets[49999].</c>). Setting: <c>Envelopes:MaxEchoedChars</c>. Default 64.
     /// </summary>

@@ -11,6 +11,8 @@ namespace FunctionApp.Envelopes;
 /// <item>Unquoted tokens (numbers, literals) longer than <see cref="MaxUnquotedTokenBytes"/>. An envelope has none
 /// (every value is a string), and Newtonsoft parses a long integer as a <c>BigInteger</c> in time quadratic in its length,
 /// so the stream ends there: the reader then meets a short token in that place and rejects it.</item>
+/// <item>Member names longer than <see cref="MaxMemberNameBytes"/> (the longest envelope member, fully escaped, is 60
+/// bytes). The stream ends inside such a name, so a megabyte-long name is never decoded, copied and hashed.</item>
 /// </list>
 /// Linear in the body and independent of the underlying stream's type: nothing here needs to see a buffer.
 /// </summary>
@@ -19,6 +21,12 @@ internal sealed class SurrogateEscapeScanner : Stream
     /// <summary>The longest run of bytes outside strings, other than whitespace and punctuation, that is passed on.</summary>
     public const int MaxUnquotedTokenBytes = 64;
 
+    /// <summary>The longest member name that is passed on, in bytes as sent (escapes included).</summary>
+    public const int MaxMemberNameBytes = 64;
+
+    // Containers deeper than this are not tracked for member-name positions (the reader refuses depth 9 anyway).
+    private const int TrackedDepth = 64;
+
     private readonly Stream _inner;
     private State _state;
     private bool _pendingHigh;
@@ -26,6 +34,11 @@ internal sealed class SurrogateEscapeScanner : Stream
     private int _hexValue;
     private int _unquotedRun;
     private int _strings;
+    private int _depth;
+    private ulong _objects;
+    private bool _expectName;
+    private bool _inName;
+    private int _nameBytes;
 
     /// <summary>Wraps <paramref name="inner"/>, which is left open.</summary>
     public SurrogateEscapeScanner(Stream inner)
@@ -42,11 +55,27 @@ internal sealed class SurrogateEscapeScanner : Stream
         Unicode,
     }
 
+    /// <summary>Why the stream was ended early.</summary>
+    public enum Cut : byte
+    {
+        /// <summary>It was not.</summary>
+        None,
+
+        /// <summary>An unquoted token over <see cref="MaxUnquotedTokenBytes"/>.</summary>
+        UnquotedToken,
+
+        /// <summary>A member name over <see cref="MaxMemberNameBytes"/>.</summary>
+        MemberName,
+    }
+
     /// <summary>The 1-based ordinal of the first double-quoted string with an unpaired surrogate escape; 0 while none was seen.</summary>
     public int FirstUnpairedString { get; private set; }
 
-    /// <summary>True once an unquoted token over <see cref="MaxUnquotedTokenBytes"/> was met; the stream ended before it.</summary>
-    public bool Truncated { get; private set; }
+    /// <summary>True once the stream was ended early (see <see cref="CutReason"/>).</summary>
+    public bool Truncated => CutReason != Cut.None;
+
+    /// <summary>Why the stream was ended early, if it was.</summary>
+    public Cut CutReason { get; private set; }
 
     /// <inheritdoc />
     public override bool CanRead => true;
@@ -95,13 +124,7 @@ internal sealed class SurrogateEscapeScanner : Stream
             return 0;
         }
 
-        var passed = Scan(buffer[..read]);
-        if (passed < read)
-        {
-            Truncated = true;
-        }
-
-        return passed;
+        return Scan(buffer[..read]);
     }
 
     /// <inheritdoc />
@@ -133,14 +156,27 @@ internal sealed class SurrogateEscapeScanner : Stream
                         _state = State.InString;
                         _strings++;
                         _unquotedRun = 0;
+                        _inName = _expectName;
+                        _nameBytes = 0;
+                        _expectName = false;
                     }
-                    else if (b is (byte)' ' or (byte)'\t' or (byte)'\r' or (byte)'\n' or (byte)'{' or (byte)'}' or (byte)'[' or (byte)']' or (byte)',' or (byte)':')
+                    else if (b is (byte)' ' or (byte)'\t' or (byte)'\r' or (byte)'\n')
                     {
                         _unquotedRun = 0;
                     }
+                    else if (b is (byte)'{' or (byte)'}' or (byte)'[' or (byte)']' or (byte)',' or (byte)':')
+                    {
+                        _unquotedRun = 0;
+                        Structure(b);
+                    }
                     else if (++_unquotedRun > MaxUnquotedTokenBytes)
                     {
+                        CutReason = Cut.UnquotedToken;
                         return i;
+                    }
+                    else
+                    {
+                        _expectName = false;
                     }
 
                     i++;
@@ -155,17 +191,31 @@ internal sealed class SurrogateEscapeScanner : Stream
 
                     // The bulk of a body: vectorized skip to the next quote or backslash.
                     var next = data[i..].IndexOfAny((byte)'"', (byte)'\\');
+                    if (_inName && _nameBytes + (next < 0 ? data.Length - i : next) > MaxMemberNameBytes)
+                    {
+                        CutReason = Cut.MemberName;
+                        return i + (MaxMemberNameBytes - _nameBytes);
+                    }
+
                     if (next < 0)
                     {
+                        _nameBytes += data.Length - i;
                         return data.Length;
                     }
 
+                    _nameBytes += next + 1;
                     i += next;
                     _state = data[i] == (byte)'"' ? State.Outside : State.Escape;
                     i++;
                     break;
 
                 case State.Escape:
+                    if (_inName && ++_nameBytes > MaxMemberNameBytes)
+                    {
+                        CutReason = Cut.MemberName;
+                        return i;
+                    }
+
                     if (data[i] == (byte)'u')
                     {
                         _state = State.Unicode;
@@ -200,6 +250,12 @@ internal sealed class SurrogateEscapeScanner : Stream
                         break;
                     }
 
+                    if (_inName && ++_nameBytes > MaxMemberNameBytes)
+                    {
+                        CutReason = Cut.MemberName;
+                        return i;
+                    }
+
                     _hexValue = (_hexValue << 4) | digit;
                     i++;
                     if (++_hexCount == 4)
@@ -213,6 +269,36 @@ internal sealed class SurrogateEscapeScanner : Stream
         }
 
         return data.Length;
+    }
+
+    // Tracks objects and arrays so a string is known to be a member name when it starts.
+    private void Structure(byte b)
+    {
+        switch (b)
+        {
+            case (byte)'{':
+            case (byte)'[':
+                if (_depth < TrackedDepth)
+                {
+                    var bit = 1UL << _depth;
+                    _objects = b == (byte)'{' ? _objects | bit : _objects & ~bit;
+                }
+
+                _depth++;
+                _expectName = b == (byte)'{';
+                break;
+            case (byte)'}':
+            case (byte)']':
+                _depth = Math.Max(0, _depth - 1);
+                _expectName = false;
+                break;
+            case (byte)',':
+                _expectName = _depth is > 0 and <= TrackedDepth && (_objects & (1UL << (_depth - 1))) != 0;
+                break;
+            default:
+                _expectName = false;
+                break;
+        }
     }
 
     private void CompleteEscape(int code)

@@ -151,9 +151,28 @@ public sealed class WidgetEnvelopeReader
             return new WidgetEnvelope(widgets);
         }
 
-        public EnvelopeFormatException TooLongToken() => Invalid(
-            $"The body has a token outside double-quoted strings (a number, a literal or single-quoted text) longer than " +
-            $"{SurrogateEscapeScanner.MaxUnquotedTokenBytes} bytes; every value of an envelope is a double-quoted JSON string.");
+        public EnvelopeFormatException TooLongToken() => scanner.CutReason == SurrogateEscapeScanner.Cut.MemberName
+            ? new EnvelopeFormatException(
+                $"A member name is longer than {SurrogateEscapeScanner.MaxMemberNameBytes} bytes; an envelope has only 'widgets', and a widget " +
+                "id, property0 … property9 and createdUtc.",
+                owner.BoundedPath(ParentPath()))
+            : Invalid(
+                $"The body has a token outside double-quoted strings (a number, a literal or single-quoted text) longer than " +
+                $"{SurrogateEscapeScanner.MaxUnquotedTokenBytes} bytes; every value of an envelope is a double-quoted JSON string.");
+
+        // Where the cut name would have gone: the object itself, or, after a member's value, the object holding that member
+        // (whose name is a known, plain one, so the last '.' separates it).
+        private string? ParentPath()
+        {
+            var path = reader.Path;
+            if (reader.TokenType == JsonToken.StartObject || string.IsNullOrEmpty(path))
+            {
+                return path;
+            }
+
+            var dot = path.LastIndexOf('.');
+            return dot < 0 ? string.Empty : path[..dot];
+        }
 
         private List<Widget> ReadWidgets(string widgetsName)
         {
