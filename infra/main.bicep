@@ -1,6 +1,7 @@
 // The widget signing service, from an empty resource group to a running, least-privilege deployment.
 // One module per concern; every name is derived from environmentName plus a uniqueString of the resource group.
-// Deploy: az deployment group create --resource-group <rg> --template-file infra/main.bicep --parameters infra/main.bicepparam
+// Deploy: az deployment group create --resource-group <rg> --template-file infra/main.bicep --parameters infra/main.consumption.bicepparam
+// Compile and lint locally with the pinned compiler: .ci/bicep (docs/deploy.md).
 // The signing key is not here: the pipeline's key bootstrap stage creates it in the vault (see README, Deploy).
 
 targetScope = 'resourceGroup'
@@ -36,6 +37,13 @@ param maximumElasticWorkerCount int = 20
 ])
 param storageSku string = 'Standard_LRS'
 
+@description('Storage account key (key1 or key2) the connection strings in the vault are built from. Switch it to rotate the other key (docs/deploy.md, "Storage key rotation").')
+@allowed([
+  'key1'
+  'key2'
+])
+param storageKeyName string = 'key1'
+
 @description('Name of the Key Vault secret that holds the signing key. The pipeline creates it; this template only points the app at it.')
 @minLength(1)
 @maxLength(127)
@@ -70,15 +78,15 @@ param canonicalContainerName string = 'widget-canonical'
 param rejectedContainerName string = 'widget-rejected'
 
 @description('Object id of the principal that bootstraps the signing key and runs the smoke test (the pipeline\'s service connection), granted Key Vault Secrets Officer on the vault. Empty (the default): no grant.')
-param secretsOfficerPrincipalId string = ''
+param deployerPrincipalId string = ''
 
-@description('Principal type of secretsOfficerPrincipalId: ServicePrincipal for a pipeline, User for a person deploying by hand.')
+@description('Principal type of deployerPrincipalId: ServicePrincipal for a pipeline, User for a person deploying by hand.')
 @allowed([
   'ServicePrincipal'
   'User'
   'Group'
 ])
-param secretsOfficerPrincipalType string = 'ServicePrincipal'
+param deployerPrincipalType string = 'ServicePrincipal'
 
 @description('Tags applied to every resource.')
 param tags object = {
@@ -100,6 +108,14 @@ var names = {
   keyVault: take('kv-${environmentName}-${suffix}', 24)
   plan: 'plan-${environmentName}-${suffix}'
   functionApp: 'func-${environmentName}-${suffix}'
+  // Azure Files share names: 3-63 lowercase letters, digits and hyphens.
+  contentShare: toLower('func-${environmentName}-${suffix}-content')
+}
+
+// Vault secrets this template writes (connection strings built from listKeys); the signing key is not one of them.
+var connectionSecretNames = {
+  widgetStorage: 'widget-storage-connection'
+  contentShare: 'content-share-connection'
 }
 
 module monitoring 'modules/monitoring.bicep' = {
@@ -135,6 +151,7 @@ module storage 'modules/storage.bicep' = {
     claimCheckContainerName: claimCheckContainerName
     canonicalContainerName: canonicalContainerName
     rejectedContainerName: rejectedContainerName
+    contentShareName: names.contentShare
     tags: tags
   }
 }
@@ -149,6 +166,18 @@ module keyVault 'modules/keyVault.bicep' = {
   }
 }
 
+module connectionSecrets 'modules/connectionSecrets.bicep' = {
+  name: 'connectionSecrets'
+  params: {
+    keyVaultName: keyVault.outputs.name
+    hostStorageAccountName: storage.outputs.hostStorageAccountName
+    dataStorageAccountName: storage.outputs.dataStorageAccountName
+    storageKeyName: storageKeyName
+    widgetStorageSecretName: connectionSecretNames.widgetStorage
+    contentShareSecretName: connectionSecretNames.contentShare
+  }
+}
+
 module roleAssignments 'modules/roleAssignments.bicep' = {
   name: 'roleAssignments'
   params: {
@@ -158,8 +187,8 @@ module roleAssignments 'modules/roleAssignments.bicep' = {
     dataStorageAccountName: storage.outputs.dataStorageAccountName
     queueNames: storage.outputs.queueNames
     containerNames: storage.outputs.containerNames
-    secretsOfficerPrincipalId: secretsOfficerPrincipalId
-    secretsOfficerPrincipalType: secretsOfficerPrincipalType
+    deployerPrincipalId: deployerPrincipalId
+    deployerPrincipalType: deployerPrincipalType
   }
 }
 
@@ -174,7 +203,9 @@ module functionApp 'modules/functionApp.bicep' = {
     identityId: identity.outputs.id
     identityClientId: identity.outputs.clientId
     hostStorageAccountName: storage.outputs.hostStorageAccountName
-    dataStorageAccountName: storage.outputs.dataStorageAccountName
+    contentShareName: storage.outputs.contentShareName
+    contentShareSecretUri: connectionSecrets.outputs.contentShareSecretUri
+    widgetStorageSecretUri: connectionSecrets.outputs.widgetStorageSecretUri
     appInsightsName: monitoring.outputs.appInsightsName
     keyVaultUri: keyVault.outputs.vaultUri
     signingSecretName: signingSecretName

@@ -53,12 +53,10 @@ public sealed class AzurePipelineTests
     [Fact]
     public void Build_CompilesAndLintsTheBicepWithTheRealCompiler()
     {
-        var bicep = Assert.Single(Scripts(_pipeline.Stage("Build")), s => s.Contains("az bicep build", StringComparison.Ordinal));
+        var bicep = Assert.Single(Scripts(_pipeline.Stage("Build")), s => s.Contains(".ci/bicep", StringComparison.Ordinal));
 
-        Assert.Contains("az bicep build --file infra/main.bicep", bicep, StringComparison.Ordinal);
-        Assert.Contains("az bicep build-params --file infra/main.bicepparam", bicep, StringComparison.Ordinal);
-        Assert.Contains("az bicep lint --file infra/main.bicep", bicep, StringComparison.Ordinal);
-        Assert.Contains("set -euo pipefail", bicep, StringComparison.Ordinal);
+        Assert.StartsWith(".ci/bicep ", bicep, StringComparison.Ordinal);
+        Assert.DoesNotContain("az bicep install", File.ReadAllText(RepoFiles.File("azure-pipelines.yml")), StringComparison.Ordinal);
     }
 
     [Fact]
@@ -70,7 +68,7 @@ public sealed class AzurePipelineTests
         var whatIf = script.IndexOf("az deployment group what-if", StringComparison.Ordinal);
         var create = script.IndexOf("az deployment group create", StringComparison.Ordinal);
         Assert.True(whatIf >= 0 && create > whatIf, "what-if must run before create");
-        Assert.Contains("--template-file infra/main.bicep --parameters infra/main.bicepparam", script, StringComparison.Ordinal);
+        Assert.Contains("--template-file infra/main.bicep --parameters infra/main.consumption.bicepparam", script, StringComparison.Ordinal);
         Assert.Contains("set -euo pipefail", script, StringComparison.Ordinal);
         Assert.Equal("deployOutputs", Scalar(task, "name"));
     }
@@ -78,19 +76,19 @@ public sealed class AzurePipelineTests
     [Fact]
     public void Infrastructure_PassesOnlyParametersMainDeclares_AndExportsOutputsMainHas()
     {
-        var main = InfraFiles.Main;
+        var main = FunctionApp.Tests.Infra.CompiledInfra.Instance.Main;
         var script = Input(Assert.Single(Tasks(_pipeline.Stage("Infrastructure"), "AzureCLI@2")), "inlineScript");
 
-        foreach (var param in new[] { "environmentName", "planSku", "location", "secretsOfficerPrincipalId", "secretsOfficerPrincipalType" })
+        foreach (var param in new[] { "environmentName", "planSku", "location", "deployerPrincipalId", "deployerPrincipalType" })
         {
             Assert.Contains($"{param}=", script, StringComparison.Ordinal);
-            Assert.NotNull(main.Param(param));
+            Assert.NotNull(main["parameters"]![param]);
         }
 
         var exported = script[(script.IndexOf("for name in", StringComparison.Ordinal) + "for name in".Length)..].Split(';')[0]
             .Split(' ', StringSplitOptions.RemoveEmptyEntries);
         Assert.Equal(["functionAppName", "functionAppHostName", "keyVaultName", "signingSecretName"], exported);
-        Assert.All(exported, name => Assert.NotNull(main.Output(name)));
+        Assert.All(exported, name => Assert.NotNull(main["outputs"]![name]));
     }
 
     [Fact]

@@ -18,7 +18,7 @@ param softDeleteRetentionInDays int
 @description('Tags applied to every resource.')
 param tags object
 
-resource vault 'Microsoft.KeyVault/vaults@2023-07-01' = {
+resource vault 'Microsoft.KeyVault/vaults@2026-05-15' = {
   name: keyVaultName
   location: location
   tags: tags

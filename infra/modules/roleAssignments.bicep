@@ -14,8 +14,9 @@
 // large canonical bytes out             Storage Blob Data Contributor          canonical container
 // copies of rejected bodies             Storage Blob Data Contributor          rejected container
 //
-// Today the queue trigger reaches the data account with its key (a package blocker, see storage.bicep), so the
-// data-account grants take effect once it moves to identity-based connections; the host and vault grants are live.
+// The Key Vault Secrets User grant also lets the platform resolve the app's Key Vault references (the WidgetStorage
+// and content-share connection strings). The queue trigger reaches the data account through the WidgetStorage
+// connection string today; the data-account grants are the narrow set for an identity-based connection.
 // Senders get no queue-create right: the WebJobs queue bindings send first and create only on "queue not found",
 // and storage.bicep creates every queue they use.
 
@@ -38,15 +39,15 @@ param queueNames object
 param containerNames object
 
 @description('Object id of the principal that creates the signing secret and runs the smoke test (the pipeline\'s service connection). Empty: no grant.')
-param secretsOfficerPrincipalId string
+param deployerPrincipalId string
 
-@description('Principal type of secretsOfficerPrincipalId.')
+@description('Principal type of deployerPrincipalId.')
 @allowed([
   'ServicePrincipal'
   'User'
   'Group'
 ])
-param secretsOfficerPrincipalType string
+param deployerPrincipalType string
 
 // Built-in role definition ids (the same in every tenant).
 var roleIds = {
@@ -60,59 +61,59 @@ var roleIds = {
   storageQueueDataMessageSender: 'c6a89b2d-59bc-44d0-9896-0f6e12d7b80a'
 }
 
-resource vault 'Microsoft.KeyVault/vaults@2023-07-01' existing = {
+resource vault 'Microsoft.KeyVault/vaults@2026-05-15' existing = {
   name: keyVaultName
 }
 
-resource hostStorage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
+resource hostStorage 'Microsoft.Storage/storageAccounts@2026-06-01' existing = {
   name: hostStorageAccountName
 }
 
-resource dataStorage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
+resource dataStorage 'Microsoft.Storage/storageAccounts@2026-06-01' existing = {
   name: dataStorageAccountName
 }
 
-resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2023-05-01' existing = {
+resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2026-06-01' existing = {
   parent: dataStorage
   name: 'default'
 }
 
-resource inputQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' existing = {
+resource inputQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2026-06-01' existing = {
   parent: queueService
   name: queueNames.input
 }
 
-resource poisonQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' existing = {
+resource poisonQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2026-06-01' existing = {
   parent: queueService
   name: queueNames.poison
 }
 
-resource outputQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' existing = {
+resource outputQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2026-06-01' existing = {
   parent: queueService
   name: queueNames.output
 }
 
-resource rejectedQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' existing = {
+resource rejectedQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2026-06-01' existing = {
   parent: queueService
   name: queueNames.rejected
 }
 
-resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01' existing = {
+resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2026-06-01' existing = {
   parent: dataStorage
   name: 'default'
 }
 
-resource claimCheckContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' existing = {
+resource claimCheckContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2026-06-01' existing = {
   parent: blobService
   name: containerNames.claimCheck
 }
 
-resource canonicalContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' existing = {
+resource canonicalContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2026-06-01' existing = {
   parent: blobService
   name: containerNames.canonical
 }
 
-resource rejectedContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' existing = {
+resource rejectedContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2026-06-01' existing = {
   parent: blobService
   name: containerNames.rejected
 }
@@ -238,13 +239,13 @@ resource appRejectedBlobContributor 'Microsoft.Authorization/roleAssignments@202
   }
 }
 
-resource deployerKeyVaultSecretsOfficer 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(secretsOfficerPrincipalId)) {
-  name: guid(vault.id, secretsOfficerPrincipalId, roleIds.keyVaultSecretsOfficer)
+resource deployerKeyVaultSecretsOfficer 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(deployerPrincipalId)) {
+  name: guid(vault.id, deployerPrincipalId, roleIds.keyVaultSecretsOfficer)
   scope: vault
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.keyVaultSecretsOfficer)
-    principalId: secretsOfficerPrincipalId
-    principalType: secretsOfficerPrincipalType
+    principalId: deployerPrincipalId
+    principalType: deployerPrincipalType
     description: 'Pipeline: create the signing secret once, read it for the smoke test.'
   }
 }
