@@ -77,17 +77,6 @@ param canonicalContainerName string = 'widget-canonical'
 @description('Blob container for copies of rejected inline envelopes (Queues:RejectedContainer).')
 param rejectedContainerName string = 'widget-rejected'
 
-@description('Object id of the principal that bootstraps the signing key and runs the smoke test (the pipeline\'s service connection), granted Key Vault Secrets Officer on the vault. Empty (the default): no grant.')
-param deployerPrincipalId string = ''
-
-@description('Principal type of deployerPrincipalId: ServicePrincipal for a pipeline, User for a person deploying by hand.')
-@allowed([
-  'ServicePrincipal'
-  'User'
-  'Group'
-])
-param deployerPrincipalType string = 'ServicePrincipal'
-
 @description('Tags applied to every resource.')
 param tags object = {
   application: 'widget-signing'
@@ -187,8 +176,6 @@ module roleAssignments 'modules/roleAssignments.bicep' = {
     dataStorageAccountName: storage.outputs.dataStorageAccountName
     queueNames: storage.outputs.queueNames
     containerNames: storage.outputs.containerNames
-    deployerPrincipalId: deployerPrincipalId
-    deployerPrincipalType: deployerPrincipalType
   }
 }
 

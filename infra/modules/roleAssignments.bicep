@@ -1,5 +1,6 @@
-// Role assignments: every grant the running app needs, each on the narrowest scope that works, and one optional
-// grant for the principal that bootstraps the signing key (the pipeline's service connection).
+// Role assignments: every grant the running app needs, each on the narrowest scope that works. Nothing for the
+// pipeline: it holds no Key Vault data role at all (the key bootstrap writes through Resource Manager, the smoke
+// test never reads the key), so no run, and no one who edits the pipeline, can read the signing key through it.
 //
 // App identity                          Role                                   Scope
 // reads the signing key                 Key Vault Secrets User                 the vault
@@ -38,21 +39,9 @@ param queueNames object
 @description('Names of the blob containers: claimCheck, canonical and rejected.')
 param containerNames object
 
-@description('Object id of the principal that creates the signing secret and runs the smoke test (the pipeline\'s service connection). Empty: no grant.')
-param deployerPrincipalId string
-
-@description('Principal type of deployerPrincipalId.')
-@allowed([
-  'ServicePrincipal'
-  'User'
-  'Group'
-])
-param deployerPrincipalType string
-
 // Built-in role definition ids (the same in every tenant).
 var roleIds = {
   keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6'
-  keyVaultSecretsOfficer: 'b86a8fe4-44ce-4948-aee5-eccb2c155cd7'
   storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'
   storageBlobDataContributor: 'ba92f5b4-2d11-453d-a403-e96b0029c9fe'
   storageTableDataContributor: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
@@ -236,16 +225,5 @@ resource appRejectedBlobContributor 'Microsoft.Authorization/roleAssignments@202
     principalId: principalId
     principalType: 'ServicePrincipal'
     description: 'Copies of rejected inline envelopes.'
-  }
-}
-
-resource deployerKeyVaultSecretsOfficer 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(deployerPrincipalId)) {
-  name: guid(vault.id, deployerPrincipalId, roleIds.keyVaultSecretsOfficer)
-  scope: vault
-  properties: {
-    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.keyVaultSecretsOfficer)
-    principalId: deployerPrincipalId
-    principalType: deployerPrincipalType
-    description: 'Pipeline: create the signing secret once, read it for the smoke test.'
   }
 }
