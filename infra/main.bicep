@@ -54,6 +54,10 @@ param signingSecretName string = 'widget-signing-key'
 @maxValue(90)
 param keyVaultSoftDeleteRetentionInDays int = 90
 
+@description('Key Vault name override (3-24 letters, digits and hyphens). Empty (the default): kv-<environmentName>-<suffix>. Set it to re-create an environment while the old vault is soft-deleted under purge protection, which keeps its name reserved for the retention period (docs/deploy.md, "Re-creating an environment").')
+@maxLength(24)
+param keyVaultName string = ''
+
 @description('Days Log Analytics keeps data.')
 @minValue(30)
 @maxValue(730)
@@ -94,7 +98,7 @@ var names = {
   hostStorage: take('sth${compactEnvironment}${suffix}', 24)
   dataStorage: take('std${compactEnvironment}${suffix}', 24)
   // Key Vault names: 3-24 characters.
-  keyVault: take('kv-${environmentName}-${suffix}', 24)
+  keyVault: empty(keyVaultName) ? take('kv-${environmentName}-${suffix}', 24) : keyVaultName
   plan: 'plan-${environmentName}-${suffix}'
   functionApp: 'func-${environmentName}-${suffix}'
   // Azure Files share names: 3-63 lowercase letters, digits and hyphens.

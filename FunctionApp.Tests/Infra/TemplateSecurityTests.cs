@@ -51,6 +51,19 @@ public sealed class TemplateSecurityTests
     }
 
     [Fact]
+    public void VaultName_DerivedByDefault_OverridableToReCreateWhileTheOldOneIsSoftDeleted()
+    {
+        var parameter = Infra.Parameters["keyVaultName"]!;
+
+        Assert.Equal(string.Empty, (string?)parameter["defaultValue"]);
+        Assert.Equal(24, (int)parameter["maxLength"]!);
+        Assert.Equal(
+            "[if(empty(parameters('keyVaultName')), take(format('kv-{0}-{1}', parameters('environmentName'), variables('suffix')), 24), parameters('keyVaultName'))]",
+            (string?)Infra.Main["variables"]!["names"]!["keyVault"]);
+        Assert.Contains("docs/deploy.md", (string?)parameter["metadata"]!["description"], StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void StorageAccounts_AreHttpsOnlyTls12WithNoPublicBlobAccess()
     {
         var accounts = Infra.ResourcesOfType("Microsoft.Storage/storageAccounts");
