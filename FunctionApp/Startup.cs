@@ -1,4 +1,3 @@
-using FunctionApp.Functions.QueueTrigger;
 using FunctionApp.Queues;
 using FunctionApp.Signing;
 using Microsoft.Azure.Functions.Extensions.DependencyInjection;
@@ -9,8 +8,9 @@ namespace FunctionApp;
 
 /// <summary>
 /// The in-process host's entry point for DI. Everything it registers lives in the host-independent
-/// <see cref="SigningServiceCollectionExtensions"/> and <see cref="QueueSigningServiceCollectionExtensions"/>, plus the
-/// queue trigger (a WebJobs extension); only this class and the adapters in Functions/ know about Functions.
+/// <see cref="SigningServiceCollectionExtensions"/> and <see cref="QueueSigningServiceCollectionExtensions"/>. The queue
+/// trigger and bindings are the official storage extension, which the host loads itself (extensions.json lists its
+/// startup); only this class and the adapters in Functions/ know about Functions.
 /// </summary>
 public sealed class Startup : FunctionsStartup
 {
@@ -19,6 +19,6 @@ public sealed class Startup : FunctionsStartup
     {
         ArgumentNullException.ThrowIfNull(builder);
         var configuration = builder.GetContext().Configuration;
-        builder.Services.AddWidgetSigning(configuration).AddWidgetQueueSigning(configuration).AddSigningQueueTrigger();
+        builder.Services.AddWidgetSigning(configuration).AddWidgetQueueSigning(configuration);
     }
 }

@@ -1,9 +1,17 @@
+using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Security.Cryptography;
 using System.Text;
 using FunctionApp.Keys;
+using Microsoft.Azure.Storage.Blob;
+using Microsoft.Azure.Storage.Queue;
+using Microsoft.Azure.WebJobs.Host;
+using Microsoft.Azure.WebJobs.Host.Executors;
+using Microsoft.Azure.WebJobs.Host.Queues;
 using FunctionApp.Tests.Infrastructure;
+using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
 using Newtonsoft.Json.Linq;
 using Xunit.Abstractions;
 
@@ -160,10 +168,18 @@ public sealed class SignQueueFunctionTests
         var outputs = await QueueFunctionHost.ReceiveAsync(host.Output, plan.Count, TimeSpan.FromMinutes(3));
         var elapsed = clock.Elapsed;
 
+        // Anything arriving after the 200th output would be a duplicate (or a stray): give it time to show up.
+        outputs.AddRange(await QueueFunctionHost.ReceiveAsync(host.Output, 1, TimeSpan.FromSeconds(3)));
+        var distinct = outputs.Select(o => o.Value<string>("messageId")!).Distinct(StringComparer.Ordinal).Count(ids.Contains);
+        var lost = plan.Count - distinct;
+        var duplicates = outputs.Count - distinct;
+
         // Assert
         _output.WriteLine($"Burst: {plan.Count} messages ({plan.Count(p => p.ClaimCheck)} by claim check, {plan.Count(p => p.Vector == seed)} of ~1 MB) " +
-            $"enqueued in {enqueued.TotalSeconds:F2} s, all signed and forwarded after {elapsed.TotalSeconds:F2} s wall time: {plan.Count / elapsed.TotalSeconds:F1} messages/s.");
-        Assert.Equal(plan.Count, outputs.Count);
+            $"enqueued in {enqueued.TotalSeconds:F2} s, all signed and forwarded after {elapsed.TotalSeconds:F2} s wall time: {plan.Count / elapsed.TotalSeconds:F1} messages/s; " +
+            $"lost {lost}, duplicate outputs {duplicates}; load average {LoadAverage()}.");
+        Assert.Equal(0, lost);
+        Assert.Equal(0, duplicates);
         var byId = outputs.ToDictionary(o => o.Value<string>("messageId")!);
         Assert.Equal(plan.Count, byId.Count);
         for (var i = 0; i < plan.Count; i++)
@@ -233,6 +249,153 @@ public sealed class SignQueueFunctionTests
         Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Rejected));
     }
 
+    [Fact]
+    public async Task StartAsync_ShippedHostJson_BindsTheExtensionsQueuesOptions()
+    {
+        // Arrange
+        var hostJson = new ConfigurationBuilder().AddJsonFile(Path.Combine(RepoRoot.Path, "host.json")).Build().GetSection("extensions:queues");
+
+        // Act
+        await using var host = await QueueFunctionHost.StartAsync(_azurite, _output);
+        var options = host.Services.GetRequiredService<IOptions<QueuesOptions>>().Value;
+
+        // Assert: the values docs/queue.md explains reach the extension (maxPollingInterval is the tests' own).
+        Assert.Equal(hostJson.GetValue<int>("batchSize"), options.BatchSize);
+        Assert.Equal(hostJson.GetValue<int>("newBatchThreshold"), options.NewBatchThreshold);
+        Assert.Equal(hostJson.GetValue<int>("maxDequeueCount"), options.MaxDequeueCount);
+        Assert.Equal(hostJson.GetValue<TimeSpan>("visibilityTimeout"), options.VisibilityTimeout);
+        Assert.Equal(QueueFunctionHost.TestPollingInterval, options.MaxPollingInterval);
+    }
+
+    [Fact]
+    public async Task RunAsync_ClaimCheckPathTraversal_IsRejectedAndNothingOutsideTheContainerIsRead()
+    {
+        // Arrange: a valid envelope outside the claim-check container; signing it would prove it was read.
+        await using var host = await QueueFunctionHost.StartAsync(_azurite, _output);
+        var victim = host.Canonical;
+        await victim.CreateIfNotExistsAsync();
+        var envelope = Vector.Load("one-widget").Input;
+        await victim.GetBlockBlobReference("secret.json").UploadFromByteArrayAsync(envelope, 0, envelope.Length);
+        await host.Claims.GetBlockBlobReference("inside.json").UploadFromByteArrayAsync(envelope, 0, envelope.Length);
+        var names = new[]
+        {
+            $"../{victim.Name}/secret.json",
+            $"x/../../{victim.Name}/secret.json",
+            $"/{victim.Name}/secret.json",
+            $"..\\{victim.Name}\\secret.json",
+            $"./../{victim.Name}/secret.json",
+        };
+
+        // Act
+        var ids = new List<string>();
+        foreach (var name in names)
+        {
+            ids.Add(await host.EnqueueAsync(Encoding.UTF8.GetBytes(ClaimCheckJsonFor(host, name))));
+        }
+
+        var rejected = await QueueFunctionHost.ReceiveAsync(host.Rejected, names.Length, Patience);
+
+        // Assert: every one rejected at the blob name, none signed, none poisoned.
+        Assert.Equal(ids.Order(StringComparer.Ordinal), rejected.Select(r => r.Value<string>("messageId")!).Order(StringComparer.Ordinal));
+        Assert.All(rejected, r => Assert.Equal("$.claimCheck.blob", r.Value<string>("jsonPath")));
+        Assert.All(rejected, r => Assert.NotNull(r["body"]));
+        Assert.True(await QueueFunctionHost.WaitEmptyAsync(host.Input, Patience), "the input queue should be empty");
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Output));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Poison));
+    }
+
+    [Fact]
+    public async Task RunAsync_ClaimCheckWithHugeMemberName_RejectedMessageIsBoundedAndDelivered()
+    {
+        // Arrange: the largest member name whose base64 message still fits the 64 KiB queue limit.
+        await using var host = await QueueFunctionHost.StartAsync(_azurite, _output);
+        var name = new string('m', 46 * 1024);
+        var body = Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"x.json\",\"" + name + "\":1}}");
+
+        // Act
+        var id = await host.EnqueueAsync(body);
+        var rejected = Assert.Single(await QueueFunctionHost.ReceiveAsync(host.Rejected, 1, Patience));
+
+        // Assert: the reason names the member by a bounded prefix; the body is kept in full.
+        Assert.Equal(id, rejected.Value<string>("messageId"));
+        Assert.True(rejected.ToString(Newtonsoft.Json.Formatting.None).Length < 4096, "the rejected message should echo a bounded prefix only");
+        Assert.Contains("Unknown or duplicate member 'mmm", rejected.Value<string>("reason"), StringComparison.Ordinal);
+        Assert.Equal(body, await DownloadAsync(host, rejected["body"]!));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Poison));
+    }
+
+    [Fact]
+    public async Task RunAsync_NotBase64Message_IsRejectedWithItsExactTextKeptNotPoisoned()
+    {
+        // Arrange
+        await using var host = await QueueFunctionHost.StartAsync(_azurite, _output);
+        const string text = "{\"widgets\":[]} sent as plain text, not base64 ~!";
+
+        // Act
+        var id = await host.EnqueueRawAsync(text);
+        var rejected = Assert.Single(await QueueFunctionHost.ReceiveAsync(host.Rejected, 1, Patience));
+
+        // Assert: one attempt, the reason, the producer's exact text in the rejected container; nothing retried or poisoned.
+        Assert.Equal(id, rejected.Value<string>("messageId"));
+        Assert.Equal(1, rejected.Value<int>("dequeueCount"));
+        Assert.Contains("not valid base64", rejected.Value<string>("reason"), StringComparison.Ordinal);
+        Assert.Equal(Encoding.UTF8.GetBytes(text), await DownloadAsync(host, rejected["body"]!));
+        Assert.True(await QueueFunctionHost.WaitEmptyAsync(host.Input, Patience), "the input queue should be empty");
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Poison));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Output));
+    }
+
+    [Fact]
+    public async Task RunAsync_DuplicateDeliveryAfterOutputBeforeDelete_YieldsOutputsDeduplicableByMessageId()
+    {
+        // Arrange: the first successful run of each message "crashes" after its output and before the delete
+        // (the message is released instead of deleted, as when an instance dies or its lease is lost).
+        var crashed = new ConcurrentDictionary<string, bool>(StringComparer.Ordinal);
+        await using var host = await QueueFunctionHost.StartAsync(
+            _azurite,
+            _output,
+            overrideServices: services => services.AddSingleton<IQueueProcessorFactory>(new CrashBeforeDeleteFactory(crashed)));
+        var small = Vector.Load("one-widget");
+        var seed = Vector.Load("seed-3000-widgets");
+
+        // Act
+        var inline = await host.EnqueueAsync(small.Input);
+        var claim = await host.EnqueueClaimCheckAsync("seed.json", seed.Input);
+        var outputs = await QueueFunctionHost.ReceiveAsync(host.Output, 4, Patience);
+        Assert.True(await QueueFunctionHost.WaitEmptyAsync(host.Input, Patience), "the input queue should be empty");
+        outputs.AddRange(await QueueFunctionHost.ReceiveAsync(host.Output, 1, TimeSpan.FromSeconds(2)));
+
+        // Assert: each message was delivered twice and produced two outputs...
+        Assert.Equal(2, crashed.Count);
+        Assert.Equal(4, outputs.Count);
+        var byId = outputs.GroupBy(o => o.Value<string>("messageId")!).ToDictionary(g => g.Key, g => g.ToList());
+        Assert.Equal(new[] { claim, inline }.Order(StringComparer.Ordinal), byId.Keys.Order(StringComparer.Ordinal));
+
+        // ...that agree on everything a consumer keeps: keeping the first per messageId loses nothing.
+        foreach (var (id, copies) in byId)
+        {
+            Assert.Equal(2, copies.Count);
+            Assert.Equal([1, 2], copies.Select(c => c.Value<int>("dequeueCount")).Order());
+            Assert.Single(copies.Select(c => c.Value<string>("signature")).Distinct());
+            Assert.Single(copies.Select(c => c.Value<string>("canonicalBase64") ?? c["canonicalBlob"]!.ToString()).Distinct());
+        }
+
+        Assert.Equal(small.SignatureHex, byId[inline][0].Value<string>("signature"));
+        Assert.Equal(seed.SignatureHex, byId[claim][0].Value<string>("signature"));
+
+        // The large canonical bytes were written twice to the same blob, with the same bytes.
+        Assert.Equal(seed.Canonical, await DownloadAsync(host, byId[claim][1]["canonicalBlob"]!));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Poison));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Rejected));
+    }
+
+    private static string ClaimCheckJsonFor(QueueFunctionHost host, string blob) =>
+        new JObject { ["claimCheck"] = new JObject { ["container"] = host.Claims.Name, ["blob"] = blob } }.ToString(Newtonsoft.Json.Formatting.None);
+
+    /// <summary>The 1-minute load average (Linux), to record how busy the shared machine was during a timing.</summary>
+    private static string LoadAverage() =>
+        File.Exists("/proc/loadavg") ? File.ReadAllText("/proc/loadavg").Split(' ')[0] : "n/a";
+
     /// <summary>The signature computed independently of the service: plain HMACSHA256 over the canonical bytes.</summary>
     private static string Hmac(byte[] canonical) => Convert.ToHexString(HMACSHA256.HashData(Vector.Key, canonical)).ToLowerInvariant();
 
@@ -244,6 +407,37 @@ public sealed class SignQueueFunctionTests
         using var buffer = new MemoryStream();
         await blob.DownloadToStreamAsync(buffer);
         return buffer.ToArray();
+    }
+
+    /// <summary>The extension's own queue processor, except that the first successful run of each message is not deleted.</summary>
+    private sealed class CrashBeforeDeleteFactory(ConcurrentDictionary<string, bool> crashed) : IQueueProcessorFactory
+    {
+        public QueueProcessor Create(QueueProcessorFactoryContext context) => new CrashBeforeDeleteProcessor(context, crashed);
+    }
+
+    private sealed class CrashBeforeDeleteProcessor : QueueProcessor
+    {
+        private readonly CloudQueue _queue;
+        private readonly ConcurrentDictionary<string, bool> _crashed;
+
+        public CrashBeforeDeleteProcessor(QueueProcessorFactoryContext context, ConcurrentDictionary<string, bool> crashed)
+            : base(context)
+        {
+            _queue = context.Queue;
+            _crashed = crashed;
+        }
+
+        public override async Task CompleteProcessingMessageAsync(CloudQueueMessage message, FunctionResult result, CancellationToken cancellationToken)
+        {
+            if (result.Succeeded && _crashed.TryAdd(message.Id, true))
+            {
+                // The output is already sent; the message becomes visible again instead of being deleted.
+                await _queue.UpdateMessageAsync(message, TimeSpan.Zero, MessageUpdateFields.Visibility, null, null, cancellationToken);
+                return;
+            }
+
+            await base.CompleteProcessingMessageAsync(message, result, cancellationToken);
+        }
     }
 
     /// <summary>A key source that is unavailable for its first calls, as Key Vault is during an outage.</summary>

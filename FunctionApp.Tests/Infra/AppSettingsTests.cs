@@ -20,8 +20,8 @@ public sealed class AppSettingsTests
 
     /// <summary>Connection names the app reads: from its trigger attributes and from options that name a connection.</summary>
     private static IReadOnlyList<string> ConnectionNames =>
-        AppOptionsCatalog.AttributeConnections.Select(c => c.Trim('%'))
-            .Select(c => Settings.TryGetValue(c.Replace(":", "__", StringComparison.Ordinal), out var named) ? named : c)
+        AppOptionsCatalog.AttributeConnections
+            .Select(c => c.StartsWith('%') && c.EndsWith('%') && Settings.TryGetValue(c.Trim('%').Replace(":", "__", StringComparison.Ordinal), out var named) ? named : c)
             .Concat(Settings.Where(s => AppOptionsCatalog.InSection(s.Key, out _) && s.Key.EndsWith("Connection", StringComparison.Ordinal)).Select(s => s.Value))
             .Distinct(StringComparer.Ordinal)
             .ToList();
@@ -151,6 +151,7 @@ public sealed class AppSettingsTests
         Assert.Contains("WidgetStorage", ConnectionNames);
         Assert.All(ConnectionNames, name =>
         {
+            Assert.True(Sample.ContainsKey(name), $"local.settings.sample.json does not set connection '{name}'");
             if (Settings.TryGetValue(name, out var value))
             {
                 Assert.StartsWith("[format('@Microsoft.KeyVault(SecretUri={0})', parameters('", value, StringComparison.Ordinal);

@@ -45,7 +45,9 @@ public sealed class AzuriteFixture : IAsyncLifetime
         };
         foreach (var argument in new[]
         {
-            "--silent", "--skipApiVersionCheck", "--loose", "--location", _location,
+            // --disableTelemetry: otherwise Azurite tries to reach an outside telemetry endpoint. No --loose and no
+            // --skipApiVersionCheck: the storage SDK 11.x the extension uses speaks an API version Azurite serves strictly.
+            "--silent", "--disableTelemetry", "--location", _location,
             "--blobHost", "127.0.0.1", "--blobPort", blobPort.ToString(System.Globalization.CultureInfo.InvariantCulture),
             "--queueHost", "127.0.0.1", "--queuePort", queuePort.ToString(System.Globalization.CultureInfo.InvariantCulture),
             "--tableHost", "127.0.0.1", "--tablePort", tablePort.ToString(System.Globalization.CultureInfo.InvariantCulture),

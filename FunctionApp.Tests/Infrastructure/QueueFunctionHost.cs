@@ -1,28 +1,34 @@
 using System.Diagnostics;
 using System.Text;
 using FunctionApp.Functions;
+using FunctionApp.Queues;
+using Microsoft.Azure.Storage;
+using Microsoft.Azure.Storage.Blob;
+using Microsoft.Azure.Storage.Queue;
 using Microsoft.Azure.WebJobs;
+using Microsoft.Azure.WebJobs.Host;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
-using Microsoft.WindowsAzure.Storage;
-using LogLevel = Microsoft.Extensions.Logging.LogLevel;
-using Microsoft.WindowsAzure.Storage.Blob;
-using Microsoft.WindowsAzure.Storage.Queue;
 using Newtonsoft.Json.Linq;
+using LogLevel = Microsoft.Extensions.Logging.LogLevel;
 using Xunit.Abstractions;
 
 namespace FunctionApp.Tests.Infrastructure;
 
 /// <summary>
 /// The queue function running in the real WebJobs SDK host against Azurite, wired the way the in-process Functions
-/// host wires it: the shipped host.json under <c>AzureFunctionsJobHost</c>, <c>FunctionApp.Startup</c> run through
+/// host wires it: the official storage extension (<c>AddAzureStorage()</c>, as extensions.json has the host load it),
+/// the shipped host.json under <c>AzureFunctionsJobHost</c>, <c>FunctionApp.Startup</c> run through
 /// <c>UseWebJobsStartup</c> with a builder context, and function discovery limited to <see cref="SignQueueFunction"/>.
 /// Each host gets its own queue and container names, so tests sharing one Azurite do not see each other's messages.
 /// </summary>
 public sealed class QueueFunctionHost : IAsyncDisposable
 {
+    /// <summary>The longest wait between polls of an empty queue in tests (host.json ships 5 s).</summary>
+    public static readonly TimeSpan TestPollingInterval = TimeSpan.FromMilliseconds(200);
+
     private readonly IHost _host;
 
     private QueueFunctionHost(IHost host, CloudStorageAccount account, string prefix)
@@ -73,6 +79,7 @@ public sealed class QueueFunctionHost : IAsyncDisposable
             // As the Functions host does: host.json lives under AzureFunctionsJobHost, app settings at the root.
             ["AzureWebJobsConfigurationSection"] = "AzureFunctionsJobHost",
             ["AzureWebJobsStorage"] = azurite.ConnectionString,
+            [QueueOptions.ConnectionSetting] = azurite.ConnectionString,
             ["Signing:LocalKey"] = Vector.KeyBase64,
             ["Queues:Input"] = prefix + "-in",
             ["Queues:Output"] = prefix + "-out",
@@ -81,8 +88,6 @@ public sealed class QueueFunctionHost : IAsyncDisposable
             ["Queues:CanonicalContainer"] = prefix + "-canonical",
             ["Queues:RejectedContainer"] = prefix + "-rejected",
 
-            // Tests poll fast; everything else comes from the shipped host.json.
-            ["AzureFunctionsJobHost:extensions:queues:maxPollingInterval"] = "00:00:00.200",
         };
         foreach (var (key, value) in ShippedHostJson())
         {
@@ -112,11 +117,16 @@ public sealed class QueueFunctionHost : IAsyncDisposable
                     ApplicationRootPath = AppContext.BaseDirectory,
                     EnvironmentName = context.HostingEnvironment.EnvironmentName,
                 };
+                builder.AddAzureStorage();
                 builder.UseWebJobsStartup(typeof(Startup), startupContext, loggerFactory);
             })
             .ConfigureServices(services =>
             {
                 services.AddSingleton<ITypeLocator>(new FixedTypeLocator(typeof(SignQueueFunction)));
+
+                // Tests poll fast; everything else comes from the shipped host.json. A post-configure, because the
+                // extension itself caps the interval at 2 s in the Development environment after binding host.json.
+                services.PostConfigure<QueuesOptions>(options => options.MaxPollingInterval = TestPollingInterval);
                 overrideServices?.Invoke(services);
             })
             .Build();
@@ -132,7 +142,7 @@ public sealed class QueueFunctionHost : IAsyncDisposable
         return wrapper;
     }
 
-    /// <summary>Enqueues <paramref name="json"/> base64-encoded (the shipped messageEncoding); returns the message id.</summary>
+    /// <summary>Enqueues <paramref name="json"/> base64-encoded (what the extension 4.x expects); returns the message id.</summary>
     public async Task<string> EnqueueAsync(byte[] json)
     {
         var message = new CloudQueueMessage(Convert.ToBase64String(json));
@@ -169,7 +179,7 @@ public sealed class QueueFunctionHost : IAsyncDisposable
             var batch = (await queue.GetMessagesAsync(32)).ToList();
             foreach (var message in batch)
             {
-                // Output is base64 of UTF-8 JSON (messageEncoding base64); AsString decodes it with the SDK's default EncodeMessage.
+                // Output is base64 of UTF-8 JSON (the extension's encoding); AsString decodes it with the SDK's default EncodeMessage.
                 received.Add(JObject.Parse(message.AsString));
                 await queue.DeleteMessageAsync(message);
             }
@@ -183,10 +193,11 @@ public sealed class QueueFunctionHost : IAsyncDisposable
         return received;
     }
 
-    /// <summary>Waits until the queue holds no message, visible or not; false if it still does after the timeout.</summary>
     /// <summary>Receives and deletes one message as its raw text (no base64 decoding), or null after <paramref name="timeout"/>.</summary>
-    public static async Task<string?> ReceiveRawAsync(Microsoft.WindowsAzure.Storage.Queue.CloudQueue queue, TimeSpan timeout)
+    public static async Task<string?> ReceiveRawAsync(CloudQueue queue, TimeSpan timeout)
     {
+        ArgumentNullException.ThrowIfNull(queue);
+        queue = queue.ServiceClient.GetQueueReference(queue.Name);
         queue.EncodeMessage = false;
         var clock = Stopwatch.StartNew();
         while (clock.Elapsed < timeout)
@@ -204,6 +215,7 @@ public sealed class QueueFunctionHost : IAsyncDisposable
         return null;
     }
 
+    /// <summary>Waits until the queue holds no message, visible or not; false if it still does after the timeout.</summary>
     public static async Task<bool> WaitEmptyAsync(CloudQueue queue, TimeSpan timeout)
     {
         var clock = Stopwatch.StartNew();

@@ -48,9 +48,9 @@ public sealed class ClaimCheckTests
     }
 
     [Fact]
-    public void ToJson_RoundTrips_ThroughTryRead()
+    public void Write_RoundTrips_ThroughTryRead()
     {
-        var json = ClaimCheck.ToJson(new BlobReference(Container, "2026/11/21/order \"42\".json"));
+        var json = ClaimCheckJson.Write(new BlobReference(Container, "2026/11/21/order \"42\".json"));
         Assert.True(ClaimCheck.TryRead(Message(json), Container, out var reference));
         Assert.Equal("2026/11/21/order \"42\".json", reference!.Blob);
     }

@@ -4,7 +4,8 @@ using FunctionApp.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
-using Microsoft.WindowsAzure.Storage;
+using Microsoft.Azure.Storage;
+using Microsoft.Azure.Storage.Blob;
 
 namespace FunctionApp.Tests.Queues;
 
@@ -29,7 +30,7 @@ public sealed class QueueSigningProcessorTests
         var vector = Vector.Load("one-widget");
 
         // Act
-        var signed = await processor.SignAsync(new SigningQueueMessage("m1", 1, null, vector.Input), CancellationToken.None);
+        var signed = await processor.SignAsync(new SigningQueueMessage("m1", 1, null, vector.Input), Container(names.ClaimCheckContainer), Container(names.CanonicalContainer), CancellationToken.None);
 
         // Assert
         Assert.Equal(vector.SignatureHex, signed.Signature);
@@ -48,13 +49,13 @@ public sealed class QueueSigningProcessorTests
         // Arrange
         var (processor, names) = Create(new() { ["Queues:MaxClaimCheckBytes"] = "1000" });
         var seed = Vector.Load("seed-3000-widgets");
-        var container = Account().CreateCloudBlobClient().GetContainerReference(names.ClaimCheckContainer);
+        var container = Container(names.ClaimCheckContainer);
         await container.CreateIfNotExistsAsync();
         await container.GetBlockBlobReference("big.json").UploadFromByteArrayAsync(seed.Input, 0, seed.Input.Length);
         var message = new SigningQueueMessage("m2", 1, null, Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"big.json\"}}"));
 
         // Act
-        var error = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(message, CancellationToken.None));
+        var error = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(message, container, Container(names.CanonicalContainer), CancellationToken.None));
 
         // Assert
         Assert.Contains("Queues:MaxClaimCheckBytes", error.Message, StringComparison.Ordinal);
@@ -67,14 +68,14 @@ public sealed class QueueSigningProcessorTests
         // Arrange
         var (processor, names, services) = CreateWithServices(new());
         var seed = Vector.Load("seed-3000-widgets");
-        var container = Account().CreateCloudBlobClient().GetContainerReference(names.ClaimCheckContainer);
+        var container = Container(names.ClaimCheckContainer);
         await container.CreateIfNotExistsAsync();
         await container.GetBlockBlobReference("seed.json").UploadFromByteArrayAsync(seed.Input, 0, seed.Input.Length);
         var pool = services.GetRequiredService<Microsoft.IO.RecyclableMemoryStreamManager>();
         var message = new SigningQueueMessage("m3", 1, null, Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"seed.json\"}}"));
 
         // Act
-        var signed = await processor.SignAsync(message, CancellationToken.None);
+        var signed = await processor.SignAsync(message, container, Container(names.CanonicalContainer), CancellationToken.None);
 
         // Assert: the blob went through the pool and every stream went back.
         Assert.Equal(seed.SignatureHex, signed.Signature);
@@ -115,6 +116,8 @@ public sealed class QueueSigningProcessorTests
     }
 
     private CloudStorageAccount Account() => CloudStorageAccount.Parse(_azurite.ConnectionString);
+
+    private CloudBlobContainer Container(string name) => Account().CreateCloudBlobClient().GetContainerReference(name);
 
     private async Task<byte[]> DownloadAsync(BlobReference reference)
     {

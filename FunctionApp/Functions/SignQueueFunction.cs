@@ -1,18 +1,18 @@
 using FunctionApp.Envelopes;
-using FunctionApp.Functions.QueueTrigger;
 using FunctionApp.Queues;
+using Microsoft.Azure.Storage.Blob;
+using Microsoft.Azure.Storage.Queue;
 using Microsoft.Azure.WebJobs;
 using Microsoft.Extensions.Logging;
-using Microsoft.Extensions.Options;
 
 namespace FunctionApp.Functions;
 
 /// <summary>
-/// Queue-triggered signing: each message on <c>Queues:Input</c> (an envelope inline or a claim check) is signed by
-/// the same core as <c>/api/sign</c> and forwarded to <c>Queues:Output</c>. Invalid input is a permanent failure:
-/// it goes to <c>Queues:Rejected</c> with the reason and the function completes, so it is not retried. Anything else
-/// (key source, storage) throws, so the trigger retries it and, after <c>maxDequeueCount</c>, moves it to
-/// <c>&lt;input&gt;-poison</c>.
+/// Queue-triggered signing on the official storage extension: each message on <c>Queues:Input</c> (an envelope inline
+/// or a claim check, base64 of the UTF-8 JSON) is signed by the same core as <c>/api/sign</c> and forwarded to
+/// <c>Queues:Output</c>. Invalid input is a permanent failure: it goes to <c>Queues:Rejected</c> with the reason and the
+/// function completes, so it is not retried. Anything else (key source, storage) throws, so the extension retries it
+/// and, after host.json <c>maxDequeueCount</c>, moves it to <c>&lt;input&gt;-poison</c>.
 /// </summary>
 public sealed class SignQueueFunction
 {
@@ -20,58 +20,67 @@ public sealed class SignQueueFunction
     public const string Name = "SignQueue";
 
     private readonly QueueSigningProcessor _processor;
-    private readonly QueueSender _sender;
-    private readonly QueueOptions _queues;
-    private readonly QueueMessageEncoding _encoding;
     private readonly ILogger<SignQueueFunction> _logger;
 
     /// <summary>Creates the function; the host resolves it from DI.</summary>
-    public SignQueueFunction(
-        QueueSigningProcessor processor,
-        QueueSender sender,
-        IOptions<QueueOptions> queues,
-        IOptions<SigningQueueTriggerOptions> trigger,
-        ILogger<SignQueueFunction> logger)
+    public SignQueueFunction(QueueSigningProcessor processor, ILogger<SignQueueFunction> logger)
     {
-        ArgumentNullException.ThrowIfNull(queues);
-        ArgumentNullException.ThrowIfNull(trigger);
         _processor = processor;
-        _sender = sender;
-        _queues = queues.Value;
-        _encoding = trigger.Value.MessageEncoding;
         _logger = logger;
     }
 
-    /// <summary>The queue trigger.</summary>
+    /// <summary>The queue trigger; every queue and container comes from the extension, on the <c>WidgetStorage</c> connection.</summary>
     [FunctionName(Name)]
-    public async Task RunAsync([SigningQueueTrigger] SigningQueueMessage message, CancellationToken cancellationToken)
+    public async Task RunAsync(
+        [QueueTrigger("%Queues:Input%", Connection = QueueOptions.ConnectionSetting)] CloudQueueMessage message,
+        [Queue("%Queues:Output%", Connection = QueueOptions.ConnectionSetting)] IAsyncCollector<string> output,
+        [Queue("%Queues:Rejected%", Connection = QueueOptions.ConnectionSetting)] IAsyncCollector<string> rejected,
+        [Blob("%Queues:ClaimCheckContainer%", Connection = QueueOptions.ConnectionSetting)] CloudBlobContainer claims,
+        [Blob("%Queues:CanonicalContainer%", Connection = QueueOptions.ConnectionSetting)] CloudBlobContainer canonical,
+        [Blob("%Queues:RejectedContainer%", Connection = QueueOptions.ConnectionSetting)] CloudBlobContainer rejectedBodies,
+        CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(message);
-        SignatureMessage signature;
+        ArgumentNullException.ThrowIfNull(output);
+        ArgumentNullException.ThrowIfNull(rejected);
+        var input = QueueMessageDecoder.Decode(message);
         try
         {
-            signature = await _processor.SignAsync(message, cancellationToken).ConfigureAwait(false);
-        }
-        catch (EnvelopeFormatException ex)
-        {
-            await RejectAsync(message, ex.Message, ex.JsonPath, cancellationToken).ConfigureAwait(false);
-            return;
-        }
-        catch (MessageRejectedException ex)
-        {
-            await RejectAsync(message, ex.Message, ex.JsonPath, cancellationToken).ConfigureAwait(false);
-            return;
-        }
+            SignatureMessage signature;
+            try
+            {
+                signature = await _processor.SignAsync(input, claims, canonical, cancellationToken).ConfigureAwait(false);
+            }
+            catch (EnvelopeFormatException ex)
+            {
+                await RejectAsync(input, ex.Message, ex.JsonPath, rejected, rejectedBodies, cancellationToken).ConfigureAwait(false);
+                return;
+            }
+            catch (MessageRejectedException ex)
+            {
+                await RejectAsync(input, ex.Message, ex.JsonPath, rejected, rejectedBodies, cancellationToken).ConfigureAwait(false);
+                return;
+            }
 
-        await _sender.SendAsync(_queues.Output, signature.ToJson(), _encoding, cancellationToken).ConfigureAwait(false);
-        QueueTriggerLog.Forwarded(_logger, Name, message.Id, signature.WidgetCount, signature.KeyId, _queues.Output);
+            // The collector sends at once (base64, as the extension encodes every message); the extension deletes the
+            // input only after this returns, so a crash in between redelivers it: consumers de-duplicate on messageId.
+            await output.AddAsync(signature.ToJson(), cancellationToken).ConfigureAwait(false);
+            QueueFunctionLog.Forwarded(_logger, Name, input.Id, signature.WidgetCount, signature.KeyId);
+        }
+        catch (Exception ex) when (ex is not OperationCanceledException)
+        {
+            // Transient: the extension makes the message visible again (visibilityTimeout) or, on the last attempt, poisons it.
+            QueueFunctionLog.AttemptFailed(_logger, ex, Name, input.Id, input.DequeueCount);
+            throw;
+        }
     }
 
-    private async Task RejectAsync(SigningQueueMessage message, string reason, string jsonPath, CancellationToken cancellationToken)
+    private async Task RejectAsync(
+        SigningQueueMessage input, string reason, string jsonPath, IAsyncCollector<string> rejected, CloudBlobContainer rejectedBodies, CancellationToken cancellationToken)
     {
         // If writing the rejection fails, this throws: the message is retried, not dropped.
-        var rejected = await _processor.RejectAsync(message, reason, jsonPath, cancellationToken).ConfigureAwait(false);
-        await _sender.SendAsync(_queues.Rejected, rejected.ToJson(), _encoding, cancellationToken).ConfigureAwait(false);
-        QueueTriggerLog.Rejected(_logger, Name, message.Id, jsonPath, _queues.Rejected);
+        var message = await _processor.RejectAsync(input, reason, jsonPath, rejectedBodies, cancellationToken).ConfigureAwait(false);
+        await rejected.AddAsync(message.ToJson(), cancellationToken).ConfigureAwait(false);
+        QueueFunctionLog.Rejected(_logger, Name, input.Id, message.JsonPath);
     }
 }

@@ -14,9 +14,6 @@ public static class ClaimCheck
     /// <summary>The root member that marks a claim check (an envelope's only root member is <c>widgets</c>).</summary>
     public const string MemberName = "claimCheck";
 
-    /// <summary>The longest blob name Azure Storage allows.</summary>
-    public const int MaxBlobNameLength = 1024;
-
     // Like the envelope reader: invalid UTF-8 throws, a leading BOM is skipped.
     private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: true, throwOnInvalidBytes: true);
 
@@ -61,24 +58,14 @@ public static class ClaimCheck
                 return false;
             }
 
-            throw new MessageRejectedException($"The claim check is not valid JSON: {ex.Message}", "$." + ex.Path, ex);
+            // Newtonsoft's message and path quote the client's member names: bound both.
+            throw new MessageRejectedException(
+                $"The claim check is not valid JSON: {EchoText.Truncate(ex.Message, 256)}", "$." + EchoText.Truncate(ex.Path, 256), ex);
         }
         catch (DecoderFallbackException)
         {
             return false;
         }
-    }
-
-    /// <summary>Writes the claim-check JSON for <paramref name="reference"/> (for producers written in .NET).</summary>
-    public static string ToJson(BlobReference reference)
-    {
-        ArgumentNullException.ThrowIfNull(reference);
-        return QueueJson.Write(json =>
-        {
-            json.WriteStartObject();
-            QueueJson.WriteBlob(json, MemberName, reference);
-            json.WriteEndObject();
-        });
     }
 
     private static BlobReference ReadReference(JsonTextReader reader, string allowedContainer)
@@ -103,7 +90,8 @@ public static class ClaimCheck
             }
             else
             {
-                throw Invalid(reader, $"Unknown or duplicate member '{name}'; a claim check has 'blob' and optionally 'container'.");
+                // The member name is client text of any length: echo a bounded prefix only.
+                throw Invalid(reader, $"Unknown or duplicate member '{EchoText.Truncate(name)}'; a claim check has 'blob' and optionally 'container'.");
             }
         }
 
@@ -112,14 +100,15 @@ public static class ClaimCheck
             throw new MessageRejectedException("The claim check lacks 'blob', the name of the blob that holds the envelope.", $"$.{MemberName}");
         }
 
-        if (blob.Length is 0 or > MaxBlobNameLength || blob.Any(char.IsControl))
+        if (ClaimCheckBlobName.Validate(blob) is { } problem)
         {
-            throw new MessageRejectedException($"'blob' must be a blob name of 1-{MaxBlobNameLength} characters without control characters.", $"$.{MemberName}.blob");
+            throw new MessageRejectedException($"'blob' {problem}", $"$.{MemberName}.blob");
         }
 
         if (container is not null && !string.Equals(container, allowedContainer, StringComparison.Ordinal))
         {
-            throw new MessageRejectedException($"Claim checks may only point into the container '{allowedContainer}'.", $"$.{MemberName}.container");
+            throw new MessageRejectedException(
+                $"Claim checks may only point into the container '{allowedContainer}', not '{EchoText.Truncate(container)}'.", $"$.{MemberName}.container");
         }
 
         return new BlobReference(allowedContainer, blob);
@@ -148,5 +137,5 @@ public static class ClaimCheck
     }
 
     private static MessageRejectedException Invalid(JsonTextReader reader, string message) =>
-        new(message, string.IsNullOrEmpty(reader.Path) ? "$" : "$." + reader.Path);
+        new(message, string.IsNullOrEmpty(reader.Path) ? "$" : "$." + EchoText.Truncate(reader.Path, 256));
 }

@@ -1,44 +1,54 @@
+using System.Collections.Concurrent;
 using System.Net;
+using FunctionApp.Primitives;
 using FunctionApp.Signing;
+using Microsoft.Azure.Storage;
+using Microsoft.Azure.Storage.Blob;
+using Microsoft.Extensions.Options;
 using Microsoft.IO;
-using Microsoft.WindowsAzure.Storage;
-using Microsoft.WindowsAzure.Storage.Blob;
 
 namespace FunctionApp.Queues;
 
 /// <summary>
-/// The blob side of queue signing: reads claim-check envelopes into the one stream pool and writes canonical
-/// bytes from it. No envelope is ever held in one array outside the pool.
+/// The blob side of queue signing, on the containers the storage extension binds: reads claim-check envelopes into
+/// the one stream pool and writes canonical bytes from it. No envelope is ever held in one array outside the pool.
 /// </summary>
 public sealed class QueueBlobStore
 {
     private const string ClaimStreamTag = "claim-check-envelope";
+    private const string CanonicalStreamTag = "canonical-upload";
 
-    private readonly QueueStorage _storage;
     private readonly RecyclableMemoryStreamManager _streams;
-    private readonly ContainerInitializer _canonical;
-    private readonly ContainerInitializer _rejected;
+    private readonly QueueOptions _options;
+
+    // Containers this process has already created (the extension binds a reference, not an existing container).
+    private readonly ConcurrentDictionary<string, Lazy<Task>> _created = new(StringComparer.Ordinal);
 
     /// <summary>Creates the store.</summary>
-    public QueueBlobStore(QueueStorage storage, RecyclableMemoryStreamManager streams)
+    public QueueBlobStore(RecyclableMemoryStreamManager streams, IOptions<QueueOptions> options)
     {
-        ArgumentNullException.ThrowIfNull(storage);
-        _storage = storage;
+        ArgumentNullException.ThrowIfNull(streams);
+        ArgumentNullException.ThrowIfNull(options);
         _streams = streams;
-        _canonical = new ContainerInitializer(() => storage.Container(storage.Options.CanonicalContainer));
-        _rejected = new ContainerInitializer(() => storage.Container(storage.Options.RejectedContainer));
+        _options = options.Value;
     }
 
     /// <summary>
     /// Streams the claim-check blob into a pooled stream positioned at 0; the caller disposes it. The blob is read
     /// at the version whose length was checked (If-Match on its ETag), so a concurrent overwrite cannot slip past the limit.
     /// </summary>
-    /// <exception cref="MessageRejectedException">The blob does not exist or exceeds <see cref="QueueOptions.MaxClaimCheckBytes"/>.</exception>
+    /// <exception cref="MessageRejectedException">The name leaves the container, or the blob does not exist or exceeds <see cref="QueueOptions.MaxClaimCheckBytes"/>.</exception>
     /// <exception cref="StorageException">Storage failed (transient: the message is retried).</exception>
-    public async Task<RecyclableMemoryStream> ReadClaimAsync(BlobReference claim, CancellationToken cancellationToken)
+    public async Task<RecyclableMemoryStream> ReadClaimAsync(CloudBlobContainer claims, BlobReference claim, CancellationToken cancellationToken)
     {
+        ArgumentNullException.ThrowIfNull(claims);
         ArgumentNullException.ThrowIfNull(claim);
-        var blob = _storage.Container(claim.Container).GetBlockBlobReference(claim.Blob);
+        if (!string.Equals(claims.Name, claim.Container, StringComparison.Ordinal))
+        {
+            throw new MessageRejectedException($"Claim checks may only point into the container '{claims.Name}'.", $"$.{ClaimCheck.MemberName}.container");
+        }
+
+        var blob = ClaimCheckBlobName.Resolve(claims, claim.Blob);
         try
         {
             await blob.FetchAttributesAsync(null, null, null, cancellationToken).ConfigureAwait(false);
@@ -46,11 +56,11 @@ public sealed class QueueBlobStore
         catch (StorageException ex) when (ex.RequestInformation?.HttpStatusCode == (int)HttpStatusCode.NotFound)
         {
             throw new MessageRejectedException(
-                $"The claim check points to '{claim.Container}/{claim.Blob}', which does not exist.", $"$.{ClaimCheck.MemberName}.blob", ex);
+                $"The claim check points to '{claim.Container}/{EchoText.Truncate(claim.Blob, 256)}', which does not exist.", $"$.{ClaimCheck.MemberName}.blob", ex);
         }
 
         var length = blob.Properties.Length;
-        var limit = _storage.Options.MaxClaimCheckBytes;
+        var limit = _options.MaxClaimCheckBytes;
         if (length > limit)
         {
             throw new MessageRejectedException(
@@ -74,69 +84,59 @@ public sealed class QueueBlobStore
     }
 
     /// <summary>
-    /// Writes the canonical bytes to <c>&lt;messageId&gt;.json</c> in the canonical container, straight from the pooled
-    /// blocks. A redelivered message overwrites the blob with identical bytes (signing is deterministic).
+    /// Writes the canonical bytes to <c>&lt;messageId&gt;.json</c> in <paramref name="canonical"/>, from a pooled
+    /// stream. A redelivered message overwrites the blob with identical bytes (signing is deterministic).
     /// </summary>
-    public async Task<BlobReference> WriteCanonicalAsync(string messageId, SignedEnvelope signed, CancellationToken cancellationToken)
+    public async Task<BlobReference> WriteCanonicalAsync(CloudBlobContainer canonical, string messageId, SignedEnvelope signed, CancellationToken cancellationToken)
     {
+        ArgumentNullException.ThrowIfNull(canonical);
         ArgumentException.ThrowIfNullOrEmpty(messageId);
         ArgumentNullException.ThrowIfNull(signed);
-        var container = await _canonical.GetAsync(cancellationToken).ConfigureAwait(false);
+        await EnsureCreatedAsync(canonical, cancellationToken).ConfigureAwait(false);
         var name = messageId + ".json";
-        var blob = container.GetBlockBlobReference(name);
+        var blob = canonical.GetBlockBlobReference(name);
         blob.Properties.ContentType = "application/json";
-        using var source = new ReadOnlySequenceStream(signed.GetCanonicalBytes());
+
+        // A seekable pooled copy: the SDK then sends it in one Put Blob with a known length, without buffering it again.
+        await using var source = _streams.GetStream(CanonicalStreamTag, signed.CanonicalLength);
+        await signed.CopyCanonicalToAsync(source, cancellationToken).ConfigureAwait(false);
+        source.Position = 0;
         await blob.UploadFromStreamAsync(source, source.Length, null, null, null, cancellationToken).ConfigureAwait(false);
-        return new BlobReference(container.Name, name);
+        return new BlobReference(canonical.Name, name);
     }
 
-    /// <summary>Keeps a rejected inline message's body (at most 64 KiB) as <c>&lt;messageId&gt;</c> in the rejected container.</summary>
-    public async Task<BlobReference> WriteRejectedBodyAsync(SigningQueueMessage message, CancellationToken cancellationToken)
+    /// <summary>Keeps a rejected inline message's body (at most 64 KiB) as <c>&lt;messageId&gt;</c> in <paramref name="rejected"/>.</summary>
+    public async Task<BlobReference> WriteRejectedBodyAsync(CloudBlobContainer rejected, SigningQueueMessage message, CancellationToken cancellationToken)
     {
+        ArgumentNullException.ThrowIfNull(rejected);
         ArgumentNullException.ThrowIfNull(message);
-        var container = await _rejected.GetAsync(cancellationToken).ConfigureAwait(false);
-        var blob = container.GetBlockBlobReference(message.Id);
+        await EnsureCreatedAsync(rejected, cancellationToken).ConfigureAwait(false);
+        var blob = rejected.GetBlockBlobReference(message.Id);
         blob.Properties.ContentType = message.DecodeError is null ? "application/json" : "text/plain";
         using var body = message.OpenBody();
         await blob.UploadFromStreamAsync(body, body.Length, null, null, null, cancellationToken).ConfigureAwait(false);
-        return new BlobReference(container.Name, message.Id);
+        return new BlobReference(rejected.Name, message.Id);
     }
 
-    /// <summary>Creates a container once per process, on first use; a failed attempt is retried on the next use.</summary>
-    private sealed class ContainerInitializer
+    private Task EnsureCreatedAsync(CloudBlobContainer container, CancellationToken cancellationToken)
     {
-        private readonly Func<CloudBlobContainer> _factory;
-        private readonly SemaphoreSlim _gate = new(1, 1);
-        private CloudBlobContainer? _ready;
+        var key = container.Uri.AbsoluteUri;
+        var creation = _created.GetOrAdd(key, _ => new Lazy<Task>(() => container.CreateIfNotExistsAsync(
+            BlobContainerPublicAccessType.Off, null, null, CancellationToken.None)));
+        return AwaitCreationAsync(key, creation, cancellationToken);
+    }
 
-        public ContainerInitializer(Func<CloudBlobContainer> factory)
+    private async Task AwaitCreationAsync(string key, Lazy<Task> creation, CancellationToken cancellationToken)
+    {
+        try
         {
-            _factory = factory;
+            await creation.Value.WaitAsync(cancellationToken).ConfigureAwait(false);
         }
-
-        public async ValueTask<CloudBlobContainer> GetAsync(CancellationToken cancellationToken)
+        catch (StorageException)
         {
-            if (Volatile.Read(ref _ready) is { } ready)
-            {
-                return ready;
-            }
-
-            await _gate.WaitAsync(cancellationToken).ConfigureAwait(false);
-            try
-            {
-                if (_ready is null)
-                {
-                    var container = _factory();
-                    await container.CreateIfNotExistsAsync(BlobContainerPublicAccessType.Off, null, null, cancellationToken).ConfigureAwait(false);
-                    Volatile.Write(ref _ready, container);
-                }
-
-                return _ready!;
-            }
-            finally
-            {
-                _gate.Release();
-            }
+            // A failed creation is retried by the next message, not remembered.
+            _created.TryRemove(new KeyValuePair<string, Lazy<Task>>(key, creation));
+            throw;
         }
     }
 }

@@ -2,23 +2,29 @@ namespace FunctionApp.Queues;
 
 /// <summary>
 /// Names and limits of queue-triggered signing (configuration section <c>Queues</c>). The trigger's own
-/// polling settings are host settings (host.json <c>extensions.queues</c>), not these.
+/// polling settings are host settings (host.json <c>extensions.queues</c>), not these. The storage account is the
+/// connection string in the app setting <see cref="ConnectionSetting"/>.
 /// </summary>
 public sealed class QueueOptions
 {
     /// <summary>The configuration section these options bind to.</summary>
     public const string SectionName = "Queues";
 
+    /// <summary>
+    /// The app setting that holds the storage connection string of every queue and container below (in Azure a Key
+    /// Vault reference; locally <c>UseDevelopmentStorage=true</c>). A constant because the function's binding
+    /// attributes name it and the platform's scale controller reads it from function.json.
+    /// </summary>
+    public const string ConnectionSetting = "WidgetStorage";
+
     /// <summary>The largest inline canonical output allowed: base64 of it plus the message's other members stays under 48 KiB.</summary>
     public const int MaxInlineCanonicalBytes = 32 * 1024;
 
     /// <summary>
-    /// The name of the setting (or connection string) that holds the storage connection string.
-    /// Default <c>AzureWebJobsStorage</c>, the host's own account. Setting: <c>Queues:Connection</c>.
+    /// The queue producers drop envelopes and claim checks on. Default <c>widget-envelopes</c>. Setting: <c>Queues:Input</c>.
+    /// The function's attributes name the queues and containers as <c>%Queues:…%</c>, so every name must be set as an
+    /// app setting (the defaults here document the shipped values; validation checks the set ones).
     /// </summary>
-    public string Connection { get; set; } = "AzureWebJobsStorage";
-
-    /// <summary>The queue producers drop envelopes and claim checks on. Default <c>widget-envelopes</c>. Setting: <c>Queues:Input</c>.</summary>
     public string Input { get; set; } = "widget-envelopes";
 
     /// <summary>Where each signature goes. Default <c>widget-signatures</c>. Setting: <c>Queues:Output</c>.</summary>

@@ -11,11 +11,6 @@ internal sealed partial class QueueOptionsValidator : IValidateOptions<QueueOpti
     public ValidateOptionsResult Validate(string? name, QueueOptions options)
     {
         var failures = new List<string>();
-        if (string.IsNullOrWhiteSpace(options.Connection))
-        {
-            failures.Add($"{Prefix}{nameof(options.Connection)} must name the setting that holds the storage connection string.");
-        }
-
         CheckQueue(failures, nameof(options.Input), options.Input);
         CheckQueue(failures, nameof(options.Output), options.Output);
         CheckQueue(failures, nameof(options.Rejected), options.Rejected);

@@ -1,7 +1,9 @@
 using System.Buffers;
 using FunctionApp.Envelopes;
 using FunctionApp.Keys;
+using FunctionApp.Primitives;
 using FunctionApp.Signing;
+using Microsoft.Azure.Storage.Blob;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 
@@ -12,6 +14,7 @@ namespace FunctionApp.Queues;
 /// the envelope with <see cref="WidgetEnvelopeReader"/>, signs it with <see cref="EnvelopeSigner"/> (the same core as
 /// <c>/api/sign</c>) and puts the canonical bytes inline or in a blob. Permanent failures surface as
 /// <see cref="EnvelopeFormatException"/> or <see cref="MessageRejectedException"/>; anything else is transient.
+/// The containers are those the storage extension binds to the function (connection <c>WidgetStorage</c>).
 /// </summary>
 public sealed class QueueSigningProcessor
 {
@@ -37,23 +40,28 @@ public sealed class QueueSigningProcessor
         _logger = logger;
     }
 
-    /// <summary>Signs <paramref name="message"/> and returns the output message to forward.</summary>
+    /// <summary>
+    /// Signs <paramref name="message"/> and returns the output message to forward. Claim checks are read from
+    /// <paramref name="claims"/> only; canonical bytes too large to inline go to <paramref name="canonical"/>.
+    /// </summary>
     /// <exception cref="EnvelopeFormatException">The envelope is invalid (permanent).</exception>
     /// <exception cref="MessageRejectedException">The message is not a usable envelope or claim check (permanent).</exception>
     /// <exception cref="SigningKeyUnavailableException">No key yet (transient).</exception>
-    public async Task<SignatureMessage> SignAsync(SigningQueueMessage message, CancellationToken cancellationToken)
+    public async Task<SignatureMessage> SignAsync(SigningQueueMessage message, CloudBlobContainer claims, CloudBlobContainer canonical, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(message);
+        ArgumentNullException.ThrowIfNull(claims);
+        ArgumentNullException.ThrowIfNull(canonical);
         if (message.DecodeError is not null)
         {
             throw new MessageRejectedException(message.DecodeError, "$");
         }
 
         WidgetEnvelope envelope;
-        if (ClaimCheck.TryRead(message, _options.ClaimCheckContainer, out var claim))
+        if (ClaimCheck.TryRead(message, claims.Name, out var claim))
         {
-            await using var body = await _blobs.ReadClaimAsync(claim!, cancellationToken).ConfigureAwait(false);
-            QueueLog.ClaimCheckRead(_logger, message.Id, claim!.Container, claim.Blob, body.Length);
+            await using var body = await _blobs.ReadClaimAsync(claims, claim!, cancellationToken).ConfigureAwait(false);
+            QueueLog.ClaimCheckRead(_logger, message.Id, claim!.Container, EchoText.Truncate(claim.Blob, 256), body.Length);
             envelope = ReadEnvelope(body, claim);
         }
         else
@@ -71,7 +79,7 @@ public sealed class QueueSigningProcessor
         }
         else
         {
-            canonicalBlob = await _blobs.WriteCanonicalAsync(message.Id, signed, cancellationToken).ConfigureAwait(false);
+            canonicalBlob = await _blobs.WriteCanonicalAsync(canonical, message.Id, signed, cancellationToken).ConfigureAwait(false);
         }
 
         return new SignatureMessage
@@ -91,11 +99,14 @@ public sealed class QueueSigningProcessor
 
     /// <summary>
     /// Builds the rejected-queue message for a permanent failure. An inline body is copied to the rejected container
-    /// first, so the producer's data is never lost; a claim check's blob is simply left where it is.
+    /// first (to <paramref name="rejected"/>), so the producer's data is never lost; a claim check's blob is simply left
+    /// where it is.
     /// </summary>
-    public async Task<RejectedMessage> RejectAsync(SigningQueueMessage message, string reason, string jsonPath, CancellationToken cancellationToken)
+    public async Task<RejectedMessage> RejectAsync(
+        SigningQueueMessage message, string reason, string jsonPath, CloudBlobContainer rejected, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(message);
+        ArgumentNullException.ThrowIfNull(rejected);
         BlobReference? claim = null;
         BlobReference? body = null;
         try
@@ -112,7 +123,7 @@ public sealed class QueueSigningProcessor
 
         if (claim is null)
         {
-            body = await _blobs.WriteRejectedBodyAsync(message, cancellationToken).ConfigureAwait(false);
+            body = await _blobs.WriteRejectedBodyAsync(rejected, message, cancellationToken).ConfigureAwait(false);
         }
 
         return new RejectedMessage
@@ -136,7 +147,7 @@ public sealed class QueueSigningProcessor
         catch (EnvelopeFormatException ex)
         {
             // Say where the bad envelope is; the path is within the blob's JSON.
-            throw new EnvelopeFormatException($"The envelope in '{claim.Container}/{claim.Blob}' is invalid: {ex.Message}", ex.JsonPath, ex);
+            throw new EnvelopeFormatException($"The envelope in '{claim.Container}/{EchoText.Truncate(claim.Blob, 256)}' is invalid: {ex.Message}", ex.JsonPath, ex);
         }
     }
 

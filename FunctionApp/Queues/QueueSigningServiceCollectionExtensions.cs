@@ -5,10 +5,10 @@ using Microsoft.Extensions.Options;
 
 namespace FunctionApp.Queues;
 
-/// <summary>Registers queue signing's host-independent services (no trigger: that is the host's part).</summary>
+/// <summary>Registers queue signing's host-independent services (no trigger: the storage extension is the host's part).</summary>
 public static class QueueSigningServiceCollectionExtensions
 {
-    /// <summary>Adds <see cref="QueueOptions"/>, the storage accessor, the blob store, the sender and the processor. Call after <c>AddWidgetSigning</c>.</summary>
+    /// <summary>Adds <see cref="QueueOptions"/>, the blob store and the processor. Call after <c>AddWidgetSigning</c>.</summary>
     public static IServiceCollection AddWidgetQueueSigning(this IServiceCollection services, IConfiguration configuration)
     {
         ArgumentNullException.ThrowIfNull(services);
@@ -16,9 +16,7 @@ public static class QueueSigningServiceCollectionExtensions
 
         services.AddOptions<QueueOptions>().Bind(configuration.GetSection(QueueOptions.SectionName)).ValidateOnStart();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<QueueOptions>, QueueOptionsValidator>());
-        services.TryAddSingleton<QueueStorage>();
         services.TryAddSingleton<QueueBlobStore>();
-        services.TryAddSingleton<QueueSender>();
         services.TryAddSingleton<QueueSigningProcessor>();
         return services;
     }

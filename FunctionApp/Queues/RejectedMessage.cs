@@ -1,4 +1,5 @@
 using System.Globalization;
+using FunctionApp.Primitives;
 
 namespace FunctionApp.Queues;
 
@@ -9,6 +10,12 @@ namespace FunctionApp.Queues;
 /// </summary>
 public sealed class RejectedMessage
 {
+    /// <summary>The longest reason kept, in characters: with the other members the message stays far below the queue's 64 KiB.</summary>
+    public const int MaxReasonLength = 2048;
+
+    /// <summary>The longest JSON path kept, in characters.</summary>
+    public const int MaxJsonPathLength = 512;
+
     /// <summary>The input message's id.</summary>
     public required string MessageId { get; init; }
 
@@ -47,9 +54,11 @@ public sealed class RejectedMessage
             }
 
             json.WritePropertyName("reason");
-            json.WriteValue(Reason);
+            // Both may quote client text (member names, blob names): bounded whatever the input, so the rejected
+            // message always fits a queue message.
+            json.WriteValue(EchoText.Truncate(Reason, MaxReasonLength));
             json.WritePropertyName("jsonPath");
-            json.WriteValue(JsonPath);
+            json.WriteValue(EchoText.Truncate(JsonPath, MaxJsonPathLength));
             QueueJson.WriteBlob(json, "claimCheck", ClaimCheck);
             QueueJson.WriteBlob(json, "body", Body);
             json.WriteEndObject();

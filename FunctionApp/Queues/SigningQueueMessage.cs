@@ -4,8 +4,8 @@ namespace FunctionApp.Queues;
 
 /// <summary>
 /// One input message as the signing core sees it: the decoded body (at most 64 KiB, so never on the large object
-/// heap) and the queue's metadata. Host-independent: the in-process trigger builds it today, an isolated-worker
-/// trigger would build the same thing.
+/// heap) and the queue's metadata. Host-independent: <see cref="QueueMessageDecoder"/> builds it from the storage
+/// extension's message; an isolated-worker function would build the same thing.
 /// </summary>
 public sealed class SigningQueueMessage
 {
@@ -38,11 +38,11 @@ public sealed class SigningQueueMessage
     /// <summary>The decoded body (UTF-8 JSON), or the raw message text when <see cref="DecodeError"/> is set.</summary>
     public ReadOnlyMemory<byte> Body { get; }
 
-    /// <summary>Why the message text could not be decoded with the configured encoding; null when it could.</summary>
+    /// <summary>Why the message text could not be decoded (it is not base64); null when it could.</summary>
     public string? DecodeError { get; }
 
-    /// <summary>A read-only stream over <see cref="Body"/>, without copying it.</summary>
-    /// <exception cref="InvalidOperationException">The body is not backed by an array (the trigger always makes one that is).</exception>
+    /// <summary>A new read-only stream over <see cref="Body"/>, without copying it; readers need nothing but <see cref="Stream"/>.</summary>
+    /// <exception cref="InvalidOperationException">The body is not backed by an array (the decoder always makes one that is).</exception>
     public MemoryStream OpenBody() => MemoryMarshal.TryGetArray(Body, out var segment)
         ? new MemoryStream(segment.Array!, segment.Offset, segment.Count, writable: false)
         : throw new InvalidOperationException("The message body must be backed by an array.");

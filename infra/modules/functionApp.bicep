@@ -201,10 +201,6 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
           value: '@Microsoft.KeyVault(SecretUri=${widgetStorageSecretUri})'
         }
         {
-          name: 'Queues__Connection'
-          value: 'WidgetStorage'
-        }
-        {
           name: 'Queues__Input'
           value: inputQueueName
         }
