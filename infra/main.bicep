@@ -2,7 +2,7 @@
 // One module per concern; every name is derived from environmentName plus a uniqueString of the resource group.
 // Deploy: az deployment group create --resource-group <rg> --template-file infra/main.bicep --parameters infra/main.consumption.bicepparam
 // Compile and lint locally with the pinned compiler: .ci/bicep (docs/deploy.md).
-// The signing key is not here: the pipeline's key bootstrap stage creates it in the vault (see README, Deploy).
+// The signing key is not here: the pipeline's key bootstrap stage creates it in the vault (docs/deploy.md).
 
 targetScope = 'resourceGroup'
 

@@ -1,6 +1,6 @@
 // Parameters for infra/main.bicep on the Elastic Premium plan (EP1-EP3, Windows): pre-warmed instances, no cold
-// start, longer runs. The pipeline picks this file for planSku EP1-EP3 and overrides environmentName, location and
-// planSku on the command line. No secret belongs in this file: the signing key and the storage connection strings
+// start, longer runs. The pipeline picks this file for planSku EP1-EP3 and writes this run's environmentName, location and
+// planSku over it (Plan stage). No secret belongs in this file: the signing key and the storage connection strings
 // live only in Key Vault.
 using './main.bicep'
 
