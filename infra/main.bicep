@@ -1,7 +1,8 @@
 // The widget signing service, from an empty resource group to a running, least-privilege deployment.
 // One module per concern; every name is derived from environmentName plus a uniqueString of the resource group.
-// Deploy: az deployment group create --resource-group <rg> --template-file infra/main.bicep --parameters infra/main.bicepparam
-// The signing key is not here: the pipeline's key bootstrap stage creates it in the vault (see README, Deploy).
+// Deploy: az deployment group create --resource-group <rg> --template-file infra/main.bicep --parameters infra/main.consumption.bicepparam
+// Compile and lint locally with the pinned compiler: .ci/bicep (docs/deploy.md).
+// The signing key is not here: the pipeline's key bootstrap stage creates it in the vault (docs/deploy.md).
 
 targetScope = 'resourceGroup'
 
@@ -36,6 +37,13 @@ param maximumElasticWorkerCount int = 20
 ])
 param storageSku string = 'Standard_LRS'
 
+@description('Storage account key (key1 or key2) the connection strings in the vault are built from. Switch it to rotate the other key (docs/deploy.md, "Storage key rotation").')
+@allowed([
+  'key1'
+  'key2'
+])
+param storageKeyName string = 'key1'
+
 @description('Name of the Key Vault secret that holds the signing key. The pipeline creates it; this template only points the app at it.')
 @minLength(1)
 @maxLength(127)
@@ -45,6 +53,10 @@ param signingSecretName string = 'widget-signing-key'
 @minValue(7)
 @maxValue(90)
 param keyVaultSoftDeleteRetentionInDays int = 90
+
+@description('Key Vault name override (3-24 letters, digits and hyphens). Empty (the default): kv-<environmentName>-<suffix>. Set it to re-create an environment while the old vault is soft-deleted under purge protection, which keeps its name reserved for the retention period (docs/deploy.md, "Re-creating an environment").')
+@maxLength(24)
+param keyVaultName string = ''
 
 @description('Days Log Analytics keeps data.')
 @minValue(30)
@@ -69,17 +81,6 @@ param canonicalContainerName string = 'widget-canonical'
 @description('Blob container for copies of rejected inline envelopes (Queues:RejectedContainer).')
 param rejectedContainerName string = 'widget-rejected'
 
-@description('Object id of the principal that bootstraps the signing key and runs the smoke test (the pipeline\'s service connection), granted Key Vault Secrets Officer on the vault. Empty (the default): no grant.')
-param secretsOfficerPrincipalId string = ''
-
-@description('Principal type of secretsOfficerPrincipalId: ServicePrincipal for a pipeline, User for a person deploying by hand.')
-@allowed([
-  'ServicePrincipal'
-  'User'
-  'Group'
-])
-param secretsOfficerPrincipalType string = 'ServicePrincipal'
-
 @description('Tags applied to every resource.')
 param tags object = {
   application: 'widget-signing'
@@ -97,9 +98,17 @@ var names = {
   hostStorage: take('sth${compactEnvironment}${suffix}', 24)
   dataStorage: take('std${compactEnvironment}${suffix}', 24)
   // Key Vault names: 3-24 characters.
-  keyVault: take('kv-${environmentName}-${suffix}', 24)
+  keyVault: empty(keyVaultName) ? take('kv-${environmentName}-${suffix}', 24) : keyVaultName
   plan: 'plan-${environmentName}-${suffix}'
   functionApp: 'func-${environmentName}-${suffix}'
+  // Azure Files share names: 3-63 lowercase letters, digits and hyphens.
+  contentShare: toLower('func-${environmentName}-${suffix}-content')
+}
+
+// Vault secrets this template writes (connection strings built from listKeys); the signing key is not one of them.
+var connectionSecretNames = {
+  widgetStorage: 'widget-storage-connection'
+  contentShare: 'content-share-connection'
 }
 
 module monitoring 'modules/monitoring.bicep' = {
@@ -135,6 +144,7 @@ module storage 'modules/storage.bicep' = {
     claimCheckContainerName: claimCheckContainerName
     canonicalContainerName: canonicalContainerName
     rejectedContainerName: rejectedContainerName
+    contentShareName: names.contentShare
     tags: tags
   }
 }
@@ -149,6 +159,18 @@ module keyVault 'modules/keyVault.bicep' = {
   }
 }
 
+module connectionSecrets 'modules/connectionSecrets.bicep' = {
+  name: 'connectionSecrets'
+  params: {
+    keyVaultName: keyVault.outputs.name
+    hostStorageAccountName: storage.outputs.hostStorageAccountName
+    dataStorageAccountName: storage.outputs.dataStorageAccountName
+    storageKeyName: storageKeyName
+    widgetStorageSecretName: connectionSecretNames.widgetStorage
+    contentShareSecretName: connectionSecretNames.contentShare
+  }
+}
+
 module roleAssignments 'modules/roleAssignments.bicep' = {
   name: 'roleAssignments'
   params: {
@@ -158,8 +180,6 @@ module roleAssignments 'modules/roleAssignments.bicep' = {
     dataStorageAccountName: storage.outputs.dataStorageAccountName
     queueNames: storage.outputs.queueNames
     containerNames: storage.outputs.containerNames
-    secretsOfficerPrincipalId: secretsOfficerPrincipalId
-    secretsOfficerPrincipalType: secretsOfficerPrincipalType
   }
 }
 
@@ -174,7 +194,9 @@ module functionApp 'modules/functionApp.bicep' = {
     identityId: identity.outputs.id
     identityClientId: identity.outputs.clientId
     hostStorageAccountName: storage.outputs.hostStorageAccountName
-    dataStorageAccountName: storage.outputs.dataStorageAccountName
+    contentShareName: storage.outputs.contentShareName
+    contentShareSecretUri: connectionSecrets.outputs.contentShareSecretUri
+    widgetStorageSecretUri: connectionSecrets.outputs.widgetStorageSecretUri
     appInsightsName: monitoring.outputs.appInsightsName
     keyVaultUri: keyVault.outputs.vaultUri
     signingSecretName: signingSecretName

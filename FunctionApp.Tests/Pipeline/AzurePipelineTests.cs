@@ -1,24 +1,161 @@
+using System.Text.RegularExpressions;
 using FunctionApp.Tests.Infra;
 using YamlDotNet.RepresentationModel;
 using static FunctionApp.Tests.Pipeline.PipelineDocument;
 
 namespace FunctionApp.Tests.Pipeline;
 
-/// <summary>azure-pipelines.yml: its stages, what each runs, and that it matches the README and infra/main.bicep.</summary>
+/// <summary>
+/// azure-pipelines.yml: stages and their order (plan before the approval, apply exactly what was planned), the pinned
+/// Bicep compiler, runtime parameters, one build configuration, and least privilege around the signing key.
+/// </summary>
 public sealed class AzurePipelineTests
 {
-    private static readonly string[] DeployingStages = ["Infrastructure", "KeyBootstrap", "Deploy"];
+    private static readonly string[] StageOrder = ["Build", "Plan", "Apply", "KeyBootstrap", "Deploy", "SmokeTest"];
+
+    private static readonly string[] ExportedOutputs = ["functionAppName", "functionAppHostName", "keyVaultName", "signingSecretName"];
 
     private readonly PipelineDocument _pipeline = PipelineDocument.Load();
 
+    private static string Yaml => RepoFiles.ReadAllText("azure-pipelines.yml");
+
+    private string ApplyScript => Input(Assert.Single(Tasks(_pipeline.Stage("Apply"), "AzureCLI@2")), "inlineScript");
+
+    private string PlanScript => Input(Assert.Single(Tasks(_pipeline.Stage("Plan"), "AzureCLI@2")), "inlineScript");
+
     [Fact]
-    public void Stages_RunBuildInfrastructureKeyBootstrapDeployThenSmokeTest()
+    public void Stages_RunBuildPlanApplyKeyBootstrapDeployThenSmokeTest()
     {
-        Assert.Equal(["Build", "Infrastructure", "KeyBootstrap", "Deploy", "SmokeTest"], _pipeline.Stages.Select(s => Scalar(s, "stage")));
-        Assert.Equal(["Build"], DependsOn(_pipeline.Stage("Infrastructure")));
-        Assert.Equal(["Infrastructure"], DependsOn(_pipeline.Stage("KeyBootstrap")));
+        Assert.Equal(StageOrder, _pipeline.Stages.Select(s => Scalar(s, "stage")));
+        Assert.Equal(["Build"], DependsOn(_pipeline.Stage("Plan")));
+        Assert.Equal(["Plan"], DependsOn(_pipeline.Stage("Apply")));
+        Assert.Equal(["Apply"], DependsOn(_pipeline.Stage("KeyBootstrap")));
         Assert.Contains("KeyBootstrap", DependsOn(_pipeline.Stage("Deploy")));
         Assert.Contains("Deploy", DependsOn(_pipeline.Stage("SmokeTest")));
+        // Pull requests stop after Build: nothing is planned or changed for one.
+        Assert.All(StageOrder.Skip(1), s => Assert.Equal("and(succeeded(), ne(variables['Build.Reason'], 'PullRequest'))", Scalar(_pipeline.Stage(s), "condition")));
+    }
+
+    [Fact]
+    public void Plan_RunsWhatIfPublishesAndShowsIt_AndChangesNothing()
+    {
+        var plan = _pipeline.Stage("Plan");
+
+        Assert.DoesNotContain(Jobs(plan), j => Scalar(j, "deployment") is not null || j.Children.ContainsKey(new YamlScalarNode("environment")));
+        Assert.Contains("az deployment group what-if", PlanScript, StringComparison.Ordinal);
+        Assert.DoesNotContain("az deployment group create", PlanScript, StringComparison.Ordinal);
+        Assert.DoesNotContain("az group create", PlanScript, StringComparison.Ordinal);
+        Assert.Contains("| tee \"$plan/what-if.txt\"", PlanScript, StringComparison.Ordinal);
+        Assert.Contains("##vso[task.uploadsummary]$plan/what-if.md", PlanScript, StringComparison.Ordinal);
+        Assert.Contains("sha256sum main.json deployment.parameters.json > plan.sha256", PlanScript, StringComparison.Ordinal);
+        var publish = Assert.Single(Tasks(plan, "PublishPipelineArtifact@1"));
+        Assert.Equal("plan", Input(publish, "artifact"));
+        Assert.Equal("$(Build.ArtifactStagingDirectory)/plan", Input(publish, "targetPath"));
+        Assert.Equal(["infra"], Downloads(plan));
+    }
+
+    [Fact]
+    public void Approval_IsTheEnvironmentOfApply_TheOnlyDeploymentJob_AfterThePlan()
+    {
+        var deploymentJobs = _pipeline.Stages.SelectMany(s => Jobs(s).Select(j => (Stage: Scalar(s, "stage"), Job: j)))
+            .Where(j => Scalar(j.Job, "deployment") is not null || j.Job.Children.ContainsKey(new YamlScalarNode("environment")))
+            .ToList();
+
+        // One approval per run: only Apply targets the environment, and later stages need Apply to have succeeded.
+        var apply = Assert.Single(deploymentJobs);
+        Assert.Equal("Apply", apply.Stage);
+        Assert.Equal("${{ parameters.environment }}", Scalar(apply.Job, "environment"));
+        Assert.True(Array.IndexOf(StageOrder, "Plan") < Array.IndexOf(StageOrder, "Apply"));
+    }
+
+    [Fact]
+    public void Apply_DeploysExactlyThePlannedTemplateAndParameters()
+    {
+        var script = ApplyScript;
+        var check = script.IndexOf("sha256sum --check --strict plan.sha256", StringComparison.Ordinal);
+        var create = script.IndexOf("az deployment group create", StringComparison.Ordinal);
+
+        Assert.True(check >= 0 && create > check, "Apply must check the plan's checksums before it deploys");
+        Assert.Equal(["plan"], Downloads(_pipeline.Stage("Apply")));
+        const string files = "--template-file \"$plan/main.json\" --parameters \"@$plan/deployment.parameters.json\"";
+        Assert.Contains(files, script, StringComparison.Ordinal);
+        Assert.Equal(2, Regex.Matches(PlanScript, Regex.Escape(files)).Count);
+        Assert.Contains("set -euo pipefail", script, StringComparison.Ordinal);
+        Assert.Equal("deployOutputs", Scalar(Assert.Single(Tasks(_pipeline.Stage("Apply"), "AzureCLI@2")), "name"));
+    }
+
+    [Fact]
+    public void Plan_BuildsItsParametersFromACompiledPlanFile_AndOnlyParametersMainDeclares()
+    {
+        var main = CompiledInfra.Instance;
+
+        foreach (var file in CompiledInfra.ParameterFileNames)
+        {
+            Assert.Contains($"plan_parameters=\"{Path.GetFileNameWithoutExtension(file)}.parameters.json\"", PlanScript, StringComparison.Ordinal);
+        }
+
+        var overridden = Regex.Matches(PlanScript, @"\(""(\w+)"", ""[A-Z_]+""\)").Select(m => m.Groups[1].Value).ToList();
+        Assert.Equal(["environmentName", "location", "planSku"], overridden);
+        Assert.All(overridden, p => Assert.True(main.Parameters.ContainsKey(p), $"main.bicep has no parameter '{p}'"));
+    }
+
+    [Fact]
+    public void Bicep_IsCompiledOnlyInBuild_ByThePinnedCompiler()
+    {
+        var build = _pipeline.Stage("Build");
+
+        Assert.Equal(".ci/bicep \"$(Build.ArtifactStagingDirectory)/infra\"", Assert.Single(Scripts(build), s => s.Contains("bicep", StringComparison.Ordinal)));
+        Assert.Contains(Tasks(build, "PublishPipelineArtifact@1"), t => Input(t, "artifact") == "infra");
+        Assert.DoesNotContain("az bicep", Yaml, StringComparison.Ordinal);
+        Assert.DoesNotMatch(@"bicep (build|lint|install)", Yaml);
+        Assert.DoesNotMatch(@"--template-file\s+\S*\.bicep", Yaml);
+        // .ci/bicep takes the compiler from tools/Bicep/Bicep.proj, at the version the tests compile with.
+        var ciBicep = RepoFiles.ReadAllText(".ci", "bicep");
+        Assert.Contains("dotnet build tools/Bicep/Bicep.proj", ciBicep, StringComparison.Ordinal);
+        Assert.Contains("-getProperty:BicepCliPath", ciBicep, StringComparison.Ordinal);
+        Assert.Contains("<PackageDownload Include=\"Azure.Bicep.CommandLine.linux-x64\" Version=\"[$(BicepCliVersion)]\" />", RepoFiles.ReadAllText("tools", "Bicep", "Bicep.proj"), StringComparison.Ordinal);
+        Assert.Contains($"<BicepCliVersion>{BicepCompiler.Version}</BicepCliVersion>", RepoFiles.ReadAllText("Directory.Packages.props"), StringComparison.Ordinal);
+        Assert.Contains(".ci/bicep", RepoFiles.ReadAllText(".ci", "run"), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Targets_AreRuntimeParametersWithDefaults()
+    {
+        var parameters = _pipeline.Parameters;
+
+        Assert.Equal(["serviceConnection", "environment", "resourceGroup", "location", "planSku", "environmentName"], parameters.Keys);
+        Assert.All(parameters.Values, p =>
+        {
+            Assert.Equal("string", Scalar(p, "type"));
+            Assert.False(string.IsNullOrWhiteSpace(Scalar(p, "default")), $"parameter {Scalar(p, "name")} has no default");
+            Assert.False(string.IsNullOrWhiteSpace(Scalar(p, "displayName")));
+        });
+        var planSku = parameters["planSku"];
+        Assert.Equal(CompiledInfra.Instance.Allowed("planSku"), Sequence(planSku, "values").Children.Cast<YamlScalarNode>().Select(v => v.Value!));
+        Assert.Equal((string?)CompiledInfra.Instance.Parameters["planSku"]!["defaultValue"], Scalar(planSku, "default"));
+        // Compile-time variables cannot be overridden at queue time: none of the targets is one.
+        Assert.DoesNotContain("${{ variables.", Yaml, StringComparison.Ordinal);
+        Assert.DoesNotContain(_pipeline.Variables.Keys, k => k is "serviceConnection" or "pipelineEnvironment" or "resourceGroupName" or "location" or "planSku");
+    }
+
+    [Fact]
+    public void AzureTasks_UseTheServiceConnectionParameter()
+    {
+        var azureTasks = _pipeline.Stages.SelectMany(Steps).Where(s => Scalar(s, "task") is "AzureCLI@2" or "AzureFunctionApp@2").ToList();
+
+        Assert.Equal(5, azureTasks.Count);
+        Assert.All(azureTasks, t => Assert.Equal("${{ parameters.serviceConnection }}", Input(t, "azureSubscription")));
+    }
+
+    [Fact]
+    public void BuildConfiguration_IsOneVariable_UsedByBuildTestAndPublish()
+    {
+        var dotnet = Scripts(_pipeline.Stage("Build")).Where(s => Regex.IsMatch(s, "^dotnet (build|test|publish) ")).ToList();
+
+        Assert.Equal(3, dotnet.Count);
+        Assert.All(dotnet, s => Assert.Contains("--configuration $(buildConfiguration)", s, StringComparison.Ordinal));
+        Assert.DoesNotMatch(@"(-c|--configuration) (Release|Debug)", Yaml);
+        Assert.Equal("Release", _pipeline.Variables["buildConfiguration"]);
     }
 
     [Fact]
@@ -26,24 +163,20 @@ public sealed class AzurePipelineTests
     {
         var readme = ReadmeTestCommand.Read();
 
-        var testScripts = Scripts(_pipeline.Stage("Build")).Where(s => s.StartsWith("dotnet test", StringComparison.Ordinal)).ToList();
+        var script = Assert.Single(Scripts(_pipeline.Stage("Build")), s => s.StartsWith("dotnet test", StringComparison.Ordinal))
+            .Replace("$(buildConfiguration)", _pipeline.Variables["buildConfiguration"], StringComparison.Ordinal);
 
-        var script = Assert.Single(testScripts);
         Assert.StartsWith(readme + " ", script + " ", StringComparison.Ordinal);
-        var publish = Assert.Single(Tasks(_pipeline.Stage("Build"), "PublishTestResults@2"));
-        Assert.Equal("succeededOrFailed()", Scalar(publish, "condition"));
         Assert.Contains("--logger trx", script, StringComparison.Ordinal);
+        Assert.Equal("succeededOrFailed()", Scalar(Assert.Single(Tasks(_pipeline.Stage("Build"), "PublishTestResults@2")), "condition"));
     }
 
     [Fact]
-    public void Build_RestoresBuildsAndPublishesTheAppAsAZipArtifact()
+    public void Build_PublishesTheAppAsAZipArtifact()
     {
         var build = _pipeline.Stage("Build");
-        var scripts = Scripts(build).ToList();
 
-        Assert.Contains(scripts, s => s.StartsWith("dotnet restore", StringComparison.Ordinal));
-        Assert.Contains(scripts, s => s.StartsWith("dotnet build", StringComparison.Ordinal));
-        Assert.Contains(scripts, s => s.StartsWith("dotnet publish FunctionApp/FunctionApp.csproj -c Release", StringComparison.Ordinal));
+        Assert.Contains(Scripts(build), s => s.StartsWith("dotnet publish FunctionApp/FunctionApp.csproj ", StringComparison.Ordinal));
         var zip = Assert.Single(Tasks(build, "ArchiveFiles@2"));
         Assert.Equal("zip", Input(zip, "archiveType"));
         Assert.EndsWith("/app/FunctionApp.zip", Input(zip, "archiveFile"), StringComparison.Ordinal);
@@ -51,58 +184,22 @@ public sealed class AzurePipelineTests
     }
 
     [Fact]
-    public void Build_CompilesAndLintsTheBicepWithTheRealCompiler()
+    public void LaterStages_TakeResourceNamesFromApplysOutputs_WhichMainHas()
     {
-        var bicep = Assert.Single(Scripts(_pipeline.Stage("Build")), s => s.Contains("az bicep build", StringComparison.Ordinal));
-
-        Assert.Contains("az bicep build --file infra/main.bicep", bicep, StringComparison.Ordinal);
-        Assert.Contains("az bicep build-params --file infra/main.bicepparam", bicep, StringComparison.Ordinal);
-        Assert.Contains("az bicep lint --file infra/main.bicep", bicep, StringComparison.Ordinal);
-        Assert.Contains("set -euo pipefail", bicep, StringComparison.Ordinal);
-    }
-
-    [Fact]
-    public void Infrastructure_RunsWhatIfThenCreate_FromTheBicep()
-    {
-        var task = Assert.Single(Tasks(_pipeline.Stage("Infrastructure"), "AzureCLI@2"));
-        var script = Input(task, "inlineScript");
-
-        var whatIf = script.IndexOf("az deployment group what-if", StringComparison.Ordinal);
-        var create = script.IndexOf("az deployment group create", StringComparison.Ordinal);
-        Assert.True(whatIf >= 0 && create > whatIf, "what-if must run before create");
-        Assert.Contains("--template-file infra/main.bicep --parameters infra/main.bicepparam", script, StringComparison.Ordinal);
-        Assert.Contains("set -euo pipefail", script, StringComparison.Ordinal);
-        Assert.Equal("deployOutputs", Scalar(task, "name"));
-    }
-
-    [Fact]
-    public void Infrastructure_PassesOnlyParametersMainDeclares_AndExportsOutputsMainHas()
-    {
-        var main = InfraFiles.Main;
-        var script = Input(Assert.Single(Tasks(_pipeline.Stage("Infrastructure"), "AzureCLI@2")), "inlineScript");
-
-        foreach (var param in new[] { "environmentName", "planSku", "location", "secretsOfficerPrincipalId", "secretsOfficerPrincipalType" })
+        foreach (var name in ExportedOutputs)
         {
-            Assert.Contains($"{param}=", script, StringComparison.Ordinal);
-            Assert.NotNull(main.Param(param));
+            Assert.NotNull(CompiledInfra.Instance.Main["outputs"]![name]);
         }
 
-        var exported = script[(script.IndexOf("for name in", StringComparison.Ordinal) + "for name in".Length)..].Split(';')[0]
-            .Split(' ', StringSplitOptions.RemoveEmptyEntries);
-        Assert.Equal(["functionAppName", "functionAppHostName", "keyVaultName", "signingSecretName"], exported);
-        Assert.All(exported, name => Assert.NotNull(main.Output(name)));
-    }
-
-    [Fact]
-    public void LaterStages_TakeResourceNamesFromTheDeploymentOutputs()
-    {
+        Assert.Contains($"for name in {string.Join(' ', ExportedOutputs)}; do", ApplyScript, StringComparison.Ordinal);
         foreach (var stageName in new[] { "KeyBootstrap", "Deploy", "SmokeTest" })
         {
             var variables = Mapping(_pipeline.Stage(stageName), "variables");
             Assert.NotEmpty(variables.Children);
             foreach (var (key, value) in variables.Children.Select(c => (((YamlScalarNode)c.Key).Value!, ((YamlScalarNode)c.Value).Value!)))
             {
-                Assert.Equal($"$[ stageDependencies.Infrastructure.Provision.outputs['Provision.deployOutputs.{key}'] ]", value);
+                Assert.Contains(key, ExportedOutputs);
+                Assert.Equal($"$[ stageDependencies.Apply.Apply.outputs['Apply.deployOutputs.{key}'] ]", value);
             }
         }
     }
@@ -113,8 +210,7 @@ public sealed class AzurePipelineTests
         var task = Assert.Single(Tasks(_pipeline.Stage("KeyBootstrap"), "AzureCLI@2"));
 
         Assert.Equal("infra/scripts/bootstrap-signing-key.sh", Input(task, "scriptPath"));
-        Assert.True(File.Exists(RepoFiles.File("infra", "scripts", "bootstrap-signing-key.sh")));
-        Assert.Equal("$(keyVaultName) $(signingSecretName)", Input(task, "arguments"));
+        Assert.Equal("${{ parameters.resourceGroup }} $(keyVaultName) $(signingSecretName)", Input(task, "arguments"));
     }
 
     [Fact]
@@ -127,44 +223,56 @@ public sealed class AzurePipelineTests
         Assert.Equal("$(functionAppName)", Input(task, "appName"));
         Assert.Equal("$(Pipeline.Workspace)/app/FunctionApp.zip", Input(task, "package"));
         Assert.Equal("runFromPackage", Input(task, "deploymentMethod"));
-        Assert.Contains(Steps(stage), s => Scalar(s, "download") == "current" && Scalar(s, "artifact") == "app");
+        Assert.Equal(["app"], Downloads(stage));
     }
 
     [Fact]
-    public void SmokeTest_SignsAKnownAnswerVectorAgainstTheDeployedHost()
+    public void SmokeTest_SignsVerifiesAndTampersAgainstTheDeployedHost()
     {
         var task = Assert.Single(Tasks(_pipeline.Stage("SmokeTest"), "AzureCLI@2"));
 
         Assert.Equal("infra/scripts/smoke-test.sh", Input(task, "scriptPath"));
-        var arguments = Input(task, "arguments").Split(' ');
-        Assert.Equal("https://$(functionAppHostName)", arguments[0]);
-        Assert.True(Directory.Exists(RepoFiles.File(arguments[^1], "one-widget")), $"{arguments[^1]}/one-widget is missing");
+        const string target = "https://$(functionAppHostName) ${{ parameters.resourceGroup }} $(functionAppName) ";
+        Assert.StartsWith(target, Input(task, "arguments"), StringComparison.Ordinal);
+        var vectors = Input(task, "arguments")[target.Length..];
+        Assert.True(Directory.Exists(RepoFiles.File(vectors, "one-widget")), $"{vectors}/one-widget is missing");
+        var script = RepoFiles.ReadAllText("infra", "scripts", "smoke-test.sh");
+        Assert.Contains("call /api/verify \"$work/tampered.json\"", script, StringComparison.Ordinal);
     }
 
     [Fact]
-    public void DeployingStages_RunAsDeploymentJobsInAnEnvironment()
+    public void NoStep_ReadsPrintsOrDownloadsTheSigningKey_OrGrantsItselfAKeyVaultRole()
     {
-        foreach (var stageName in DeployingStages)
-        {
-            var job = Assert.Single(Jobs(_pipeline.Stage(stageName)));
-            Assert.NotNull(Scalar(job, "deployment"));
-            Assert.Equal("${{ variables.pipelineEnvironment }}", Scalar(job, "environment"));
-        }
+        var shell = _pipeline.Stages.SelectMany(Shell).ToList();
+        // Commands that run, not messages or comments.
+        var commands = shell.SelectMany(s => s.Split('\n')).Select(l => l.Trim())
+            .Where(l => l.Length > 0 && !l.StartsWith('#') && !l.StartsWith("echo ", StringComparison.Ordinal)).ToList();
 
-        Assert.Contains("pipelineEnvironment", _pipeline.Variables.Keys);
+        // Build's six scripts, Plan's and Apply's inline scripts, the bootstrap and smoke scripts.
+        Assert.Equal(10, shell.Count);
+        Assert.DoesNotContain(commands, l => l.Contains("az keyvault", StringComparison.Ordinal));
+        Assert.DoesNotContain(commands, l => l.Contains("--query value", StringComparison.Ordinal));
+        Assert.DoesNotContain(commands, l => l.Contains("role assignment", StringComparison.Ordinal));
+        Assert.DoesNotContain(commands, l => l.Contains("set -x", StringComparison.Ordinal));
+        Assert.DoesNotContain(commands, l => l.Contains("--debug", StringComparison.Ordinal));
+        // No parameter grants the pipeline a role on the vault any more.
+        Assert.DoesNotContain(CompiledInfra.Instance.Parameters, p => p.Key.Contains("Principal", StringComparison.Ordinal));
     }
 
     [Fact]
-    public void AzureTasks_UseTheServiceConnectionVariable()
+    public void Downloads_NameTheirArtifact()
     {
-        var azureTasks = _pipeline.Stages.SelectMany(Steps).Where(s => Scalar(s, "task") is "AzureCLI@2" or "AzureFunctionApp@2").ToList();
+        var downloads = _pipeline.Stages.SelectMany(Steps).Where(s => Scalar(s, "download") is not null).ToList();
 
-        Assert.Equal(4, azureTasks.Count);
-        Assert.All(azureTasks, t => Assert.Equal("${{ variables.serviceConnection }}", Input(t, "azureSubscription")));
-        foreach (var name in new[] { "serviceConnection", "environmentName", "resourceGroupName", "location", "planSku" })
-        {
-            Assert.Contains(name, _pipeline.Variables.Keys);
-        }
+        Assert.NotEmpty(downloads);
+        Assert.All(downloads, d => Assert.False(string.IsNullOrEmpty(Scalar(d, "artifact")), "a download step without 'artifact' fetches every artifact"));
+    }
+
+    [Fact]
+    public void Pipeline_HasNoPrTrigger_ThatAzureReposWouldIgnore()
+    {
+        Assert.False(_pipeline.Root.Children.ContainsKey(new YamlScalarNode("pr")));
+        Assert.Contains("build-validation branch policy", Yaml, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -181,8 +289,11 @@ public sealed class AzurePipelineTests
     [Fact]
     public void Pipeline_InstallsNoFunctionsCoreTools()
     {
-        Assert.DoesNotContain("azure-functions-core-tools", RepoFiles.ReadAllText("azure-pipelines.yml"), StringComparison.OrdinalIgnoreCase);
+        Assert.DoesNotContain("azure-functions-core-tools", Yaml, StringComparison.OrdinalIgnoreCase);
         Assert.DoesNotContain("azure-functions-core-tools", RepoFiles.ReadAllText(".ci", "run"), StringComparison.OrdinalIgnoreCase);
         Assert.DoesNotContain("azure-functions-core-tools", RepoFiles.ReadAllText("package.json"), StringComparison.OrdinalIgnoreCase);
     }
+
+    private static List<string> Downloads(YamlMappingNode stage) =>
+        Steps(stage).Where(s => Scalar(s, "download") is not null).Select(s => Scalar(s, "artifact") ?? "*").ToList();
 }

@@ -30,6 +30,10 @@ public sealed class PipelineDocument
         ((YamlMappingNode)Root.Children[new YamlScalarNode("variables")]).Children.ToDictionary(
             c => ((YamlScalarNode)c.Key).Value!, c => ((YamlScalarNode)c.Value).Value!, StringComparer.Ordinal);
 
+    /// <summary>The runtime parameters, by name.</summary>
+    public IReadOnlyDictionary<string, YamlMappingNode> Parameters =>
+        Sequence(Root, "parameters").Cast<YamlMappingNode>().ToDictionary(p => Scalar(p, "name")!, StringComparer.Ordinal);
+
     /// <summary>The stage's jobs: plain jobs and deployment jobs.</summary>
     public static IReadOnlyList<YamlMappingNode> Jobs(YamlMappingNode stage) => Sequence(stage, "jobs").Cast<YamlMappingNode>().ToList();
 
@@ -46,6 +50,12 @@ public sealed class PipelineDocument
 
     public static IEnumerable<string> Scripts(YamlMappingNode stage) =>
         Steps(stage).Select(s => Scalar(s, "script")).OfType<string>();
+
+    /// <summary>Every shell the stage runs: script steps and AzureCLI@2 inline scripts and script files.</summary>
+    public static IEnumerable<string> Shell(YamlMappingNode stage) =>
+        Scripts(stage)
+            .Concat(Tasks(stage, "AzureCLI@2").Select(t => Scalar(Mapping(t, "inputs"), "inlineScript")).OfType<string>())
+            .Concat(Tasks(stage, "AzureCLI@2").Select(t => Scalar(Mapping(t, "inputs"), "scriptPath")).OfType<string>().Select(p => RepoFiles.ReadAllText(p)));
 
     public static string? Scalar(YamlMappingNode node, string key)
     {

@@ -1,6 +1,6 @@
 // Function app: a Windows plan (Consumption by default, Elastic Premium by parameter) and the .NET 8 in-process
-// function app, running as the user-assigned identity, with identity-based connections wherever the plan and the
-// app's storage packages allow.
+// function app, running as the user-assigned identity: identity-based host storage and Key Vault access, and the
+// two connection strings the platform and the queue trigger still need as Key Vault references (no key in a setting).
 
 @description('Azure region for the plan and the app.')
 param location string
@@ -34,8 +34,14 @@ param identityClientId string
 @description('Name of the storage account behind AzureWebJobsStorage and the content share.')
 param hostStorageAccountName string
 
-@description('Name of the storage account with the envelope queues and the blob containers.')
-param dataStorageAccountName string
+@description('Name of the Azure Files share with the app\'s content (created by storage.bicep).')
+param contentShareName string
+
+@description('Versionless URI of the vault secret with the host account\'s connection string (content share).')
+param contentShareSecretUri string
+
+@description('Versionless URI of the vault secret with the data account\'s connection string (WidgetStorage).')
+param widgetStorageSecretUri string
 
 @description('Name of the Application Insights component the app reports to.')
 param appInsightsName string
@@ -69,19 +75,15 @@ param tags object
 
 var isElasticPremium = startsWith(planSku, 'EP')
 
-resource hostStorage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
+resource hostStorage 'Microsoft.Storage/storageAccounts@2026-06-01' existing = {
   name: hostStorageAccountName
-}
-
-resource dataStorage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
-  name: dataStorageAccountName
 }
 
 resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: appInsightsName
 }
 
-resource plan 'Microsoft.Web/serverfarms@2023-12-01' = {
+resource plan 'Microsoft.Web/serverfarms@2025-03-01' = {
   name: planName
   location: location
   tags: tags
@@ -97,7 +99,7 @@ resource plan 'Microsoft.Web/serverfarms@2023-12-01' = {
   }
 }
 
-resource site 'Microsoft.Web/sites@2023-12-01' = {
+resource site 'Microsoft.Web/sites@2025-03-01' = {
   name: functionAppName
   location: location
   tags: tags
@@ -135,16 +137,21 @@ resource site 'Microsoft.Web/sites@2023-12-01' = {
           name: 'AzureWebJobsStorage__clientId'
           value: identityClientId
         }
-        // The one key in this template. Windows Consumption and Elastic Premium keep the app's content on an
-        // Azure Files share, and that share cannot be reached with an identity yet, so the platform needs the
-        // host account's key here. It never appears in an output, and the data account has shared keys off.
+        // Windows Consumption and Elastic Premium keep the app's content on an Azure Files share that takes a
+        // connection string (no identity option on these plans). It is a Key Vault reference, not a key: the
+        // platform resolves it with keyVaultReferenceIdentity. A reference cannot be checked while the site is
+        // written, so the content-share validation is skipped and storage.bicep creates the share beforehand.
         {
           name: 'WEBSITE_CONTENTAZUREFILECONNECTIONSTRING'
-          value: 'DefaultEndpointsProtocol=https;AccountName=${hostStorage.name};EndpointSuffix=${environment().suffixes.storage};AccountKey=${hostStorage.listKeys().keys[0].value}'
+          value: '@Microsoft.KeyVault(SecretUri=${contentShareSecretUri})'
         }
         {
           name: 'WEBSITE_CONTENTSHARE'
-          value: toLower(functionAppName)
+          value: contentShareName
+        }
+        {
+          name: 'WEBSITE_SKIP_CONTENTSHARE_VALIDATION'
+          value: '1'
         }
         {
           name: 'FUNCTIONS_EXTENSION_VERSION'
@@ -164,6 +171,12 @@ resource site 'Microsoft.Web/sites@2023-12-01' = {
           name: 'WEBSITE_RUN_FROM_PACKAGE'
           value: '1'
         }
+        // The host's own request body limit, equal to the app's default body limit (16 MiB): larger bodies are
+        // refused by the host before the app reads them.
+        {
+          name: 'FUNCTIONS_REQUEST_BODY_SIZE_LIMIT'
+          value: '16777216'
+        }
         {
           name: 'APPLICATIONINSIGHTS_CONNECTION_STRING'
           value: appInsights.properties.ConnectionString
@@ -181,17 +194,11 @@ resource site 'Microsoft.Web/sites@2023-12-01' = {
           name: 'KeyVault__ManagedIdentityClientId'
           value: identityClientId
         }
-        // The second key, for now: the queue trigger runs on WindowsAzure.Storage 9.3.1 (the 5.x queue extension
-        // cannot be restored yet) and that SDK only takes a connection string. Queues:Connection names this
-        // setting. When the trigger moves to the 5.x extension, replace it with WidgetStorage__queueServiceUri,
-        // __blobServiceUri, __credential and __clientId; the identity's roles on the data account are already there.
+        // The queue trigger's connection (the storage extension reads the WidgetStorage setting): a Key Vault
+        // reference to the connection string connectionSecrets.bicep keeps in the vault, never the key itself.
         {
           name: 'WidgetStorage'
-          value: 'DefaultEndpointsProtocol=https;AccountName=${dataStorage.name};EndpointSuffix=${environment().suffixes.storage};AccountKey=${dataStorage.listKeys().keys[0].value}'
-        }
-        {
-          name: 'Queues__Connection'
-          value: 'WidgetStorage'
+          value: '@Microsoft.KeyVault(SecretUri=${widgetStorageSecretUri})'
         }
         {
           name: 'Queues__Input'
@@ -223,7 +230,7 @@ resource site 'Microsoft.Web/sites@2023-12-01' = {
 }
 
 // No FTP and no basic-auth deployment: AzureFunctionApp@2 deploys with the service connection's Entra token.
-resource ftpPublishing 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2023-12-01' = {
+resource ftpPublishing 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2025-03-01' = {
   parent: site
   name: 'ftp'
   properties: {
@@ -231,7 +238,7 @@ resource ftpPublishing 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2
   }
 }
 
-resource scmPublishing 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2023-12-01' = {
+resource scmPublishing 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2025-03-01' = {
   parent: site
   name: 'scm'
   properties: {

@@ -1,5 +1,5 @@
 // Key Vault: holds the HMAC signing key as a secret. RBAC mode (no access policies), soft delete and purge
-// protection on. This template never creates the secret: the pipeline's key bootstrap stage does, with a random
+// protection on. This template never creates the signing key: the pipeline's key bootstrap does (through Resource Manager), with a random
 // value, only if it does not exist yet, so a redeployment can never overwrite or reveal the key.
 
 @description('Azure region for the vault.')
@@ -18,7 +18,7 @@ param softDeleteRetentionInDays int
 @description('Tags applied to every resource.')
 param tags object
 
-resource vault 'Microsoft.KeyVault/vaults@2023-07-01' = {
+resource vault 'Microsoft.KeyVault/vaults@2026-05-15' = {
   name: keyVaultName
   location: location
   tags: tags

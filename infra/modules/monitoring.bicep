@@ -17,7 +17,7 @@ param retentionInDays int
 @description('Tags applied to every resource.')
 param tags object
 
-resource workspace 'Microsoft.OperationalInsights/workspaces@2022-10-01' = {
+resource workspace 'Microsoft.OperationalInsights/workspaces@2026-03-01' = {
   name: logAnalyticsName
   location: location
   tags: tags

@@ -1,5 +1,6 @@
-// Role assignments: every grant the running app needs, each on the narrowest scope that works, and one optional
-// grant for the principal that bootstraps the signing key (the pipeline's service connection).
+// Role assignments: every grant the running app needs, each on the narrowest scope that works. Nothing for the
+// pipeline: it holds no Key Vault data role at all (the key bootstrap writes through Resource Manager, the smoke
+// test never reads the key), so no run, and no one who edits the pipeline, can read the signing key through it.
 //
 // App identity                          Role                                   Scope
 // reads the signing key                 Key Vault Secrets User                 the vault
@@ -14,8 +15,9 @@
 // large canonical bytes out             Storage Blob Data Contributor          canonical container
 // copies of rejected bodies             Storage Blob Data Contributor          rejected container
 //
-// Today the queue trigger reaches the data account with its key (a package blocker, see storage.bicep), so the
-// data-account grants take effect once it moves to identity-based connections; the host and vault grants are live.
+// The Key Vault Secrets User grant also lets the platform resolve the app's Key Vault references (the WidgetStorage
+// and content-share connection strings). The queue trigger reaches the data account through the WidgetStorage
+// connection string today; the data-account grants are the narrow set for an identity-based connection.
 // Senders get no queue-create right: the WebJobs queue bindings send first and create only on "queue not found",
 // and storage.bicep creates every queue they use.
 
@@ -37,21 +39,9 @@ param queueNames object
 @description('Names of the blob containers: claimCheck, canonical and rejected.')
 param containerNames object
 
-@description('Object id of the principal that creates the signing secret and runs the smoke test (the pipeline\'s service connection). Empty: no grant.')
-param secretsOfficerPrincipalId string
-
-@description('Principal type of secretsOfficerPrincipalId.')
-@allowed([
-  'ServicePrincipal'
-  'User'
-  'Group'
-])
-param secretsOfficerPrincipalType string
-
 // Built-in role definition ids (the same in every tenant).
 var roleIds = {
   keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6'
-  keyVaultSecretsOfficer: 'b86a8fe4-44ce-4948-aee5-eccb2c155cd7'
   storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'
   storageBlobDataContributor: 'ba92f5b4-2d11-453d-a403-e96b0029c9fe'
   storageTableDataContributor: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
@@ -60,59 +50,59 @@ var roleIds = {
   storageQueueDataMessageSender: 'c6a89b2d-59bc-44d0-9896-0f6e12d7b80a'
 }
 
-resource vault 'Microsoft.KeyVault/vaults@2023-07-01' existing = {
+resource vault 'Microsoft.KeyVault/vaults@2026-05-15' existing = {
   name: keyVaultName
 }
 
-resource hostStorage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
+resource hostStorage 'Microsoft.Storage/storageAccounts@2026-06-01' existing = {
   name: hostStorageAccountName
 }
 
-resource dataStorage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
+resource dataStorage 'Microsoft.Storage/storageAccounts@2026-06-01' existing = {
   name: dataStorageAccountName
 }
 
-resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2023-05-01' existing = {
+resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2026-06-01' existing = {
   parent: dataStorage
   name: 'default'
 }
 
-resource inputQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' existing = {
+resource inputQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2026-06-01' existing = {
   parent: queueService
   name: queueNames.input
 }
 
-resource poisonQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' existing = {
+resource poisonQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2026-06-01' existing = {
   parent: queueService
   name: queueNames.poison
 }
 
-resource outputQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' existing = {
+resource outputQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2026-06-01' existing = {
   parent: queueService
   name: queueNames.output
 }
 
-resource rejectedQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' existing = {
+resource rejectedQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2026-06-01' existing = {
   parent: queueService
   name: queueNames.rejected
 }
 
-resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01' existing = {
+resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2026-06-01' existing = {
   parent: dataStorage
   name: 'default'
 }
 
-resource claimCheckContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' existing = {
+resource claimCheckContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2026-06-01' existing = {
   parent: blobService
   name: containerNames.claimCheck
 }
 
-resource canonicalContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' existing = {
+resource canonicalContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2026-06-01' existing = {
   parent: blobService
   name: containerNames.canonical
 }
 
-resource rejectedContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' existing = {
+resource rejectedContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2026-06-01' existing = {
   parent: blobService
   name: containerNames.rejected
 }
@@ -235,16 +225,5 @@ resource appRejectedBlobContributor 'Microsoft.Authorization/roleAssignments@202
     principalId: principalId
     principalType: 'ServicePrincipal'
     description: 'Copies of rejected inline envelopes.'
-  }
-}
-
-resource deployerKeyVaultSecretsOfficer 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(secretsOfficerPrincipalId)) {
-  name: guid(vault.id, secretsOfficerPrincipalId, roleIds.keyVaultSecretsOfficer)
-  scope: vault
-  properties: {
-    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.keyVaultSecretsOfficer)
-    principalId: secretsOfficerPrincipalId
-    principalType: secretsOfficerPrincipalType
-    description: 'Pipeline: create the signing secret once, read it for the smoke test.'
   }
 }

@@ -1,12 +1,11 @@
 // Storage: two accounts, so that each identity grant can be as narrow as its purpose.
-// - The host account backs AzureWebJobsStorage (leases, host keys, diagnostic events) and the Windows content
-//   share. It keeps shared-key access ON only because the content share (WEBSITE_CONTENTAZUREFILECONNECTIONSTRING)
-//   still needs an account key on Windows Consumption and Elastic Premium plans; nothing else uses the key.
+// - The host account backs AzureWebJobsStorage (identity-based: leases, host keys, diagnostic events) and the Windows
+//   content share. It keeps shared-key access ON only because the content share (WEBSITE_CONTENTAZUREFILECONNECTIONSTRING)
+//   takes a connection string on Windows Consumption and Elastic Premium plans.
 // - The data account holds the envelope queues and the claim-check, canonical and rejected containers. Its shared
-//   key stays ON for now only because the app's queue trigger (built on WindowsAzure.Storage 9.3.1 while the
-//   5.x queue extension cannot be restored, see the README's "Queue-triggered signing") takes a connection string.
-//   The identity already holds the narrow data roles for the day the trigger moves to identity-based connections;
-//   then set allowSharedKeyAccess to false here and drop the WidgetStorage connection string setting.
+//   key stays ON because the app's queue trigger (the storage extension) reads the WidgetStorage connection string.
+// Both connection strings live only in Key Vault (connectionSecrets.bicep), built from the key named by
+// storageKeyName, and reach the app as Key Vault references; the identity also holds the narrow data roles.
 
 @description('Azure region for the storage accounts.')
 param location string
@@ -48,6 +47,11 @@ param canonicalContainerName string
 @description('Blob container for copies of rejected inline envelopes (Queues:RejectedContainer).')
 param rejectedContainerName string
 
+@description('Name of the Azure Files share that holds the app\'s content (WEBSITE_CONTENTSHARE); created here because the app skips the platform\'s content-share validation (see functionApp.bicep).')
+@minLength(3)
+@maxLength(63)
+param contentShareName string
+
 @description('Tags applied to every resource.')
 param tags object
 
@@ -55,7 +59,7 @@ param tags object
 // here means the app only ever needs to send to it, never to create queues.
 var poisonQueueName = '${inputQueueName}-poison'
 
-resource hostStorage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
+resource hostStorage 'Microsoft.Storage/storageAccounts@2026-06-01' = {
   name: hostStorageAccountName
   location: location
   tags: tags
@@ -67,7 +71,7 @@ resource hostStorage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
     minimumTlsVersion: 'TLS1_2'
     supportsHttpsTrafficOnly: true
     allowBlobPublicAccess: false
-    // Needed by the content share only (see the top of this file and the README's Deploy section).
+    // Needed by the content share's connection string only (see the top of this file).
     allowSharedKeyAccess: true
     defaultToOAuthAuthentication: true
     allowCrossTenantReplication: false
@@ -75,7 +79,7 @@ resource hostStorage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
   }
 }
 
-resource dataStorage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
+resource dataStorage 'Microsoft.Storage/storageAccounts@2026-06-01' = {
   name: dataStorageAccountName
   location: location
   tags: tags
@@ -87,7 +91,7 @@ resource dataStorage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
     minimumTlsVersion: 'TLS1_2'
     supportsHttpsTrafficOnly: true
     allowBlobPublicAccess: false
-    // Needed by the queue trigger's connection string only (see the top of this file).
+    // Needed by the WidgetStorage connection string only (see the top of this file).
     allowSharedKeyAccess: true
     defaultToOAuthAuthentication: true
     allowCrossTenantReplication: false
@@ -95,37 +99,49 @@ resource dataStorage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
   }
 }
 
-resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2023-05-01' = {
+resource fileService 'Microsoft.Storage/storageAccounts/fileServices@2026-06-01' = {
+  parent: hostStorage
+  name: 'default'
+}
+
+// The platform creates the content share itself only while it validates WEBSITE_CONTENTAZUREFILECONNECTIONSTRING;
+// a Key Vault reference cannot be validated, so the share must exist before the app does.
+resource contentShare 'Microsoft.Storage/storageAccounts/fileServices/shares@2026-06-01' = {
+  parent: fileService
+  name: contentShareName
+}
+
+resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2026-06-01' = {
   parent: dataStorage
   name: 'default'
 }
 
-resource inputQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' = {
+resource inputQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2026-06-01' = {
   parent: queueService
   name: inputQueueName
 }
 
-resource poisonQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' = {
+resource poisonQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2026-06-01' = {
   parent: queueService
   name: poisonQueueName
 }
 
-resource outputQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' = {
+resource outputQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2026-06-01' = {
   parent: queueService
   name: outputQueueName
 }
 
-resource rejectedQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' = {
+resource rejectedQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2026-06-01' = {
   parent: queueService
   name: rejectedQueueName
 }
 
-resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01' = {
+resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2026-06-01' = {
   parent: dataStorage
   name: 'default'
 }
 
-resource claimCheckContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
+resource claimCheckContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2026-06-01' = {
   parent: blobService
   name: claimCheckContainerName
   properties: {
@@ -133,7 +149,7 @@ resource claimCheckContainer 'Microsoft.Storage/storageAccounts/blobServices/con
   }
 }
 
-resource canonicalContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
+resource canonicalContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2026-06-01' = {
   parent: blobService
   name: canonicalContainerName
   properties: {
@@ -141,7 +157,7 @@ resource canonicalContainer 'Microsoft.Storage/storageAccounts/blobServices/cont
   }
 }
 
-resource rejectedContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
+resource rejectedContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2026-06-01' = {
   parent: blobService
   name: rejectedContainerName
   properties: {
@@ -151,6 +167,9 @@ resource rejectedContainer 'Microsoft.Storage/storageAccounts/blobServices/conta
 
 @description('Name of the host storage account (AzureWebJobsStorage).')
 output hostStorageAccountName string = hostStorage.name
+
+@description('Name of the content share.')
+output contentShareName string = contentShare.name
 
 @description('Name of the data storage account (queues and claim-check blobs).')
 output dataStorageAccountName string = dataStorage.name

@@ -1,61 +1,50 @@
 #!/usr/bin/env bash
-# Creates the HMAC signing key in Key Vault with a random value, only if the secret does not exist yet.
+# Creates the HMAC signing key in Key Vault with a random value, only if the secret does not exist yet, through
+# Azure Resource Manager (the vault's management plane): the caller needs no Key Vault data role, so the pipeline
+# identity can never read the key, during this run or after it. ARM never returns a secret's value.
 # An existing secret is never touched (no new version, no rotation); a soft-deleted one stops the run, because
 # recovering or purging a signing key is a decision for a person, not a pipeline.
 #
-# Usage: bootstrap-signing-key.sh <vault-name> <secret-name>
-# Needs: az (logged in, with Key Vault Secrets Officer on the vault), openssl.
-# BOOTSTRAP_RETRIES / BOOTSTRAP_RETRY_SECONDS: how long to wait for a fresh role assignment to take effect.
+# Usage: bootstrap-signing-key.sh <resource-group> <vault-name> <secret-name>
+# Needs: az (logged in, allowed Microsoft.KeyVault/vaults/secrets/read and write, e.g. Contributor), openssl.
 set -euo pipefail
 
-vault="${1:?usage: bootstrap-signing-key.sh <vault-name> <secret-name>}"
-secret="${2:?usage: bootstrap-signing-key.sh <vault-name> <secret-name>}"
-retries="${BOOTSTRAP_RETRIES:-12}"
-delay="${BOOTSTRAP_RETRY_SECONDS:-10}"
+usage="usage: bootstrap-signing-key.sh <resource-group> <vault-name> <secret-name>"
+resource_group="${1:?$usage}"
+vault="${2:?$usage}"
+secret="${3:?$usage}"
+# The Key Vault API version infra/ compiles against (modules/keyVault.bicep).
+api_version="2026-05-15"
+secret_args=(--resource-group "$resource_group" --namespace Microsoft.KeyVault --parent "vaults/$vault"
+  --resource-type secrets --name "$secret" --api-version "$api_version")
 
-# Distinguish "not there" from "not allowed yet": only the first may lead to creating a key.
-state=""
-for ((attempt = 1; attempt <= retries; attempt++)); do
-  if output=$(az keyvault secret show --vault-name "$vault" --name "$secret" --query id --output tsv 2>&1); then
-    state="exists"
-    break
-  fi
-  if grep -q "SecretNotFound" <<<"$output"; then
-    state="missing"
-    break
-  fi
-  if grep -qE "Forbidden|AuthorizationFailed|ForbiddenByRbac" <<<"$output" && ((attempt < retries)); then
-    echo "Not allowed to read the vault yet (role assignments can take minutes); retry $attempt of $retries in ${delay}s."
-    sleep "$delay"
-    continue
-  fi
+# Distinguish "not there" from "could not look": only the first may lead to creating a key.
+if output=$(az resource show "${secret_args[@]}" --query id --output tsv 2>&1); then
+  echo "Secret '$secret' already exists in vault '$vault'; left unchanged."
+  exit 0
+fi
+if ! grep -qE "ResourceNotFound|NotFound|was not found" <<<"$output"; then
   echo "Could not check secret '$secret' in vault '$vault': $output" >&2
-  exit 1
-done
-
-case "$state" in
-  exists)
-    echo "Secret '$secret' already exists in vault '$vault'; left unchanged."
-    exit 0
-    ;;
-  missing) ;;
-  *)
-    echo "Still not allowed to read vault '$vault' after $retries attempts." >&2
-    exit 1
-    ;;
-esac
-
-if az keyvault secret show-deleted --vault-name "$vault" --name "$secret" --query recoveryId --output tsv >/dev/null 2>&1; then
-  echo "Secret '$secret' is soft-deleted in vault '$vault'. Recover it (az keyvault secret recover) or, deliberately, purge it; the pipeline will not choose." >&2
   exit 1
 fi
 
-# The value goes through a private temporary file, never a command line or the log.
+# The value goes through a private temporary file, never a command line or the log: openssl writes it straight into
+# the request body file, and printf is a shell builtin.
 umask 077
-value_file="$(mktemp)"
-trap 'rm -f "$value_file"' EXIT
-openssl rand -base64 32 | tr -d '\n' >"$value_file"
+body="$(mktemp)"
+trap 'rm -f "$body"' EXIT
+{
+  printf '{"value":"'
+  openssl rand -base64 32 | tr -d '\n'
+  printf '","contentType":"application/x-hmac-sha256-key; encoding=base64","attributes":{"enabled":true}}'
+} >"$body"
 
-az keyvault secret set --vault-name "$vault" --name "$secret" --file "$value_file" --encoding utf-8 \
-  --content-type "application/x-hmac-sha256-key; encoding=base64" --query id --output none
-echo "Created secret '$secret' in vault '$vault' with a random 32-byte key."
+if ! output=$(az resource create "${secret_args[@]}" --properties "@$body" --output none 2>&1); then
+  if grep -qiE "deleted but recoverable|ObjectIsDeletedButRecoverable|soft-deleted|Conflict" <<<"$output"; then
+    echo "Secret '$secret' is soft-deleted in vault '$vault'. A person with Key Vault Secrets Officer recovers it (az keyvault secret recover) or, deliberately, purges it; the pipeline will not choose." >&2
+  else
+    echo "Could not create secret '$secret' in vault '$vault': $output" >&2
+  fi
+  exit 1
+fi
+echo "Created secret '$secret' in vault '$vault' with a random 32-byte key (through Resource Manager; its value was not printed)."

@@ -1,30 +1,44 @@
 namespace FunctionApp.Tests.Infra.Scripts;
 
-/// <summary>infra/scripts/bootstrap-signing-key.sh against a fake az: it creates the key once and only once.</summary>
+/// <summary>
+/// infra/scripts/bootstrap-signing-key.sh against a fake az: it creates the key once and only once, through Resource
+/// Manager, without any Key Vault data-plane call (so the pipeline identity needs no role that could read the key).
+/// </summary>
 public sealed class BootstrapSigningKeyScriptTests : IDisposable
 {
     private readonly FakeAzureCli _az = new();
 
     [Fact]
-    public async Task Run_SecretMissing_CreatesOneRandom32ByteKeyWithoutPrintingIt()
+    public async Task Run_SecretMissing_CreatesOneRandom32ByteKeyThroughResourceManagerWithoutPrintingIt()
     {
-        var run = await RunAsync(("FAKE_AZ_SHOW", "missing"), ("FAKE_AZ_DELETED", "no"));
+        var run = await RunAsync(("FAKE_AZ_SHOW", "missing"));
 
-        Assert.Equal(0, run.ExitCode);
-        Assert.Single(_az.Calls, c => c.StartsWith("keyvault secret set --vault-name kv-test --name widget-signing-key", StringComparison.Ordinal));
+        Assert.True(run.ExitCode == 0, run.Error);
+        var create = Assert.Single(_az.Calls, c => c.StartsWith("resource create ", StringComparison.Ordinal));
+        Assert.Contains("--resource-group rg-test --namespace Microsoft.KeyVault --parent vaults/kv-test --resource-type secrets --name widget-signing-key", create, StringComparison.Ordinal);
         var stored = Assert.IsType<string>(_az.StoredSecret);
         Assert.Equal(32, Convert.FromBase64String(stored).Length);
+        Assert.Equal("application/x-hmac-sha256-key; encoding=base64", (string?)_az.StoredProperties!["contentType"]);
         Assert.DoesNotContain(stored, run.Output + run.Error, StringComparison.Ordinal);
         Assert.DoesNotContain(stored, string.Join('\n', _az.Calls), StringComparison.Ordinal);
-        Assert.False(_az.SawSecretOnCommandLine);
+        Assert.Empty(_az.Violations);
+    }
+
+    [Fact]
+    public async Task Run_KeyVaultApiVersion_IsTheOneInfraCompilesAgainst()
+    {
+        await RunAsync(("FAKE_AZ_SHOW", "missing"));
+
+        var vaultApiVersion = (string)CompiledInfra.Instance.Resource("keyVault", "Microsoft.KeyVault/vaults")["apiVersion"]!;
+        Assert.All(_az.Calls.Where(c => c.StartsWith("resource ", StringComparison.Ordinal)), c => Assert.Contains($"--api-version {vaultApiVersion}", c, StringComparison.Ordinal));
     }
 
     [Fact]
     public async Task Run_TwiceWithMissingSecrets_CreatesDifferentKeys()
     {
-        await RunAsync(("FAKE_AZ_SHOW", "missing"), ("FAKE_AZ_DELETED", "no"));
+        await RunAsync(("FAKE_AZ_SHOW", "missing"));
         var first = _az.StoredSecret;
-        await RunAsync(("FAKE_AZ_SHOW", "missing"), ("FAKE_AZ_DELETED", "no"));
+        await RunAsync(("FAKE_AZ_SHOW", "missing"));
 
         Assert.NotNull(first);
         Assert.NotEqual(first, _az.StoredSecret);
@@ -36,46 +50,45 @@ public sealed class BootstrapSigningKeyScriptTests : IDisposable
         var run = await RunAsync(("FAKE_AZ_SHOW", "exists"));
 
         Assert.Equal(0, run.ExitCode);
-        Assert.DoesNotContain(_az.Calls, c => c.StartsWith("keyvault secret set", StringComparison.Ordinal));
+        Assert.DoesNotContain(_az.Calls, c => c.StartsWith("resource create", StringComparison.Ordinal));
         Assert.Contains("already exists", run.Output, StringComparison.Ordinal);
+        Assert.Empty(_az.Violations);
     }
 
     [Fact]
-    public async Task Run_SecretSoftDeleted_FailsWithoutCreating()
+    public async Task Run_SecretSoftDeleted_FailsAndLeavesTheChoiceToAPerson()
     {
-        var run = await RunAsync(("FAKE_AZ_SHOW", "missing"), ("FAKE_AZ_DELETED", "yes"));
+        var run = await RunAsync(("FAKE_AZ_SHOW", "missing"), ("FAKE_AZ_CREATE", "deleted"));
 
         Assert.NotEqual(0, run.ExitCode);
         Assert.Contains("soft-deleted", run.Error, StringComparison.Ordinal);
+        Assert.Contains("az keyvault secret recover", run.Error, StringComparison.Ordinal);
         Assert.Null(_az.StoredSecret);
     }
 
-    [Fact]
-    public async Task Run_StillForbiddenAfterRetries_FailsWithoutCreating()
+    [Theory]
+    [InlineData("forbidden", "AuthorizationFailed")]
+    [InlineData("error", "ServiceUnavailable")]
+    public async Task Run_CannotCheckTheSecret_FailsWithoutCreating(string show, string reason)
     {
-        var run = await RunAsync(("FAKE_AZ_SHOW", "forbidden"));
+        var run = await RunAsync(("FAKE_AZ_SHOW", show));
 
         Assert.NotEqual(0, run.ExitCode);
-        Assert.Equal(3, _az.Calls.Count(c => c.StartsWith("keyvault secret show ", StringComparison.Ordinal)));
-        Assert.Null(_az.StoredSecret);
+        Assert.Contains(reason, run.Error, StringComparison.Ordinal);
+        Assert.DoesNotContain(_az.Calls, c => c.StartsWith("resource create", StringComparison.Ordinal));
     }
 
     [Fact]
-    public async Task Run_OtherErrorReadingTheVault_FailsWithoutCreating()
+    public async Task Run_CreateFails_FailsNamingTheError()
     {
-        var run = await RunAsync(("FAKE_AZ_SHOW", "error"));
+        var run = await RunAsync(("FAKE_AZ_SHOW", "missing"), ("FAKE_AZ_CREATE", "error"));
 
         Assert.NotEqual(0, run.ExitCode);
-        Assert.Contains("ServiceUnavailable", run.Error, StringComparison.Ordinal);
-        Assert.Null(_az.StoredSecret);
+        Assert.Contains("InternalServerError", run.Error, StringComparison.Ordinal);
     }
 
     public void Dispose() => _az.Dispose();
 
     private Task<ScriptRun> RunAsync(params (string Name, string Value)[] settings) =>
-        ScriptRun.RunAsync(
-            "bootstrap-signing-key.sh",
-            _az.Environment([.. settings, ("BOOTSTRAP_RETRIES", "3"), ("BOOTSTRAP_RETRY_SECONDS", "0")]),
-            "kv-test",
-            "widget-signing-key");
+        ScriptRun.RunAsync("bootstrap-signing-key.sh", _az.Environment(settings), "rg-test", "kv-test", "widget-signing-key");
 }

@@ -2,34 +2,42 @@ namespace FunctionApp.Tests.Infra.Scripts;
 
 /// <summary>
 /// A stand-in <c>az</c> on PATH for the deployment scripts: answers the few commands they use from environment
-/// variables, logs every call, and keeps a copy of any secret value it is asked to store.
+/// variables, logs every call, keeps a copy of any secret it is asked to create, and records violations.
 /// </summary>
 public sealed class FakeAzureCli : IDisposable
 {
     private const string Script = """
         #!/usr/bin/env bash
-        # Fake az for tests: FAKE_AZ_SHOW = exists | missing | forbidden | error; FAKE_AZ_DELETED = yes | no.
+        # Fake az for tests. FAKE_AZ_SHOW = exists | missing | forbidden | error (az resource show of the secret);
+        # FAKE_AZ_CREATE = ok | deleted | error (az resource create). Any Key Vault data-plane call is recorded as a
+        # violation: the scripts must never need a Key Vault data role.
         echo "$*" >> "$FAKE_AZ_DIR/calls.log"
-        case "$1 $2 $3" in
-          "keyvault secret show")
-            if [[ " $* " == *" --query value "* ]]; then printf '%s\n' "$FAKE_AZ_SECRET_VALUE"; exit 0; fi
+        for arg in "$@"; do
+          if [[ -n "${FAKE_AZ_FORBIDDEN_TEXT:-}" && "$arg" == *"$FAKE_AZ_FORBIDDEN_TEXT"* ]]; then echo "secret on the command line" >> "$FAKE_AZ_DIR/violations"; fi
+        done
+        case "$1 $2" in
+          "keyvault secret")
+            echo "Key Vault data plane used: $*" >> "$FAKE_AZ_DIR/violations"
+            echo "ERROR: (Forbidden) Caller is not authorized. Code: ForbiddenByRbac" >&2; exit 1 ;;
+          "resource show")
             case "$FAKE_AZ_SHOW" in
-              exists) echo "https://vault/secrets/key/abc"; exit 0 ;;
-              missing) echo "ERROR: (SecretNotFound) A secret with (name/id) key was not found in this key vault." >&2; exit 3 ;;
-              forbidden) echo "ERROR: (Forbidden) Caller is not authorized. Code: ForbiddenByRbac" >&2; exit 1 ;;
+              exists) echo "/subscriptions/s/resourceGroups/rg/providers/Microsoft.KeyVault/vaults/kv/secrets/key"; exit 0 ;;
+              missing) echo "ERROR: (ResourceNotFound) The Resource 'Microsoft.KeyVault/vaults/kv-test/secrets/widget-signing-key' under resource group 'rg-test' was not found." >&2; exit 3 ;;
+              forbidden) echo "ERROR: (AuthorizationFailed) The client does not have authorization to perform action." >&2; exit 1 ;;
               *) echo "ERROR: (ServiceUnavailable) try later" >&2; exit 1 ;;
             esac ;;
-          "keyvault secret show-deleted")
-            if [[ "$FAKE_AZ_DELETED" == "yes" ]]; then echo "https://vault/deletedsecrets/key"; exit 0; fi
-            echo "ERROR: (SecretNotFound) Deleted Secret not found" >&2; exit 3 ;;
-          "keyvault secret set")
+          "resource create")
             while [[ $# -gt 0 ]]; do
-              if [[ "$1" == "--file" ]]; then cp "$2" "$FAKE_AZ_DIR/stored-secret"; fi
-              if [[ "$1" == "--value" ]]; then echo "secret passed on the command line" >> "$FAKE_AZ_DIR/violations"; fi
+              if [[ "$1" == "--properties" && "$2" == @* ]]; then cp "${2#@}" "$FAKE_AZ_DIR/stored-properties"; fi
+              if [[ "$1" == "--properties" && "$2" != @* ]]; then echo "properties passed on the command line" >> "$FAKE_AZ_DIR/violations"; fi
               shift
             done
-            exit 0 ;;
-          "functionapp keys list")
+            case "${FAKE_AZ_CREATE:-ok}" in
+              ok) exit 0 ;;
+              deleted) rm -f "$FAKE_AZ_DIR/stored-properties"; echo "ERROR: (Conflict) Secret widget-signing-key is currently in a deleted but recoverable state." >&2; exit 1 ;;
+              *) rm -f "$FAKE_AZ_DIR/stored-properties"; echo "ERROR: (InternalServerError) boom" >&2; exit 1 ;;
+            esac ;;
+          "functionapp keys")
             printf '%s\n' "$FAKE_AZ_FUNCTION_KEY"; exit 0 ;;
         esac
         echo "fake az: unexpected command: $*" >&2
@@ -40,11 +48,19 @@ public sealed class FakeAzureCli : IDisposable
     {
         Directory = System.IO.Directory.CreateTempSubdirectory("fake-az-").FullName;
         var path = Path.Combine(Directory, "az");
-        File.WriteAllText(path, Script.Replace("\r\n", "\n", StringComparison.Ordinal) + "\n");
-        if (!OperatingSystem.IsWindows())
-        {
-            File.SetUnixFileMode(path, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
-        }
+        Write(path, Script);
+
+        // A curl in front of the real one that records any argument holding FAKE_AZ_FORBIDDEN_TEXT, so a test can
+        // prove a secret never reaches a command line (where ps and /proc show it).
+        var realCurl = (System.Environment.GetEnvironmentVariable("PATH") ?? string.Empty).Split(':')
+            .Select(d => Path.Combine(d, "curl")).FirstOrDefault(File.Exists) ?? "curl";
+        Write(Path.Combine(Directory, "curl"), $$"""
+            #!/usr/bin/env bash
+            for arg in "$@"; do
+              if [[ -n "${FAKE_AZ_FORBIDDEN_TEXT:-}" && "$arg" == *"$FAKE_AZ_FORBIDDEN_TEXT"* ]]; then echo "secret on curl's command line" >> "$FAKE_AZ_DIR/violations"; fi
+            done
+            exec "{{realCurl}}" "$@"
+            """);
     }
 
     public string Directory { get; }
@@ -52,10 +68,16 @@ public sealed class FakeAzureCli : IDisposable
     public IReadOnlyList<string> Calls =>
         File.Exists(Path.Combine(Directory, "calls.log")) ? File.ReadAllLines(Path.Combine(Directory, "calls.log")) : [];
 
-    public string? StoredSecret =>
-        File.Exists(Path.Combine(Directory, "stored-secret")) ? File.ReadAllText(Path.Combine(Directory, "stored-secret")) : null;
+    /// <summary>The properties body of the secret the script created through Resource Manager, if any.</summary>
+    public System.Text.Json.Nodes.JsonNode? StoredProperties =>
+        File.Exists(Path.Combine(Directory, "stored-properties")) ? System.Text.Json.Nodes.JsonNode.Parse(File.ReadAllText(Path.Combine(Directory, "stored-properties"))) : null;
 
-    public bool SawSecretOnCommandLine => File.Exists(Path.Combine(Directory, "violations"));
+    /// <summary>The secret value the script stored, if any.</summary>
+    public string? StoredSecret => (string?)StoredProperties?["value"];
+
+    /// <summary>What the script did that it must not: a Key Vault data-plane call, a secret on a command line.</summary>
+    public IReadOnlyList<string> Violations =>
+        File.Exists(Path.Combine(Directory, "violations")) ? File.ReadAllLines(Path.Combine(Directory, "violations")) : [];
 
     /// <summary>The environment a script needs to find this az first.</summary>
     public Dictionary<string, string> Environment(params (string Name, string Value)[] settings)
@@ -75,4 +97,13 @@ public sealed class FakeAzureCli : IDisposable
     }
 
     public void Dispose() => System.IO.Directory.Delete(Directory, recursive: true);
+
+    private static void Write(string path, string script)
+    {
+        File.WriteAllText(path, script.Replace("\r\n", "\n", StringComparison.Ordinal) + "\n");
+        if (!OperatingSystem.IsWindows())
+        {
+            File.SetUnixFileMode(path, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
+        }
+    }
 }

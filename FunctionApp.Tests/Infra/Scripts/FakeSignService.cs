@@ -6,9 +6,11 @@ using FunctionApp.Tests.Infrastructure;
 namespace FunctionApp.Tests.Infra.Scripts;
 
 /// <summary>
-/// A loopback stand-in for the deployed /api/sign, for the smoke script's own tests: it answers the one-widget
-/// vector with its canonical bytes signed by <see cref="Key"/>, anything else with a 400 problem, and a call
-/// without the function key with a 401. Loopback only (127.0.0.1).
+/// A loopback stand-in for the deployed /api/sign and /api/verify, for the smoke script's own tests: sign answers the
+/// one-widget vector with its canonical bytes signed by <see cref="Key"/>, anything else with a 400 problem; verify
+/// checks X-Signature against the same key (over the vector's canonical bytes for the vector, over the raw body for
+/// anything else, so a tampered envelope does not verify) unless <see cref="VerifierAcceptsAnything"/>; a call
+/// without the function key is a 401. Loopback only (127.0.0.1).
 /// </summary>
 public sealed class FakeSignService : IDisposable
 {
@@ -17,11 +19,12 @@ public sealed class FakeSignService : IDisposable
     private readonly HttpListener _listener = new();
     private readonly Task _loop;
 
-    public FakeSignService(byte[] key, string keyId, int status = 200)
+    public FakeSignService(byte[] key, string keyId, int status = 200, bool verifierAcceptsAnything = false)
     {
         Key = key;
         KeyId = keyId;
         Status = status;
+        VerifierAcceptsAnything = verifierAcceptsAnything;
         var port = FreePort();
         BaseUrl = $"http://127.0.0.1:{port}";
         _listener.Prefixes.Add($"{BaseUrl}/");
@@ -34,6 +37,9 @@ public sealed class FakeSignService : IDisposable
     public string KeyId { get; }
 
     public int Status { get; }
+
+    /// <summary>A broken verifier that answers valid for anything: the smoke test must catch it.</summary>
+    public bool VerifierAcceptsAnything { get; }
 
     public string BaseUrl { get; }
 
@@ -85,6 +91,15 @@ public sealed class FakeSignService : IDisposable
             else if (Status != 200)
             {
                 response.StatusCode = Status;
+            }
+            else if (context.Request.Url!.AbsolutePath == "/api/verify")
+            {
+                var signed = body.ToArray().AsSpan().SequenceEqual(vector.Input) ? vector.Canonical : body.ToArray();
+                var expected = Convert.ToHexString(HMACSHA256.HashData(Key, signed)).ToLowerInvariant();
+                var valid = VerifierAcceptsAnything || context.Request.Headers["X-Signature"] == expected;
+                response.StatusCode = 200;
+                response.ContentType = "application/json; charset=utf-8";
+                await response.OutputStream.WriteAsync(System.Text.Encoding.UTF8.GetBytes(valid ? "{\"valid\":true}" : "{\"valid\":false,\"reason\":\"signature-mismatch\"}"));
             }
             else if (body.ToArray().AsSpan().SequenceEqual(vector.Input))
             {

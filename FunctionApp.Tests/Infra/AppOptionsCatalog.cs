@@ -1,0 +1,65 @@
+using System.Reflection;
+
+namespace FunctionApp.Tests.Infra;
+
+/// <summary>
+/// The settings the app reads, found by reflection rather than listed by hand (other work adds and moves options):
+/// every options class with a <c>SectionName</c> constant and its settable properties, and every connection name a
+/// function's trigger or binding attribute asks for.
+/// </summary>
+public static class AppOptionsCatalog
+{
+    private static readonly Assembly App = typeof(FunctionApp.Startup).Assembly;
+
+    /// <summary>Options classes by section name (e.g. <c>KeyVault</c>, <c>Queues</c>).</summary>
+    public static IReadOnlyDictionary<string, Type> Sections { get; } = App.GetTypes()
+        .Where(t => t.IsClass && !t.IsAbstract)
+        .Select(t => (Type: t, Field: t.GetField("SectionName", BindingFlags.Public | BindingFlags.Static)))
+        .Where(x => x.Field is { IsLiteral: true } && x.Field.FieldType == typeof(string))
+        .ToDictionary(x => (string)x.Field!.GetRawConstantValue()!, x => x.Type, StringComparer.OrdinalIgnoreCase);
+
+    /// <summary>The settable properties of an options class (what configuration binding fills).</summary>
+    public static IReadOnlyList<PropertyInfo> Properties(Type options) =>
+        options.GetProperties(BindingFlags.Public | BindingFlags.Instance).Where(p => p.CanWrite && p.SetMethod!.IsPublic).ToList();
+
+    /// <summary>Every option as <c>Section:Property</c> with its documented default (a fresh instance's value).</summary>
+    public static IReadOnlyDictionary<string, object?> Defaults { get; } = Sections
+        .SelectMany(s =>
+        {
+            var instance = Activator.CreateInstance(s.Value);
+            return Properties(s.Value).Select(p => KeyValuePair.Create($"{s.Key}:{p.Name}", p.GetValue(instance)));
+        })
+        .ToDictionary(StringComparer.OrdinalIgnoreCase);
+
+    /// <summary>
+    /// Connection names the functions' attributes ask for (a <c>Connection</c> property, e.g. the storage extension's
+    /// QueueTrigger), with <c>%setting%</c> left as written.
+    /// </summary>
+    public static IReadOnlyList<string> AttributeConnections { get; } = App.GetTypes()
+        .SelectMany(t => t.GetMethods(BindingFlags.Public | BindingFlags.Instance | BindingFlags.Static | BindingFlags.DeclaredOnly))
+        .SelectMany(m => m.GetParameters())
+        .SelectMany(p => p.GetCustomAttributes(inherit: false))
+        .Select(a => a.GetType().GetProperty("Connection")?.GetValue(a) as string)
+        .OfType<string>()
+        .Where(c => c.Length > 0)
+        .Distinct(StringComparer.Ordinal)
+        .ToList();
+
+    /// <summary>
+    /// Whether <paramref name="key"/> (<c>Section:Property</c> or <c>Section__Property</c>) is a section the app has;
+    /// then <paramref name="known"/> tells whether that section's options class has the property.
+    /// </summary>
+    public static bool InSection(string key, out bool known)
+    {
+        ArgumentNullException.ThrowIfNull(key);
+        var parts = key.Replace("__", ":", StringComparison.Ordinal).Split(':');
+        known = false;
+        if (parts.Length < 2 || !Sections.TryGetValue(parts[0], out var options))
+        {
+            return false;
+        }
+
+        known = parts.Length == 2 && Properties(options).Any(p => string.Equals(p.Name, parts[1], StringComparison.OrdinalIgnoreCase));
+        return true;
+    }
+}

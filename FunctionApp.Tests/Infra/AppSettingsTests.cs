@@ -1,0 +1,189 @@
+using System.Globalization;
+using System.Text.Json.Nodes;
+using FunctionApp.Keys;
+
+namespace FunctionApp.Tests.Infra;
+
+/// <summary>
+/// The app settings the compiled template sets, held against one source of truth: the options the app reads
+/// (<see cref="AppOptionsCatalog"/>) and local.settings.sample.json. A setting renamed in code but not in infra fails here.
+/// </summary>
+public sealed class AppSettingsTests
+{
+    private static CompiledInfra Infra => CompiledInfra.Instance;
+
+    private static IReadOnlyDictionary<string, string> Settings => Infra.AppSettings;
+
+    private static IReadOnlyDictionary<string, string> Sample =>
+        JsonNode.Parse(RepoFiles.ReadAllText("local.settings.sample.json"))!["Values"]!.AsObject()
+            .ToDictionary(v => v.Key, v => (string)v.Value!, StringComparer.Ordinal);
+
+    /// <summary>Connection names the app reads: from its trigger attributes and from options that name a connection.</summary>
+    private static IReadOnlyList<string> ConnectionNames =>
+        AppOptionsCatalog.AttributeConnections
+            .Select(c => c.StartsWith('%') && c.EndsWith('%') && Settings.TryGetValue(c.Trim('%').Replace(":", "__", StringComparison.Ordinal), out var named) ? named : c)
+            .Concat(Settings.Where(s => AppOptionsCatalog.InSection(s.Key, out _) && s.Key.EndsWith("Connection", StringComparison.Ordinal)).Select(s => s.Value))
+            .Distinct(StringComparer.Ordinal)
+            .ToList();
+
+    [Fact]
+    public void OptionsCatalog_FindsTheAppsSections()
+    {
+        // A guard on the reflection itself: were it to find nothing, the checks below could not fail.
+        Assert.Contains("KeyVault", AppOptionsCatalog.Sections.Keys);
+        Assert.Contains("Queues", AppOptionsCatalog.Sections.Keys);
+        Assert.Contains("Signing", AppOptionsCatalog.Sections.Keys);
+        Assert.True(AppOptionsCatalog.Defaults.Count > 10);
+    }
+
+    [Fact]
+    public void AppSettings_InAnOptionsSection_AreAllPropertiesTheAppReads()
+    {
+        var unknown = Settings.Keys.Where(k => AppOptionsCatalog.InSection(k, out var known) && !known).ToList();
+
+        Assert.True(unknown.Count == 0, $"infra sets settings no options class reads (renamed or removed in code?): {string.Join(", ", unknown)}");
+    }
+
+    [Fact]
+    public void AppSettings_WithASection_BelongToTheAppsOptionsOrToAConnection()
+    {
+        string[] connectionPrefixes = ["AzureWebJobsStorage", .. ConnectionNames];
+        var strays = Settings.Keys
+            .Where(k => k.Contains("__", StringComparison.Ordinal) && !AppOptionsCatalog.InSection(k, out _))
+            .Where(k => !connectionPrefixes.Contains(k[..k.IndexOf("__", StringComparison.Ordinal)], StringComparer.Ordinal))
+            .ToList();
+
+        Assert.True(strays.Count == 0, $"infra sets sectioned settings the app has no options section for: {string.Join(", ", strays)}");
+    }
+
+    [Fact]
+    public void LocalSettingsSample_InAnOptionsSection_AreAllPropertiesTheAppReads()
+    {
+        var unknown = Sample.Keys.Where(k => AppOptionsCatalog.InSection(k, out var known) && !known).ToList();
+
+        Assert.True(unknown.Count == 0, $"local.settings.sample.json sets settings no options class reads: {string.Join(", ", unknown)}");
+    }
+
+    [Fact]
+    public void AppSettings_SetEveryOptionWithoutADefault_ButNeverTheDevelopmentKey()
+    {
+        var required = AppOptionsCatalog.Defaults.Where(d => d.Value is null).Select(d => d.Key)
+            .Where(k => !string.Equals(k, ConfigurationSigningKeySource.SettingName, StringComparison.OrdinalIgnoreCase));
+
+        Assert.All(required, k => Assert.True(Settings.ContainsKey(k.Replace(":", "__", StringComparison.Ordinal)), $"infra does not set {k}, which has no default"));
+        Assert.DoesNotContain(ConfigurationSigningKeySource.SettingName.Replace(":", "__", StringComparison.Ordinal), Settings.Keys, StringComparer.OrdinalIgnoreCase);
+    }
+
+    [Fact]
+    public void AppSettings_ResourceNames_MatchTheSampleAndTheOptionDefaults()
+    {
+        var named = Settings.Where(s => AppOptionsCatalog.InSection(s.Key, out var known) && known && !s.Key.EndsWith("Connection", StringComparison.Ordinal))
+            .Where(s => !s.Value.StartsWith('[')) // values that come from elsewhere in the deployment (vault URI, client id)
+            .ToList();
+
+        Assert.NotEmpty(named);
+        Assert.All(named, s =>
+        {
+            var key = s.Key.Replace("__", ":", StringComparison.Ordinal);
+            if (Sample.TryGetValue(key, out var local))
+            {
+                Assert.True(local == s.Value, $"{key}: infra sets '{s.Value}', local.settings.sample.json '{local}'");
+            }
+
+            var optionDefault = AppOptionsCatalog.Defaults[key];
+            if (optionDefault is string text)
+            {
+                Assert.True(text == s.Value, $"{key}: infra sets '{s.Value}', the option's default is '{text}'");
+            }
+        });
+    }
+
+    [Fact]
+    public void RuntimeSettings_MatchTheSample()
+    {
+        foreach (var name in new[] { "FUNCTIONS_EXTENSION_VERSION", "FUNCTIONS_WORKER_RUNTIME", "FUNCTIONS_INPROC_NET8_ENABLED" })
+        {
+            Assert.Equal(Sample[name], Settings[name]);
+        }
+
+        Assert.Equal("1", Settings["WEBSITE_RUN_FROM_PACKAGE"]);
+    }
+
+    [Fact]
+    public void RequestBodySizeLimit_OfTheHost_EqualsTheAppsBodyLimit()
+    {
+        // Wherever the body limit lives (Signing today, an Http options class soon), the host refuses the same size.
+        var bodyLimit = Assert.Single(AppOptionsCatalog.Defaults, d => d.Key.Contains("Body", StringComparison.Ordinal) && d.Key.EndsWith("Bytes", StringComparison.Ordinal));
+
+        Assert.Equal("16777216", Settings["FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"]);
+        Assert.Equal(Convert.ToInt64(bodyLimit.Value, CultureInfo.InvariantCulture), long.Parse(Settings["FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"], CultureInfo.InvariantCulture));
+    }
+
+    [Fact]
+    public void AppSettings_NeverSelectTheDevelopmentEnvironment()
+    {
+        // The development signing key is accepted only in Development; nothing in infra may select it.
+        Assert.DoesNotContain("AZURE_FUNCTIONS_ENVIRONMENT", Infra.Main.ToJsonString(), StringComparison.Ordinal);
+        Assert.DoesNotContain("ASPNETCORE_ENVIRONMENT", Infra.Main.ToJsonString(), StringComparison.Ordinal);
+        Assert.DoesNotContain("DOTNET_ENVIRONMENT", Infra.Main.ToJsonString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void HostStorage_UsesTheIdentityNotAKey()
+    {
+        Assert.Equal("managedidentity", Settings["AzureWebJobsStorage__credential"]);
+        Assert.Equal("[reference(resourceId('Microsoft.Resources/deployments', 'identity'), '2025-04-01').outputs.clientId.value]", Settings["AzureWebJobsStorage__clientId"]);
+        Assert.Equal("[reference(resourceId('Microsoft.Resources/deployments', 'storage'), '2025-04-01').outputs.hostStorageAccountName.value]", Settings["AzureWebJobsStorage__accountName"]);
+        Assert.False(Settings.ContainsKey("AzureWebJobsStorage"));
+    }
+
+    [Fact]
+    public void KeyVaultSettings_PointAtTheVaultAndSecretName_WithTheAppsIdentity()
+    {
+        Assert.Equal("[reference(resourceId('Microsoft.Resources/deployments', 'keyVault'), '2025-04-01').outputs.vaultUri.value]", Settings["KeyVault__VaultUri"]);
+        Assert.Equal("widget-signing-key", Settings["KeyVault__SecretName"]);
+        Assert.Equal(Settings["AzureWebJobsStorage__clientId"], Settings["KeyVault__ManagedIdentityClientId"]);
+    }
+
+    [Fact]
+    public void Connections_TheAppReads_AreKeyVaultReferencesOrIdentityBased()
+    {
+        Assert.Contains("WidgetStorage", ConnectionNames);
+        Assert.All(ConnectionNames, name =>
+        {
+            Assert.True(Sample.ContainsKey(name), $"local.settings.sample.json does not set connection '{name}'");
+            if (Settings.TryGetValue(name, out var value))
+            {
+                Assert.StartsWith("[format('@Microsoft.KeyVault(SecretUri={0})', parameters('", value, StringComparison.Ordinal);
+            }
+            else
+            {
+                Assert.True(Settings.ContainsKey($"{name}__credential"), $"connection '{name}' is neither a Key Vault reference nor identity-based");
+            }
+        });
+    }
+
+    [Fact]
+    public void KeyedSettings_AreKeyVaultReferencesToTheGeneratedSecrets()
+    {
+        var passed = Infra.Module("functionApp")["properties"]!["parameters"]!;
+
+        Assert.Equal("[format('@Microsoft.KeyVault(SecretUri={0})', parameters('widgetStorageSecretUri'))]", Settings["WidgetStorage"]);
+        Assert.Equal("[format('@Microsoft.KeyVault(SecretUri={0})', parameters('contentShareSecretUri'))]", Settings["WEBSITE_CONTENTAZUREFILECONNECTIONSTRING"]);
+        Assert.Equal("[reference(resourceId('Microsoft.Resources/deployments', 'connectionSecrets'), '2025-04-01').outputs.widgetStorageSecretUri.value]", (string?)passed["widgetStorageSecretUri"]!["value"]);
+        Assert.Equal("[reference(resourceId('Microsoft.Resources/deployments', 'connectionSecrets'), '2025-04-01').outputs.contentShareSecretUri.value]", (string?)passed["contentShareSecretUri"]!["value"]);
+        // A reference cannot be validated when the site is written: validation is skipped and the share pre-created.
+        Assert.Equal("1", Settings["WEBSITE_SKIP_CONTENTSHARE_VALIDATION"]);
+        Assert.Equal("[reference(resourceId('Microsoft.Resources/deployments', 'storage'), '2025-04-01').outputs.contentShareName.value]", Settings["WEBSITE_CONTENTSHARE"]);
+        Assert.Single(Infra.ResourcesOfType("Microsoft.Storage/storageAccounts/fileServices/shares"));
+        Assert.DoesNotContain(Settings.Values, v => v.Contains("listKeys", StringComparison.OrdinalIgnoreCase) || v.Contains("AccountKey", StringComparison.OrdinalIgnoreCase));
+    }
+
+    [Fact]
+    public void AppSettings_HaveNoDuplicateNames()
+    {
+        var names = Infra.Resource("functionApp", "Microsoft.Web/sites")["properties"]!["siteConfig"]!["appSettings"]!.AsArray().Select(s => (string)s!["name"]!).ToList();
+
+        Assert.Equal(names.Count, names.Distinct(StringComparer.OrdinalIgnoreCase).Count());
+    }
+}

@@ -1,0 +1,159 @@
+using System.Diagnostics;
+using System.Text.Json.Nodes;
+using FunctionApp.Tests.Infra;
+using static FunctionApp.Tests.Pipeline.PipelineDocument;
+
+namespace FunctionApp.Tests.Pipeline;
+
+/// <summary>
+/// The Plan and Apply stages' inline scripts, taken from azure-pipelines.yml and run with bash against a fake az and
+/// the compiled infra/: Plan writes a checksummed plan with this run's values, Apply deploys exactly those files, and a
+/// plan changed after it was reviewed stops Apply before anything is deployed.
+/// </summary>
+public sealed class PipelineScriptTests : IDisposable
+{
+    private const string FakeAz = """
+        #!/usr/bin/env bash
+        # Fake az: records calls; the resource group exists when FAKE_GROUP_EXISTS=true.
+        echo "$*" >> "$FAKE_DIR/calls.log"
+        case "$1 $2 $3" in
+          "group exists "*) echo "${FAKE_GROUP_EXISTS:-false}"; exit 0 ;;
+          "group create "*) exit 0 ;;
+          "deployment group what-if") echo "Resource changes: 14 to create."; exit 0 ;;
+          "deployment group create")
+            echo '{"functionAppName":{"value":"func-x"},"functionAppHostName":{"value":"func-x.azurewebsites.net"},"keyVaultName":{"value":"kv-x"},"signingSecretName":{"value":"widget-signing-key"}}'
+            exit 0 ;;
+        esac
+        echo "fake az: unexpected command: $*" >&2
+        exit 2
+        """;
+
+    private readonly DirectoryInfo _root = Directory.CreateTempSubdirectory("pipeline-scripts-");
+    private readonly PipelineDocument _pipeline = PipelineDocument.Load();
+
+    public PipelineScriptTests()
+    {
+        var bin = _root.CreateSubdirectory("bin");
+        File.WriteAllText(Path.Combine(bin.FullName, "az"), FakeAz.Replace("\r\n", "\n", StringComparison.Ordinal) + "\n");
+        if (!OperatingSystem.IsWindows())
+        {
+            File.SetUnixFileMode(Path.Combine(bin.FullName, "az"), UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
+        }
+
+        // The Build stage's infra artifact, as the plan job downloads it: what the pinned compiler produced.
+        var infra = Directory.CreateDirectory(Path.Combine(_root.FullName, "workspace", "infra")).FullName;
+        File.WriteAllText(Path.Combine(infra, "main.json"), CompiledInfra.Instance.Main.ToJsonString());
+        foreach (var (file, parameters) in CompiledInfra.Instance.ParameterFiles)
+        {
+            File.WriteAllText(Path.Combine(infra, Path.GetFileNameWithoutExtension(file) + ".parameters.json"), parameters.ToJsonString());
+        }
+    }
+
+    private string Workspace => Path.Combine(_root.FullName, "workspace");
+
+    private string Staging => Path.Combine(_root.FullName, "staging");
+
+    private string PlanFolder => Path.Combine(Staging, "plan");
+
+    private IReadOnlyList<string> Calls =>
+        File.Exists(Path.Combine(_root.FullName, "calls.log")) ? File.ReadAllLines(Path.Combine(_root.FullName, "calls.log")) : [];
+
+    [Fact]
+    public async Task Plan_NewResourceGroup_WritesAChecksummedPlanWithThisRunsValues_AndChangesNothing()
+    {
+        var run = await RunStageAsync("Plan", ("PLAN_SKU", "EP2"));
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        var parameters = JsonNode.Parse(File.ReadAllText(Path.Combine(PlanFolder, "deployment.parameters.json")))!["parameters"]!;
+        Assert.Equal("EP2", (string?)parameters["planSku"]!["value"]);
+        Assert.Equal("prod", (string?)parameters["environmentName"]!["value"]);
+        Assert.Equal("northeurope", (string?)parameters["location"]!["value"]);
+        Assert.Equal("Standard_ZRS", (string?)parameters["storageSku"]!["value"]); // from the Elastic Premium file
+        Assert.Equal(CompiledInfra.Instance.Main.ToJsonString(), File.ReadAllText(Path.Combine(PlanFolder, "main.json")));
+        Assert.Contains("does not exist", File.ReadAllText(Path.Combine(PlanFolder, "what-if.txt")), StringComparison.Ordinal);
+        Assert.Contains($"##vso[task.uploadsummary]{PlanFolder}/what-if.md", run.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain(Calls, c => c.StartsWith("group create", StringComparison.Ordinal) || c.StartsWith("deployment group create", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Plan_ExistingResourceGroup_RunsWhatIfOnThePlannedFiles()
+    {
+        var run = await RunStageAsync("Plan", ("FAKE_GROUP_EXISTS", "true"));
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        var whatIf = Calls.Where(c => c.StartsWith("deployment group what-if", StringComparison.Ordinal)).ToList();
+        Assert.Equal(2, whatIf.Count);
+        Assert.All(whatIf, c => Assert.Contains($"--template-file {PlanFolder}/main.json --parameters @{PlanFolder}/deployment.parameters.json", c, StringComparison.Ordinal));
+        Assert.Contains("Resource changes: 14 to create.", File.ReadAllText(Path.Combine(PlanFolder, "what-if.txt")), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Apply_AfterPlan_DeploysExactlyThePlannedFilesAndExportsTheOutputs()
+    {
+        await RunStageAsync("Plan");
+        MovePlanToWorkspace();
+
+        var run = await RunStageAsync("Apply");
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        var planned = Path.Combine(Workspace, "plan");
+        var create = Assert.Single(Calls, c => c.StartsWith("deployment group create", StringComparison.Ordinal));
+        Assert.Contains($"--template-file {planned}/main.json --parameters @{planned}/deployment.parameters.json", create, StringComparison.Ordinal);
+        Assert.Contains("##vso[task.setvariable variable=keyVaultName;isOutput=true]kv-x", run.Output, StringComparison.Ordinal);
+        Assert.Contains("##vso[task.setvariable variable=functionAppHostName;isOutput=true]func-x.azurewebsites.net", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Apply_PlanChangedAfterReview_StopsBeforeDeploying()
+    {
+        await RunStageAsync("Plan");
+        MovePlanToWorkspace();
+        var parameters = Path.Combine(Workspace, "plan", "deployment.parameters.json");
+        File.WriteAllText(parameters, File.ReadAllText(parameters).Replace("\"Y1\"", "\"EP3\"", StringComparison.Ordinal));
+
+        var run = await RunStageAsync("Apply");
+
+        Assert.NotEqual(0, run.ExitCode);
+        Assert.Contains("deployment.parameters.json: FAILED", run.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain(Calls, c => c.StartsWith("deployment group create", StringComparison.Ordinal) || c.StartsWith("group create", StringComparison.Ordinal));
+    }
+
+    public void Dispose() => _root.Delete(recursive: true);
+
+    private void MovePlanToWorkspace() => Directory.Move(PlanFolder, Path.Combine(Workspace, "plan"));
+
+    private async Task<(int ExitCode, string Output, string Error)> RunStageAsync(string stage, params (string Name, string Value)[] settings)
+    {
+        var task = Assert.Single(Tasks(_pipeline.Stage(stage), "AzureCLI@2"));
+        // The agent's macros, as it expands them before the script runs.
+        var script = Input(task, "inlineScript")
+            .Replace("$(Pipeline.Workspace)", Workspace, StringComparison.Ordinal)
+            .Replace("$(Build.ArtifactStagingDirectory)", Staging, StringComparison.Ordinal)
+            .Replace("$(Agent.TempDirectory)", _root.FullName, StringComparison.Ordinal)
+            .Replace("$(Build.BuildId)", "42", StringComparison.Ordinal);
+        Assert.DoesNotContain("$(", script.Replace("$(az ", string.Empty, StringComparison.Ordinal).Replace("$(cd ", string.Empty, StringComparison.Ordinal).Replace("$(python3 ", string.Empty, StringComparison.Ordinal), StringComparison.Ordinal);
+
+        var start = new ProcessStartInfo("bash") { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true, UseShellExecute = false };
+        start.ArgumentList.Add("-c");
+        start.ArgumentList.Add(script);
+        start.Environment["PATH"] = $"{Path.Combine(_root.FullName, "bin")}:{Environment.GetEnvironmentVariable("PATH")}";
+        start.Environment["FAKE_DIR"] = _root.FullName;
+        // The step's env: block, with this test's values.
+        start.Environment["RESOURCE_GROUP"] = "rg-test";
+        start.Environment["LOCATION"] = "northeurope";
+        start.Environment["PLAN_SKU"] = "Y1";
+        start.Environment["ENVIRONMENT_NAME"] = "prod";
+        foreach (var (name, value) in settings)
+        {
+            start.Environment[name] = value;
+        }
+
+        using var process = Process.Start(start) ?? throw new InvalidOperationException("bash did not start");
+        process.StandardInput.Close();
+        var output = process.StandardOutput.ReadToEndAsync();
+        var error = process.StandardError.ReadToEndAsync();
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        await process.WaitForExitAsync(timeout.Token);
+        return (process.ExitCode, await output, await error);
+    }
+}
