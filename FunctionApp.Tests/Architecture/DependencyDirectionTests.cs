@@ -1,0 +1,115 @@
+namespace FunctionApp.Tests.Architecture;
+
+/// <summary>
+/// Dependencies between the app's folders point one way (<see cref="FolderRules"/>): checked on the compiled
+/// FunctionApp.dll (every type, member and IL reference) and on the source (<c>using</c> directives and qualified names).
+/// </summary>
+public sealed class DependencyDirectionTests
+{
+    private static readonly Lazy<IReadOnlyList<(string From, string To)>> CompiledEdges =
+        new(() => AssemblyDependencies.Read(typeof(Startup).Assembly.Location));
+
+    public static TheoryData<string> Folders()
+    {
+        var data = new TheoryData<string>();
+        foreach (var folder in FolderRules.Allowed.Keys)
+        {
+            data.Add(folder);
+        }
+
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(Folders))]
+    public void CompiledTypes_InFolder_ReferenceOnlyAllowedFolders(string folder)
+    {
+        // Arrange
+        var edges = FolderEdges().Where(e => e.FromFolder == folder);
+
+        // Act
+        var violations = edges
+            .Where(e => !FolderRules.IsAllowed(e.FromFolder, e.ToFolder))
+            .Select(e => $"{e.FromFolder} → {e.ToFolder}: {e.From} uses {e.To}")
+            .Order(StringComparer.Ordinal)
+            .ToList();
+
+        // Assert
+        Assert.True(violations.Count == 0, $"{folder} may use only {Describe(folder)}, but:\n{string.Join('\n', violations)}");
+    }
+
+    [Theory]
+    [MemberData(nameof(Folders))]
+    public void SourceFiles_InFolder_NameOnlyAllowedFolders(string folder)
+    {
+        // Arrange
+        var references = SourceDependencies.Read().Where(r => r.Folder == folder);
+
+        // Act
+        var violations = references
+            .Where(r => !FolderRules.IsAllowed(r.Folder, r.Target))
+            .Select(r => $"{r.Folder} → {r.Target}: {r.File}: {r.Line}")
+            .Distinct(StringComparer.Ordinal)
+            .Order(StringComparer.Ordinal)
+            .ToList();
+
+        // Assert
+        Assert.True(violations.Count == 0, $"{folder} may use only {Describe(folder)}, but:\n{string.Join('\n', violations)}");
+    }
+
+    [Fact]
+    public void CompiledTypes_EveryFolder_HasARule()
+    {
+        // Arrange
+        var folders = FolderEdges().SelectMany(e => new[] { e.FromFolder, e.ToFolder }).Distinct(StringComparer.Ordinal);
+
+        // Act
+        var unruled = folders.Where(f => !FolderRules.Allowed.ContainsKey(f)).ToList();
+
+        // Assert
+        Assert.Empty(unruled);
+    }
+
+    // The reader must see references of every kind it is relied on for, or the tests above would pass on nothing.
+    [Theory]
+    [InlineData("FunctionApp.Functions.SignFunction", "FunctionApp.Http.HttpEnvelopeReader")]
+    [InlineData("FunctionApp.Signing.EnvelopeSigner", "FunctionApp.Envelopes.WidgetEnvelope")]
+    [InlineData("FunctionApp.Envelopes.WidgetEnvelopeReader", "FunctionApp.Primitives.JsonCharArrayPool")]
+    [InlineData("FunctionApp.Startup", "FunctionApp.Signing.SigningServiceCollectionExtensions")]
+    public void AssemblyDependencies_KnownReference_IsSeen(string from, string to)
+    {
+        // Act
+        var edges = CompiledEdges.Value;
+
+        // Assert
+        Assert.Contains((from, to), edges);
+    }
+
+    [Theory]
+    [InlineData("Signing/EnvelopeSigner.cs", "Envelopes")]
+    [InlineData("Functions/SignFunction.cs", "Http")]
+    [InlineData("Envelopes/WidgetEnvelopeReader.cs", "Primitives")]
+    public void SourceDependencies_KnownUsing_IsSeen(string file, string target)
+    {
+        // Act
+        var references = SourceDependencies.Read().Where(r => r.File == file);
+
+        // Assert
+        Assert.Contains(references, r => r.Target == target);
+    }
+
+    private static IEnumerable<(string From, string To, string FromFolder, string ToFolder)> FolderEdges() =>
+        CompiledEdges.Value
+            .Select(e => (e.From, e.To, FromFolder: FolderRules.FolderOf(Namespace(e.From)), ToFolder: FolderRules.FolderOf(Namespace(e.To))))
+            .Where(e => e.FromFolder is not null && e.ToFolder is not null)
+            .Select(e => (e.From, e.To, e.FromFolder!, e.ToFolder!));
+
+    private static string? Namespace(string fullName)
+    {
+        var dot = fullName.LastIndexOf('.');
+        return dot < 0 ? null : fullName[..dot];
+    }
+
+    private static string Describe(string folder) =>
+        FolderRules.Allowed.TryGetValue(folder, out var allowed) && allowed.Count > 0 ? string.Join(", ", allowed.Order(StringComparer.Ordinal)) : "nothing else of ours";
+}
