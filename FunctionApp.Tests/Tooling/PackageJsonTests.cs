@@ -1,0 +1,24 @@
+using System.Text.Json;
+using FunctionApp.Tests.Infra;
+
+namespace FunctionApp.Tests.Tooling;
+
+/// <summary>package.json's scripts: npm start runs the start script; every Azurite start has telemetry off.</summary>
+public sealed class PackageJsonTests
+{
+    [Theory]
+    [InlineData("start", "node scripts/start.mjs")]
+    [InlineData("azurite", "azurite --silent --disableTelemetry ")]
+    public void Script_Name_RunsTheExpectedCommand(string name, string expectedPrefix)
+    {
+        // Arrange
+        using var package = JsonDocument.Parse(RepoFiles.ReadAllText("package.json"));
+
+        // Act
+        var script = package.RootElement.GetProperty("scripts").GetProperty(name).GetString();
+
+        // Assert
+        Assert.NotNull(script);
+        Assert.StartsWith(expectedPrefix, script, StringComparison.Ordinal);
+    }
+}

@@ -1,0 +1,245 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+using System.Text.Json;
+using FunctionApp.Tests.Infra;
+
+namespace FunctionApp.Tests.Tooling;
+
+/// <summary>
+/// A throw-away copy of the repository's start script (scripts/start.mjs, package.json, local.settings.sample.json, an empty
+/// FunctionApp/, and a link to the real node_modules so the real Azurite runs) with a PATH holding only <c>node</c> and,
+/// if asked, a fake <c>func</c>. Core Tools are never needed. Azurite gets free loopback ports; anything the script left
+/// running is killed on dispose, after the test has looked. POSIX only, like the repository's other script tests.
+/// </summary>
+public sealed class StartScriptSandbox : IAsyncDisposable
+{
+    private const string FakeFunc = """
+        const fs = require("fs"), net = require("net");
+        // Fake Core Tools for StartScriptTests. FAKE_FUNC_MODE: exit:<code> | signal-parent:<SIGNAL>.
+        const ports = ["AZURITE_BLOB_PORT", "AZURITE_QUEUE_PORT", "AZURITE_TABLE_PORT"].map(n => Number(process.env[n]));
+        const listening = p => new Promise(r => { const s = net.connect({ host: "127.0.0.1", port: p }); s.on("connect", () => { s.destroy(); r(true); }); s.on("error", () => r(false)); });
+        const record = { cwd: process.cwd(), args: process.argv.slice(2), azuriteListening: false, signal: null };
+        const save = () => fs.writeFileSync(process.env.FAKE_FUNC_RECORD, JSON.stringify(record));
+        (async () => {
+          record.azuriteListening = (await Promise.all(ports.map(listening))).every(x => x);
+          save();
+          const [mode, value] = process.env.FAKE_FUNC_MODE.split(":");
+          if (mode === "exit") process.exit(Number(value));
+          for (const s of ["SIGINT", "SIGTERM"]) process.on(s, () => { record.signal = s; save(); process.exit(0); });
+          setInterval(() => {}, 1000);
+          process.kill(process.ppid, value); // as a terminal's Ctrl-C or a service manager's stop would
+        })();
+        """;
+
+    private readonly string _bin;
+    private readonly string _node;
+    private readonly List<int> _pids = [];
+    private string _mode = "none";
+
+    private StartScriptSandbox(bool withAzurite)
+    {
+        _node = FindNode();
+        Root = Directory.CreateTempSubdirectory("start-script-").FullName;
+        _bin = Path.Combine(Root, "bin");
+        Directory.CreateDirectory(_bin);
+        Directory.CreateDirectory(Path.Combine(Root, "scripts"));
+        Directory.CreateDirectory(Path.Combine(Root, "FunctionApp"));
+        File.Copy(RepoFiles.File("scripts", "start.mjs"), Path.Combine(Root, "scripts", "start.mjs"));
+        File.Copy(RepoFiles.File("package.json"), Path.Combine(Root, "package.json"));
+        File.Copy(RepoFiles.File("local.settings.sample.json"), Path.Combine(Root, "local.settings.sample.json"));
+        File.CreateSymbolicLink(Path.Combine(_bin, "node"), _node);
+        if (withAzurite)
+        {
+            var modules = RepoFiles.File("node_modules");
+            if (!Directory.Exists(Path.Combine(modules, "azurite")))
+            {
+                throw new InvalidOperationException($"Azurite is not installed in {modules}. Run 'npm ci' in {RepoFiles.Path}; .ci/run does.");
+            }
+
+            Directory.CreateSymbolicLink(Path.Combine(Root, "node_modules"), modules);
+        }
+
+        Ports = [FreePort(), FreePort(), FreePort()];
+    }
+
+    /// <summary>The sandbox's repository root.</summary>
+    public string Root { get; }
+
+    /// <summary>Azurite's blob, queue and table ports for this sandbox.</summary>
+    public IReadOnlyList<int> Ports { get; }
+
+    public string Settings => Path.Combine(Root, "FunctionApp", "local.settings.json");
+
+    public string Sample => Path.Combine(Root, "local.settings.sample.json");
+
+    public string AzuriteLocation => Path.Combine(Root, ".azurite");
+
+    public static StartScriptSandbox Create(bool withAzurite = true) => new(withAzurite);
+
+    /// <summary>Puts a fake <c>func</c> on the sandbox's PATH; <paramref name="mode"/> is exit:&lt;code&gt; or signal-parent:&lt;SIGNAL&gt;.</summary>
+    public void AddFakeFunc(string mode)
+    {
+        if (OperatingSystem.IsWindows())
+        {
+            throw new PlatformNotSupportedException("The fake func is a POSIX executable script.");
+        }
+
+        var path = Path.Combine(_bin, "func");
+        File.WriteAllText(path, $"#!{_node}\n{FakeFunc.Replace("\r\n", "\n", StringComparison.Ordinal)}\n");
+        File.SetUnixFileMode(path, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
+        _mode = mode;
+    }
+
+    public async Task<StartScriptRun> RunAsync()
+    {
+        var record = Path.Combine(Root, "func-record.json");
+        var start = new ProcessStartInfo(_node)
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            RedirectStandardInput = true,
+            UseShellExecute = false,
+            WorkingDirectory = Root,
+        };
+        start.ArgumentList.Add(Path.Combine(Root, "scripts", "start.mjs"));
+        start.Environment["PATH"] = _bin;
+        start.Environment["AZURITE_BLOB_PORT"] = Ports[0].ToString(System.Globalization.CultureInfo.InvariantCulture);
+        start.Environment["AZURITE_QUEUE_PORT"] = Ports[1].ToString(System.Globalization.CultureInfo.InvariantCulture);
+        start.Environment["AZURITE_TABLE_PORT"] = Ports[2].ToString(System.Globalization.CultureInfo.InvariantCulture);
+        start.Environment["FAKE_FUNC_RECORD"] = record;
+        start.Environment["FAKE_FUNC_MODE"] = _mode;
+
+        var output = new StringBuilder();
+        var error = new StringBuilder();
+        using var process = new Process { StartInfo = start, EnableRaisingEvents = true };
+        var exited = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var outputClosed = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        process.Exited += (_, _) => exited.TrySetResult();
+        process.OutputDataReceived += (_, e) => Append(output, e.Data, outputClosed);
+        process.ErrorDataReceived += (_, e) => Append(error, e.Data, null);
+        process.Start();
+        _pids.Add(process.Id);
+        process.StandardInput.Close();
+        process.BeginOutputReadLine();
+        process.BeginErrorReadLine();
+
+        // The script's own exit, not the end of its output: an Azurite it left running would hold the pipe open.
+        if (await Task.WhenAny(exited.Task, Task.Delay(TimeSpan.FromSeconds(90))) != exited.Task)
+        {
+            process.Kill(entireProcessTree: true);
+            throw new TimeoutException($"start.mjs did not exit within 90 s. Output:\n{Text(output)}\n{Text(error)}");
+        }
+
+        await Task.WhenAny(outputClosed.Task, Task.Delay(TimeSpan.FromSeconds(5)));
+        var run = new StartScriptRun(
+            process.ExitCode,
+            Text(output),
+            Text(error),
+            File.Exists(record) ? JsonSerializer.Deserialize<FakeFuncRecord>(await File.ReadAllTextAsync(record), new JsonSerializerOptions(JsonSerializerDefaults.Web)) : null);
+        if (run.AzuritePid is { } pid)
+        {
+            _pids.Add(pid);
+        }
+
+        return run;
+    }
+
+    /// <summary>Whether anything accepts connections on one of this sandbox's Azurite ports.</summary>
+    public async Task<bool> AnyPortListeningAsync()
+    {
+        foreach (var port in Ports)
+        {
+            using var client = new TcpClient();
+            try
+            {
+                await client.ConnectAsync(IPAddress.Loopback, port);
+                return true;
+            }
+            catch (SocketException)
+            {
+                // closed, as expected
+            }
+        }
+
+        return false;
+    }
+
+    public static bool IsRunning(int pid)
+    {
+        try
+        {
+            using var process = Process.GetProcessById(pid);
+            return !process.HasExited;
+        }
+        catch (ArgumentException)
+        {
+            return false;
+        }
+    }
+
+    public ValueTask DisposeAsync()
+    {
+        foreach (var pid in _pids.Where(IsRunning))
+        {
+            using var process = Process.GetProcessById(pid);
+            process.Kill(entireProcessTree: true);
+        }
+
+        try
+        {
+            Directory.Delete(Root, recursive: true);
+        }
+        catch (IOException)
+        {
+            // A temp folder left behind is harmless.
+        }
+
+        return ValueTask.CompletedTask;
+    }
+
+    private static string FindNode()
+    {
+        foreach (var directory in (Environment.GetEnvironmentVariable("PATH") ?? string.Empty).Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries))
+        {
+            var candidate = Path.Combine(directory, "node");
+            if (File.Exists(candidate))
+            {
+                // The real binary, so a symlink to it and a shebang naming it work from any PATH.
+                return new FileInfo(candidate).ResolveLinkTarget(returnFinalTarget: true)?.FullName ?? candidate;
+            }
+        }
+
+        throw new InvalidOperationException("node is not on the PATH: the start script and Azurite need Node.js 20+.");
+    }
+
+    private static int FreePort()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
+    }
+
+    private static void Append(StringBuilder text, string? line, TaskCompletionSource? closed)
+    {
+        if (line is null)
+        {
+            closed?.TrySetResult();
+            return;
+        }
+
+        lock (text)
+        {
+            text.AppendLine(line);
+        }
+    }
+
+    private static string Text(StringBuilder text)
+    {
+        lock (text)
+        {
+            return text.ToString();
+        }
+    }
+}
