@@ -47,8 +47,8 @@ public sealed class EnvelopeSigner
         var canonical = _streams.GetStream(StreamTag, EstimateCanonicalLength(envelope));
         try
         {
-            WriteCanonical(envelope, canonical);
-            var signature = key.Sign(canonical.GetReadOnlySequence());
+            // Written straight into the stream's blocks, each block hashed as soon as it is full.
+            var signature = key.SignWhileWriting(canonical, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks));
             SigningLog.Signed(_logger, envelope.Widgets.Count, canonical.Length, key.KeyId);
             return new SignedEnvelope(canonical, signature, key.KeyId, envelope.Widgets.Count);
         }
@@ -59,17 +59,10 @@ public sealed class EnvelopeSigner
         }
     }
 
-    private static long EstimateCanonicalLength(WidgetEnvelope envelope) =>
+    internal static long EstimateCanonicalLength(WidgetEnvelope envelope) =>
         MinimumEnvelopeBytes + ((long)envelope.Widgets.Count * MinimumWidgetBytes);
 
-    /// <summary>Computes the signature <paramref name="key"/> would give <paramref name="envelope"/>, without keeping the bytes.</summary>
-    public Signature ComputeSignature(WidgetEnvelope envelope, SigningKey key)
-    {
-        using var signed = Sign(envelope, key);
-        return signed.Signature;
-    }
-
-    /// <summary>Writes the canonical bytes of <paramref name="envelope"/> to <paramref name="destination"/>.</summary>
+    /// <summary>Writes the canonical bytes of <paramref name="envelope"/> to <paramref name="destination"/> (through a 16 KB staging buffer).</summary>
     public static void WriteCanonical(WidgetEnvelope envelope, Stream destination)
     {
         ArgumentNullException.ThrowIfNull(envelope);
