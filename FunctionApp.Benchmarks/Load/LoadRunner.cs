@@ -1,12 +1,14 @@
 using System.Globalization;
 using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Benchmarks.Seed;
+using FunctionApp.Benchmarks.Variants;
 
 namespace FunctionApp.Benchmarks.Load;
 
 /// <summary>
 /// The "under load" run (<c>-- load [--workers 16] [--operations 3200]</c>): the seed envelope signed by 16
-/// concurrent signers, our signer and then the seed's RecyclableMemoryStream method, printed as a Markdown table.
+/// concurrent signers: our signer, issue 13's sequential and always-overlapped variants, and the seed's
+/// RecyclableMemoryStream method, printed as a Markdown table. <c>--workers 1</c> gives single-request latency.
 /// </summary>
 public static class LoadRunner
 {
@@ -39,7 +41,7 @@ public static class LoadRunner
         return 0;
     }
 
-    /// <summary>Runs our signer and the seed's RMS method under the same load; checks first that they agree.</summary>
+    /// <summary>Runs our signer, the two variants and the seed's RMS method under the same load; checks first that they agree.</summary>
     public static IReadOnlyList<LoadResult> Measure(int workers, int operations, int widgetCount)
     {
         var data = BenchmarkData.Create(widgetCount);
@@ -55,11 +57,20 @@ public static class LoadRunner
                 _ = signed.Signature.ToHex();
             },
             pool, workers, operations, listener);
+        // Issue 13's variants under the same load: overlap must not cost throughput when every core is busy.
+        var sequential = LoadScenario.Run(
+            "Variant 2: direct, hash per block (never overlapped)",
+            () => SigningVariants.DirectHashPerBlock(pool, data.Ours, BenchmarkData.Key),
+            pool, workers, operations, listener);
+        var overlapped = LoadScenario.Run(
+            "Variant 3b: overlapped in 16 KB chunks (always)",
+            () => SigningVariants.Overlapped(pool, data.Ours, BenchmarkData.Key, 16 * 1024),
+            pool, workers, operations, listener);
         var seed = LoadScenario.Run(
             "SerializeToRecyclableMemoryStreamAndSign (seed)",
             () => SeedSerializeAndSign.SerializeToRecyclableMemoryStreamAndSign(data.Seed),
             SeedSerializeAndSign.MemoryStreamManager, workers, operations, listener);
-        return [ours, seed];
+        return [ours, sequential, overlapped, seed];
     }
 
     private static int Option(string[] args, string name, int fallback)

@@ -62,14 +62,34 @@ public sealed class SigningKey
 
     /// <summary>
     /// Computes HMAC-SHA256 over the bytes <paramref name="write"/> commits to <paramref name="destination"/>,
-    /// hashing each committed span at once (<see cref="HashingBufferWriter"/>) instead of reading the bytes back.
+    /// hashing each committed span as it is committed (<see cref="HashingBufferWriter"/>) instead of reading the
+    /// bytes back afterwards; with <paramref name="overlapChunkBytes"/> above 0, on another core while writing goes
+    /// on, in chunks of that size (<see cref="OverlappedHashingBufferWriter"/>).
     /// </summary>
-    internal Signature SignWhileWriting<TState>(IBufferWriter<byte> destination, TState state, Action<IBufferWriter<byte>, TState> write)
+    internal Signature SignWhileWriting<TState>(
+        IBufferWriter<byte> destination, TState state, Action<IBufferWriter<byte>, TState> write, int overlapChunkBytes = 0)
     {
         var hash = Rent();
         try
         {
-            write(new HashingBufferWriter(destination, hash), state);
+            if (overlapChunkBytes > 0)
+            {
+                var overlapped = new OverlappedHashingBufferWriter(destination, hash, overlapChunkBytes);
+                var completed = false;
+                try
+                {
+                    write(overlapped, state);
+                    completed = true;
+                }
+                finally
+                {
+                    overlapped.Finish(completed);
+                }
+            }
+            else
+            {
+                write(new HashingBufferWriter(destination, hash), state);
+            }
         }
         catch
         {
