@@ -44,7 +44,7 @@ public sealed class LargeObjectHeapTests
     public async Task Host_SeedEnvelopeWithContentLength_HttpTriggerBindingCopiesTheBodyIntoAString()
     {
         // Characterizes the platform, not our code: Microsoft.Azure.WebJobs.Extensions.Http 3.x reads any body
-        // with a Content-Length into one string for binding data before the function runs (see README,
+        // with a Content-Length into one string for binding data before the function runs (see docs/api.md,
         // "Large bodies and the in-process HTTP binding"). If a runtime update stops doing so, this test tells us.
         var vector = Vector.Load("seed-3000-widgets");
         await using var host = await FunctionsTestHost.StartAsync(SignHostFixture.Settings(), typeof(SignFunction));

@@ -23,7 +23,7 @@ public sealed class SigningQueueTriggerOptionsTests
         // Act
         var options = services.GetRequiredService<IOptions<SigningQueueTriggerOptions>>().Value;
 
-        // Assert: the values the README explains, and a lease longer than the function timeout.
+        // Assert: the values docs/queue.md explains, and a lease longer than the function timeout.
         Assert.Equal(hostJson.GetValue<int>("extensions:queues:batchSize"), options.BatchSize);
         Assert.Equal(hostJson.GetValue<int>("extensions:queues:newBatchThreshold"), options.EffectiveNewBatchThreshold);
         Assert.Equal(hostJson.GetValue<int>("extensions:queues:maxDequeueCount"), options.MaxDequeueCount);

@@ -93,8 +93,7 @@ public sealed class FunctionAppModuleTests
         Assert.True(settingLine > 0, $"no setting {setting}");
         Assert.Contains(reason, comment, StringComparison.Ordinal);
         Assert.Contains("key", comment, StringComparison.Ordinal);
-        var readme = RepoFiles.ReadAllText("README.md");
-        Assert.Contains($"`{setting}`", readme[readme.IndexOf("\n## Deploy\n", StringComparison.Ordinal)..], StringComparison.Ordinal);
+        Assert.Contains($"`{setting}`", RepoFiles.ReadAllText("docs", "deploy.md"), StringComparison.Ordinal);
     }
 
     [Fact]

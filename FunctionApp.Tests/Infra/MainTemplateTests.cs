@@ -4,7 +4,7 @@ namespace FunctionApp.Tests.Infra;
 
 /// <summary>
 /// Source checks of infra/main.bicep and main.bicepparam (structure read by <see cref="BicepParser"/>; the real
-/// Bicep compiler runs in the pipeline's Build stage, see the README's Deploy section).
+/// Bicep compiler runs in the pipeline's Build stage, see docs/deploy.md).
 /// </summary>
 public sealed class MainTemplateTests
 {

@@ -2,7 +2,7 @@ using FunctionApp.Tests.Infrastructure;
 
 namespace FunctionApp.Tests.Infra;
 
-/// <summary>Files of the repository checkout: infra/, azure-pipelines.yml and the README are read in place, not copied.</summary>
+/// <summary>Files of the repository checkout: infra/, azure-pipelines.yml, the README and docs/ are read in place, not copied.</summary>
 public static class RepoFiles
 {
     public static string Path => RepoRoot.Path;

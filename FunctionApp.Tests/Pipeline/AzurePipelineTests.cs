@@ -168,6 +168,17 @@ public sealed class AzurePipelineTests
     }
 
     [Fact]
+    public void CiRun_TestStep_RunsTheReadmeTestCommand()
+    {
+        var readme = ReadmeTestCommand.Read();
+
+        var testLines = RepoFiles.ReadAllText(".ci", "run").Split('\n').Select(l => l.Trim()).Where(l => l.StartsWith("dotnet test", StringComparison.Ordinal)).ToList();
+
+        var line = Assert.Single(testLines);
+        Assert.StartsWith(readme + " ", line + " ", StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void Pipeline_InstallsNoFunctionsCoreTools()
     {
         Assert.DoesNotContain("azure-functions-core-tools", RepoFiles.ReadAllText("azure-pipelines.yml"), StringComparison.OrdinalIgnoreCase);
