@@ -51,11 +51,13 @@ public static class InterleavedRunner
         ];
 
         var calls = Math.Max(1, 3000 * 5 / widgets);
+        var allocated = new double[variants.Length];
         var samples = variants.Select(_ => new List<double>()).ToArray();
         for (var round = -3; round < rounds; round++)
         {
             for (var v = 0; v < variants.Length; v++)
             {
+                var before = GC.GetTotalAllocatedBytes(precise: true);
                 var clock = Stopwatch.StartNew();
                 for (var i = 0; i < calls; i++)
                 {
@@ -65,6 +67,7 @@ public static class InterleavedRunner
                 if (round >= 0)
                 {
                     samples[v].Add(clock.Elapsed.TotalMicroseconds / calls);
+                    allocated[v] += (GC.GetTotalAllocatedBytes(precise: true) - before) / (double)calls / rounds;
                 }
             }
         }
@@ -72,13 +75,13 @@ public static class InterleavedRunner
         var hmacMin = samples[0].Min();
         var hmacMedian = Median(samples[0]);
         output.WriteLine($"Interleaved: {rounds} rounds x {calls} calls, {widgets:N0} widgets, .NET {Environment.Version}, {Environment.ProcessorCount} cores");
-        output.WriteLine("| Variant | Fastest round µs | Median round µs | Fastest / HMAC fastest | Median / HMAC median |");
-        output.WriteLine("|---|---:|---:|---:|---:|");
+        output.WriteLine("| Variant | Fastest round µs | Median round µs | Fastest / HMAC fastest | Median / HMAC median | Allocated/call (process) |");
+        output.WriteLine("|---|---:|---:|---:|---:|---:|");
         for (var v = 0; v < variants.Length; v++)
         {
             var min = samples[v].Min();
             var median = Median(samples[v]);
-            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"| {variants[v].Name} | {min:N1} | {median:N1} | {min / hmacMin:N2} | {median / hmacMedian:N2} |"));
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"| {variants[v].Name} | {min:N1} | {median:N1} | {min / hmacMin:N2} | {median / hmacMedian:N2} | {allocated[v]:N0} B |"));
         }
 
         return 0;

@@ -35,6 +35,65 @@ public sealed class CanonicalUtf8WriterTests
         Assert.Equal(SeedShapes.SerializeWithNewtonsoft(theirs), destination.ToArray());
     }
 
+    [Theory]
+    [InlineData("\"")]
+    [InlineData("\\")]
+    [InlineData("\n")]
+    [InlineData("\u001f")]
+    [InlineData("\u007f")]
+    [InlineData("\u0085")]
+    [InlineData("\u2028")]
+    [InlineData("é")]
+    [InlineData("😀")]
+    [InlineData("~")]
+    [InlineData(" ")]
+    public void Write_OneSpecialCharacterAtEveryPosition_IsByteIdenticalToNewtonsoft(string special)
+    {
+        // Arrange: ASCII strings of 0 to 40 chars with the character at each position, so it falls in every lane of
+        // the 8-char blocks the plain-ASCII path checks, including the overlapping last block.
+        var (ours, theirs) = RandomEnvelopes.Create(seed: 1, widgets: 1);
+        var texts = new List<string>();
+        for (var length = 0; length <= 40; length++)
+        {
+            var plain = new string('a', length);
+            texts.Add(plain);
+            for (var at = 0; at <= length; at++)
+            {
+                texts.Add(plain.Insert(at, special));
+            }
+        }
+
+        var w = ours.Widgets[0];
+        var widgets = texts.Select(t => new FunctionApp.Envelopes.Widget
+        {
+            Id = w.Id, CreatedUtc = w.CreatedUtc,
+            Property0 = t, Property1 = w.Property1, Property2 = w.Property2, Property3 = w.Property3, Property4 = w.Property4,
+            Property5 = w.Property5, Property6 = w.Property6, Property7 = w.Property7, Property8 = w.Property8, Property9 = t,
+        }).ToList();
+        var seed = new FunctionApp.Benchmarks.Seed.SeedWidgetEnvelope();
+        foreach (var widget in widgets)
+        {
+            var copy = theirs.Widgets[0];
+            seed.Widgets.Add(new FunctionApp.Benchmarks.Seed.SeedWidget
+            {
+                Id = copy.Id, CreatedUtc = copy.CreatedUtc,
+                Property0 = widget.Property0, Property1 = copy.Property1, Property2 = copy.Property2, Property3 = copy.Property3, Property4 = copy.Property4,
+                Property5 = copy.Property5, Property6 = copy.Property6, Property7 = copy.Property7, Property8 = copy.Property8, Property9 = widget.Property9,
+            });
+        }
+
+        // Act
+        using var staged = new MemoryStream();
+        EnvelopeSigner.WriteCanonical(new FunctionApp.Envelopes.WidgetEnvelope(widgets), staged);
+        var chunked = new ChunkedBufferWriter(7, 3, 64, 1, 29);
+        CanonicalUtf8Writer.Write(new FunctionApp.Envelopes.WidgetEnvelope(widgets), chunked);
+
+        // Assert
+        var expected = SeedShapes.SerializeWithNewtonsoft(seed);
+        Assert.Equal(expected, staged.ToArray());
+        Assert.Equal(expected, chunked.ToArray());
+    }
+
     [Fact]
     public void Write_TinySpans_CommitsEachSpanFullExceptTheLast()
     {

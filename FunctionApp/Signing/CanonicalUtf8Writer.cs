@@ -1,5 +1,7 @@
 using System.Buffers;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics;
 using System.Text.Unicode;
 using FunctionApp.Envelopes;
 
@@ -176,6 +178,58 @@ internal static class CanonicalUtf8Writer
         }
     }
 
+    /// <summary>
+    /// Copies <paramref name="source"/> as bytes if every char is printable ASCII other than '"' and '\\' (nothing
+    /// Newtonsoft escapes, one UTF-8 byte each); false, with <paramref name="destination"/> partly overwritten, otherwise.
+    /// <paramref name="destination"/> must hold <paramref name="source"/>'s length.
+    /// </summary>
+    private static bool TryCopyPlainAscii(ReadOnlySpan<char> source, Span<byte> destination)
+    {
+        var length = source.Length;
+        if (length < Vector128<ushort>.Count || !Vector128.IsHardwareAccelerated)
+        {
+            for (var i = 0; i < length; i++)
+            {
+                var c = source[i];
+                if ((uint)(c - 0x20) >= 0x5F || c == '"' || c == '\\')
+                {
+                    return false;
+                }
+
+                destination[i] = (byte)c;
+            }
+
+            return true;
+        }
+
+        ref var from = ref Unsafe.As<char, ushort>(ref MemoryMarshal.GetReference(source));
+        ref var to = ref MemoryMarshal.GetReference(destination);
+        var last = (nuint)(length - Vector128<ushort>.Count);
+        var space = Vector128.Create((ushort)0x20);
+        var printable = Vector128.Create((ushort)0x5F);
+        var quote = Vector128.Create((ushort)'"');
+        var backslash = Vector128.Create((ushort)'\\');
+        nuint at = 0;
+        while (true)
+        {
+            // The last block overlaps the one before it rather than leaving a scalar tail.
+            var chars = Vector128.LoadUnsafe(ref from, at);
+            var plain = Vector128.LessThan(chars - space, printable) & ~Vector128.Equals(chars, quote) & ~Vector128.Equals(chars, backslash);
+            if (plain != Vector128<ushort>.AllBitsSet)
+            {
+                return false;
+            }
+
+            Unsafe.WriteUnaligned(ref Unsafe.Add(ref to, at), Vector128.Narrow(chars, chars).AsUInt64().ToScalar());
+            if (at == last)
+            {
+                return true;
+            }
+
+            at = Math.Min(at + (nuint)Vector128<ushort>.Count, last);
+        }
+    }
+
     private static ArgumentException UnpairedSurrogate() =>
         // The reader refuses these; an envelope built in code must not be signed as U+FFFD either.
         new("A widget string contains an unpaired UTF-16 surrogate, which UTF-8 cannot represent.");
@@ -240,6 +294,13 @@ internal static class CanonicalUtf8Writer
         /// <summary>A string's content, escaped, without its quotes.</summary>
         public void StringBody(string value)
         {
+            // Most strings are short printable ASCII with nothing to escape: checked and narrowed 8 chars at a time.
+            if (value.Length <= _span.Length - _position && TryCopyPlainAscii(value, _span.Slice(_position)))
+            {
+                _position += value.Length;
+                return;
+            }
+
             var rest = value.AsSpan();
             while (!rest.IsEmpty)
             {
