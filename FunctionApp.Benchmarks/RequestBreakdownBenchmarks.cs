@@ -215,6 +215,25 @@ public class RequestBreakdownBenchmarks
         return sum;
     }
 
+    /// <summary>
+    /// The same lookups, predicting the next member (members usually arrive in canonical order) and comparing the
+    /// reference the name table interned; the dictionary only when the prediction misses.
+    /// </summary>
+    [Benchmark]
+    public int Members_PredictedReference36000()
+    {
+        var sum = 0;
+        var expected = 0;
+        foreach (var name in _names)
+        {
+            var index = ReferenceEquals(name, MemberNames[expected]) ? expected : IgnoreCaseIndex.TryGetValue(name, out var i) ? i : -1;
+            expected = index < 0 || index == MemberNames.Length - 1 ? 0 : index + 1;
+            sum += index;
+        }
+
+        return sum;
+    }
+
     /// <summary>The per-value surrogate checks on the 30,000 property strings: a range search, and a search for U+FFFD.</summary>
     [Benchmark]
     public int Surrogates_Check30000()
@@ -223,6 +242,19 @@ public class RequestBreakdownBenchmarks
         foreach (var value in _properties)
         {
             hits += value.AsSpan().IndexOfAnyInRange('\uD800', '\uDFFF') >= 0 || value.Contains('\uFFFD', StringComparison.Ordinal) ? 1 : 0;
+        }
+
+        return hits;
+    }
+
+    /// <summary>One pass instead of two: nothing at or above U+D800 means neither a surrogate nor U+FFFD (the careful checks only then).</summary>
+    [Benchmark]
+    public int Surrogates_OnePassAboveD7FF30000()
+    {
+        var hits = 0;
+        foreach (var value in _properties)
+        {
+            hits += value.AsSpan().IndexOfAnyExceptInRange('\0', '\uD7FF') >= 0 ? 1 : 0;
         }
 
         return hits;
