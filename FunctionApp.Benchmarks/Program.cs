@@ -6,7 +6,7 @@ namespace FunctionApp.Benchmarks;
 
 /// <summary>
 /// Entry point. <c>dotnet run -c Release --project FunctionApp.Benchmarks -- --filter '*'</c> runs every
-/// BenchmarkDotNet benchmark; <c>-- load</c> runs the 16-signer load scenario instead.
+/// BenchmarkDotNet benchmark; <c>-- load</c> runs the 16-signer load scenario instead, <c>-- interleaved</c> the quick A/B of the signing variants.
 /// </summary>
 public static class Program
 {
@@ -17,6 +17,11 @@ public static class Program
         if (args.Length > 0 && args[0] == "load")
         {
             return LoadRunner.Run(args[1..], Console.Out);
+        }
+
+        if (args.Length > 0 && args[0] == "interleaved")
+        {
+            return InterleavedRunner.Run(args[1..], Console.Out);
         }
 
         // In process always: a child process would target net8.0, which this machine may not have.

@@ -53,7 +53,7 @@ public class SerializeAndSignBenchmarks
         return signed.Signature.ToHex();
     }
 
-    /// <summary>Limit: our canonical writer alone (Newtonsoft's <see cref="JsonTextWriter"/>, UTF-8) into <see cref="Stream.Null"/>.</summary>
+    /// <summary>Limit: our canonical UTF-8 writer alone (through its staging buffer) into <see cref="Stream.Null"/>.</summary>
     [Benchmark]
     public void Limit_CanonicalWriter_StreamNull() => EnvelopeSigner.WriteCanonical(_data.Ours, Stream.Null);
 

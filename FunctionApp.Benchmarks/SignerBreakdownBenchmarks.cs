@@ -1,13 +1,17 @@
+using System.Security.Cryptography;
 using BenchmarkDotNet.Attributes;
 using FunctionApp.Benchmarks.Infrastructure;
+using FunctionApp.Benchmarks.Seed;
+using FunctionApp.Benchmarks.Variants;
 using FunctionApp.Signing;
 using Microsoft.IO;
 
 namespace FunctionApp.Benchmarks;
 
 /// <summary>
-/// Where our signer's time goes on the seed envelope, stage by stage: generating the canonical UTF-8 bytes,
-/// copying them into pooled blocks, hashing the blocks.
+/// Where our signer's time goes on the seed envelope (3,000 widgets, ~1.1 MB canonical), and every way of
+/// producing the signature that issue 13 tried, all as ratios to the seed's RecyclableMemoryStream method in
+/// this one class: the limits (hashing alone, writing alone), the stages, the variants, and the signer.
 /// </summary>
 [MemoryDiagnoser]
 public class SignerBreakdownBenchmarks
@@ -16,41 +20,107 @@ public class SignerBreakdownBenchmarks
     private EnvelopeSigner _signer = null!;
     private RecyclableMemoryStreamManager _streams = null!;
     private RecyclableMemoryStream _filled = null!;
+    private byte[] _canonical = null!;
+    private NullBufferWriter _nullWriter = null!;
 
-    /// <summary>Builds the envelope and a pooled stream already holding its canonical bytes.</summary>
+    /// <summary>Builds the envelope, a pooled stream already holding its canonical bytes, and checks every variant signs alike.</summary>
     [GlobalSetup]
     public void Setup()
     {
         _data = BenchmarkData.Create(BenchmarkData.SeedWidgetCount);
         _signer = SignerFactory.Create(out _streams);
-        SignatureGuard.EnsureSameSignature(_data, _signer);
+        var expected = SignatureGuard.EnsureSameSignature(_data, _signer);
         _filled = _streams.GetStream("breakdown");
         EnvelopeSigner.WriteCanonical(_data.Ours, _filled);
+        using var canonical = new MemoryStream();
+        EnvelopeSigner.WriteCanonical(_data.Ours, canonical);
+        _canonical = canonical.ToArray();
+        _nullWriter = new NullBufferWriter();
+
+        string[] variants =
+        [
+            Variant0_StagedThenHash(), Variant1_DirectThenHash(), Variant2_DirectHashPerBlock(), Variant2b_DirectHashPer16KB(),
+            Variant2c_DirectHashPer4KB(), Variant3_Overlapped64KB(), Variant3b_Overlapped16KB(),
+        ];
+        if (variants.Any(v => v != expected))
+        {
+            throw new InvalidOperationException($"A signing variant disagrees with the signer ({expected}): {string.Join(", ", variants)}.");
+        }
     }
 
     /// <summary>Returns the stream's blocks.</summary>
     [GlobalCleanup]
     public void Cleanup() => _filled.Dispose();
 
-    /// <summary>Stage 1: the canonical UTF-8 writer into <see cref="Stream.Null"/> (generating the bytes only).</summary>
+    /// <summary>The seed's best: serialize into a <c>RecyclableMemoryStream</c> from a default manager, <c>ComputeHash(Stream)</c>.</summary>
     [Benchmark(Baseline = true)]
-    public void Stage1_CanonicalUtf8_StreamNull() => EnvelopeSigner.WriteCanonical(_data.Ours, Stream.Null);
+    public string Seed_RecyclableMemoryStream() => SeedSerializeAndSign.SerializeToRecyclableMemoryStreamAndSign(_data.Seed);
 
-    /// <summary>Stage 1+2: plus copying the bytes into pooled blocks.</summary>
+    /// <summary>Limit: HMAC-SHA256 alone over the canonical bytes in one array (the physical floor for signing).</summary>
     [Benchmark]
-    public long Stage2_PlusPooledBlocks()
+    public byte[] Limit_HmacSha256_CanonicalBytes() => HMACSHA256.HashData(BenchmarkData.KeyBytes, _canonical);
+
+    /// <summary>Limit: HMAC-SHA256 over the same bytes in pooled blocks (pooled incremental hash).</summary>
+    [Benchmark]
+    public string Limit_HmacOverPooledBlocks() => BenchmarkData.Key.Sign(_filled.GetReadOnlySequence()).ToHex();
+
+    /// <summary>Writer alone, through its 16 KB staging buffer into <see cref="Stream.Null"/>.</summary>
+    [Benchmark]
+    public void Writer_Staged_StreamNull() => EnvelopeSigner.WriteCanonical(_data.Ours, Stream.Null);
+
+    /// <summary>Writer alone, into one reused 64 KB span (no staging, no stream): its pure cost.</summary>
+    [Benchmark]
+    public void Writer_NullBufferWriter() => CanonicalUtf8Writer.Write(_data.Ours, _nullWriter);
+
+    /// <summary>Writer into pooled blocks through the staging buffer and <c>Write</c> (no hash).</summary>
+    [Benchmark]
+    public long Writer_Staged_IntoPooledBlocks()
     {
-        using var stream = _streams.GetStream("breakdown");
+        using var stream = _streams.GetStream("breakdown", EnvelopeSigner.EstimateCanonicalLength(_data.Ours));
         EnvelopeSigner.WriteCanonical(_data.Ours, stream);
         return stream.Length;
     }
 
-    /// <summary>Stage 3 alone: HMAC-SHA256 over the pooled blocks (pooled incremental hash).</summary>
+    /// <summary>Writer straight into pooled blocks with <c>GetSpan</c>/<c>Advance</c> (no hash).</summary>
     [Benchmark]
-    public string Stage3_HmacOverPooledBlocks() => BenchmarkData.Key.Sign(_filled.GetReadOnlySequence()).ToHex();
-    /// <summary>All stages: <see cref="EnvelopeSigner.Sign"/>.</summary>
+    public long Writer_Direct_IntoPooledBlocks()
+    {
+        using var stream = _streams.GetStream("breakdown", EnvelopeSigner.EstimateCanonicalLength(_data.Ours));
+        CanonicalUtf8Writer.Write(_data.Ours, (System.Buffers.IBufferWriter<byte>)stream);
+        return stream.Length;
+    }
+
+    /// <summary>Variant 0 (before issue 13): staging buffer + <c>Write</c>, then hash every block afterwards.</summary>
     [Benchmark]
-    public string All_EnvelopeSigner_Sign()
+    public string Variant0_StagedThenHash() => SigningVariants.StagedThenHash(_streams, _data.Ours, BenchmarkData.Key);
+
+    /// <summary>Variant 1: straight into the blocks, then hash afterwards.</summary>
+    [Benchmark]
+    public string Variant1_DirectThenHash() => SigningVariants.DirectThenHash(_streams, _data.Ours, BenchmarkData.Key);
+
+    /// <summary>Variant 2: straight into the blocks, each 64 KB block hashed as soon as it is full.</summary>
+    [Benchmark]
+    public string Variant2_DirectHashPerBlock() => SigningVariants.DirectHashPerBlock(_streams, _data.Ours, BenchmarkData.Key);
+
+    /// <summary>Variant 2b: as 2, hashed every 16 KB.</summary>
+    [Benchmark]
+    public string Variant2b_DirectHashPer16KB() => SigningVariants.DirectHashPerChunk(_streams, _data.Ours, BenchmarkData.Key, 16 * 1024);
+
+    /// <summary>Variant 2c: as 2, hashed every 4 KB.</summary>
+    [Benchmark]
+    public string Variant2c_DirectHashPer4KB() => SigningVariants.DirectHashPerChunk(_streams, _data.Ours, BenchmarkData.Key, 4 * 1024);
+
+    /// <summary>Variant 3: writing and hashing overlapped on two threads, 64 KB chunks.</summary>
+    [Benchmark]
+    public string Variant3_Overlapped64KB() => SigningVariants.Overlapped(_streams, _data.Ours, BenchmarkData.Key, 64 * 1024);
+
+    /// <summary>Variant 3b: writing and hashing overlapped on two threads, 16 KB chunks.</summary>
+    [Benchmark]
+    public string Variant3b_Overlapped16KB() => SigningVariants.Overlapped(_streams, _data.Ours, BenchmarkData.Key, 16 * 1024);
+
+    /// <summary>Production: <see cref="EnvelopeSigner.Sign"/> (variant 2), then hex.</summary>
+    [Benchmark]
+    public string EnvelopeSigner_Sign()
     {
         using var signed = _signer.Sign(_data.Ours, BenchmarkData.Key);
         return signed.Signature.ToHex();

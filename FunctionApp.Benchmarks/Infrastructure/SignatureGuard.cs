@@ -18,7 +18,12 @@ public static class SignatureGuard
         var seedRms = SeedSerializeAndSign.SerializeToRecyclableMemoryStreamAndSign(data.Seed);
         var seedString = SeedSerializeAndSign.SerializeToStringAndSign(data.Seed);
         var seedMemoryStream = SeedSerializeAndSign.SerializeToMemoryStreamAndSign(data.Seed);
-        var ours = signer.ComputeSignature(data.Ours, BenchmarkData.Key).ToHex();
+        string ours;
+        using (var signed = signer.Sign(data.Ours, BenchmarkData.Key))
+        {
+            ours = signed.Signature.ToHex();
+        }
+
 
         if (seedRms != ours || seedString != ours || seedMemoryStream != ours)
         {

@@ -4,15 +4,17 @@ using Xunit.Abstractions;
 namespace FunctionApp.Tests.Signing;
 
 /// <summary>
-/// Signing the seed envelope (already deserialized) allocates at most 32 KB per call after warm-up; the seed
-/// benchmark's best method allocates 453 KB. Allocation counts are deterministic, so this is a budget, not a timing.
+/// Signing the seed envelope (already deserialized) allocates at most 4 KB per call after warm-up (issue 13's budget;
+/// about 2.2 KB measured); the seed benchmark's best method allocates 453 KB. Allocation counts are deterministic,
+/// so this is a budget, not a timing. Counted on the signing thread: the hashing thread of an overlapped signature
+/// allocates nothing (its queue is rented by the signing thread).
 /// </summary>
 public sealed class AllocationBudgetTests(ITestOutputHelper output)
 {
-    private const long BudgetBytes = 32 * 1024;
+    private const long BudgetBytes = 4 * 1024;
 
     [Fact]
-    public void Sign_SeedEnvelopeAfterWarmUp_AllocatesAtMost32KB()
+    public void Sign_SeedEnvelopeAfterWarmUp_AllocatesAtMost4KB()
     {
         // Arrange
         var services = new TestServices();

@@ -8,6 +8,8 @@ public readonly struct Signature : IEquatable<Signature>
     /// <summary>The length of an HMAC-SHA256 value in bytes.</summary>
     public const int Length = 32;
 
+    private static readonly System.Buffers.SearchValues<char> HexDigits = System.Buffers.SearchValues.Create("0123456789abcdefABCDEF");
+
     private readonly byte[] _bytes;
 
     /// <summary>Creates a signature from its 32 bytes.</summary>
@@ -28,25 +30,13 @@ public readonly struct Signature : IEquatable<Signature>
     public static bool TryParseHex(string? hex, out Signature signature)
     {
         signature = default;
-        if (hex is null || hex.Length != Length * 2)
+        // Checked first so a client's malformed value never costs an exception inside FromHexString.
+        if (hex is null || hex.Length != Length * 2 || hex.AsSpan().ContainsAnyExcept(HexDigits))
         {
             return false;
         }
 
-        Span<byte> bytes = stackalloc byte[Length];
-        for (var i = 0; i < Length; i++)
-        {
-            var hi = HexValue(hex[2 * i]);
-            var lo = HexValue(hex[(2 * i) + 1]);
-            if ((hi | lo) < 0)
-            {
-                return false;
-            }
-
-            bytes[i] = (byte)((hi << 4) | lo);
-        }
-
-        signature = new Signature(bytes);
+        signature = new Signature(Convert.FromHexString(hex));
         return true;
     }
 
@@ -55,15 +45,7 @@ public readonly struct Signature : IEquatable<Signature>
         _bytes is not null && other._bytes is not null && CryptographicOperations.FixedTimeEquals(_bytes, other._bytes);
 
     /// <summary>64 lowercase hex digits, as CANONICAL.md and the seed's <c>ToFriendlyHashString</c>.</summary>
-    public string ToHex() => string.Create(Length * 2, _bytes, static (chars, bytes) =>
-    {
-        const string Digits = "0123456789abcdef";
-        for (var i = 0; i < bytes.Length; i++)
-        {
-            chars[2 * i] = Digits[bytes[i] >> 4];
-            chars[(2 * i) + 1] = Digits[bytes[i] & 0xF];
-        }
-    });
+    public string ToHex() => Convert.ToHexString(_bytes).ToLowerInvariant();
 
     /// <inheritdoc />
     public override string ToString() => ToHex();
@@ -82,12 +64,4 @@ public readonly struct Signature : IEquatable<Signature>
 
     /// <summary>Inequality.</summary>
     public static bool operator !=(Signature left, Signature right) => !left.Equals(right);
-
-    private static int HexValue(char c) => c switch
-    {
-        >= '0' and <= '9' => c - '0',
-        >= 'a' and <= 'f' => c - 'a' + 10,
-        >= 'A' and <= 'F' => c - 'A' + 10,
-        _ => -1,
-    };
 }

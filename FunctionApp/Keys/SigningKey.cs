@@ -60,12 +60,54 @@ public sealed class SigningKey
         }
     }
 
-    /// <summary>Computes HMAC-SHA256 over one contiguous buffer.</summary>
-    public Signature Sign(ReadOnlySpan<byte> data)
+    /// <summary>
+    /// Computes HMAC-SHA256 over the bytes <paramref name="write"/> commits to <paramref name="destination"/>,
+    /// hashing each committed span as it is committed (<see cref="HashingBufferWriter"/>) instead of reading the
+    /// bytes back afterwards; with <paramref name="overlapChunkBytes"/> above 0, on another core while writing goes
+    /// on, in chunks of that size (<see cref="OverlappedHashingBufferWriter"/>).
+    /// </summary>
+    internal Signature SignWhileWriting<TState>(
+        IBufferWriter<byte> destination, TState state, Action<IBufferWriter<byte>, TState> write, int overlapChunkBytes = 0)
     {
-        Span<byte> mac = stackalloc byte[Signature.Length];
-        HMACSHA256.HashData(_material, data, mac);
-        return new Signature(mac);
+        var hash = Rent();
+        try
+        {
+            if (overlapChunkBytes > 0)
+            {
+                var overlapped = new OverlappedHashingBufferWriter(destination, hash, overlapChunkBytes);
+                var completed = false;
+                try
+                {
+                    write(overlapped, state);
+                    completed = true;
+                }
+                finally
+                {
+                    overlapped.Finish(completed);
+                }
+            }
+            else
+            {
+                write(new HashingBufferWriter(destination, hash), state);
+            }
+        }
+        catch
+        {
+            // Part of a message is in it: never lend it out again.
+            hash.Dispose();
+            throw;
+        }
+
+        try
+        {
+            Span<byte> mac = stackalloc byte[Signature.Length];
+            hash.GetHashAndReset(mac);
+            return new Signature(mac);
+        }
+        finally
+        {
+            Return(hash);
+        }
     }
 
     /// <inheritdoc />

@@ -48,7 +48,8 @@ public sealed class EnvelopeVerifier
         }
 
         using var canonical = _streams.GetStream(StreamTag);
-        EnvelopeSigner.WriteCanonical(envelope, canonical);
+        // Straight into the stream's blocks; each candidate key then hashes them.
+        CanonicalUtf8Writer.Write(envelope, (System.Buffers.IBufferWriter<byte>)canonical);
         var bytes = canonical.GetReadOnlySequence();
         foreach (var key in candidates)
         {

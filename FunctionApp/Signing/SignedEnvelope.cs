@@ -46,13 +46,6 @@ public sealed class SignedEnvelope : IDisposable, IAsyncDisposable
         return canonical.CopyToAsync(destination, cancellationToken);
     }
 
-    /// <summary>Copies the canonical bytes to <paramref name="destination"/> synchronously.</summary>
-    public void CopyCanonicalTo(Stream destination)
-    {
-        var canonical = _canonical ?? throw new ObjectDisposedException(nameof(SignedEnvelope));
-        canonical.WriteTo(destination);
-    }
-
     /// <summary>The canonical bytes as a sequence over the pooled blocks; valid until disposal.</summary>
     public System.Buffers.ReadOnlySequence<byte> GetCanonicalBytes() =>
         (_canonical ?? throw new ObjectDisposedException(nameof(SignedEnvelope))).GetReadOnlySequence();
