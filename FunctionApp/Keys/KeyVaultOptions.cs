@@ -14,6 +14,9 @@ public sealed class KeyVaultOptions
     private const string Prefix = SectionName + ":";
     private const string RangeError = Prefix + "{0} must be between {1} and {2}.";
 
+    /// <summary>What <see cref="SecretName"/> must be; the attribute checks its form, the registration its presence with a vault.</summary>
+    internal const string SecretNameRule = "must be set to a Key Vault secret name (1-127 letters, digits and dashes).";
+
     /// <summary>
     /// The vault, e.g. <c>https://my-vault.vault.azure.net/</c>. Setting: <c>KeyVault:VaultUri</c>
     /// (<c>KeyVault__VaultUri</c> as an environment variable). No default: unset means "use the local key",
@@ -22,7 +25,7 @@ public sealed class KeyVaultOptions
     public string? VaultUri { get; set; }
 
     /// <summary>The secret that holds the key (base64 of at least 32 random bytes). Setting: <c>KeyVault:SecretName</c>. Required with a vault.</summary>
-    [RegularExpression("^[0-9A-Za-z-]{1,127}$", ErrorMessage = Prefix + "{0} must be set to a Key Vault secret name (1-127 letters, digits and dashes).")]
+    [RegularExpression("^[0-9A-Za-z-]{1,127}$", ErrorMessage = Prefix + "{0} " + SecretNameRule)]
     public string? SecretName { get; set; }
 
     /// <summary>

@@ -41,7 +41,7 @@ public static class SigningKeySourceServiceCollectionExtensions
                 $"{VaultUri} must be an absolute https URI such as https://my-vault.vault.azure.net/.")
             .Validate(
                 options => !options.IsConfigured || !string.IsNullOrWhiteSpace(options.SecretName),
-                $"{KeyVaultOptions.SectionName}:{nameof(KeyVaultOptions.SecretName)} must be set to a Key Vault secret name (1-127 letters, digits and dashes).")
+                $"{KeyVaultOptions.SectionName}:{nameof(KeyVaultOptions.SecretName)} {KeyVaultOptions.SecretNameRule}")
             .ValidateOnStart();
         services.AddOptions<LocalKeyOptions>().Bind(configuration.GetSection(LocalKeyOptions.SectionName)).ValidateOnStart();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<LocalKeyOptions>, LocalKeyOptionsValidator>());
