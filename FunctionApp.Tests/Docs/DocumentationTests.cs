@@ -83,7 +83,7 @@ public sealed class DocumentationTests
 
     [Theory]
     [InlineData("Verify a signature: `POST /api/verify`", "verify-a-signature-post-apiverify")]
-    [InlineData("Package status: the Functions queue extension can't be installed here", "package-status-the-functions-queue-extension-cant-be-installed-here")]
+    [InlineData("Package: the official storage extension 4.x", "package-the-official-storage-extension-4x")]
     [InlineData("Settings (`KeyVault` section; `KeyVault__VaultUri` etc. as app settings)", "settings-keyvault-section-keyvault__vaulturi-etc-as-app-settings")]
     public void Slug_GitHubHeading_GivesGitHubsAnchor(string heading, string expected)
     {

@@ -47,6 +47,40 @@ public sealed partial class MarkdownFile
             .SelectMany(l => LinkPattern().Matches(l).Select(m => m.Groups[1].Value))
             .Where(t => !t.Contains("://", StringComparison.Ordinal) && !t.StartsWith("mailto:", StringComparison.Ordinal));
 
+    /// <summary>
+    /// The body rows of the table whose header row's first cell is <paramref name="firstHeader"/>, each as its trimmed
+    /// cells (code blocks excluded). Empty when there is no such table.
+    /// </summary>
+    public IReadOnlyList<string[]> TableRows(string firstHeader)
+    {
+        var rows = new List<string[]>();
+        var inTable = false;
+        foreach (var line in LinesOutsideCode())
+        {
+            if (!line.StartsWith('|'))
+            {
+                if (inTable)
+                {
+                    break;
+                }
+
+                continue;
+            }
+
+            var cells = line.Trim().Trim('|').Split('|').Select(c => c.Trim()).ToArray();
+            if (!inTable)
+            {
+                inTable = cells[0] == firstHeader;
+            }
+            else if (!cells.All(c => c.Trim(':', '-').Length == 0))
+            {
+                rows.Add(cells);
+            }
+        }
+
+        return rows;
+    }
+
     /// <summary>GitHub's heading anchor: lower case, punctuation other than '-' and '_' dropped, spaces to '-'.</summary>
     public static string Slug(string heading)
     {

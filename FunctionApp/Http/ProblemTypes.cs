@@ -1,6 +1,6 @@
 namespace FunctionApp.Http;
 
-/// <summary>The <c>type</c> URIs of the service's problem details (RFC 9457); the README lists them.</summary>
+/// <summary>The <c>type</c> URIs of the service's problem details (RFC 9457); docs/api.md lists them.</summary>
 public static class ProblemTypes
 {
     /// <summary>400: the body is not a valid widget envelope.</summary>

@@ -5,7 +5,7 @@ namespace FunctionApp.Keys;
 /// <summary>
 /// The development key source: one key from <c>Signing:LocalKey</c> (base64 of at least 32 bytes), reported
 /// as key id <c>local</c>. Used only when no Key Vault is configured and the app runs in development
-/// (<see cref="IAzureEnvironment.IsDevelopment"/>; <see cref="KeyVaultOptionsValidator"/> refuses it elsewhere).
+/// (<see cref="IAzureEnvironment.IsDevelopment"/>; the <see cref="KeyVaultOptions"/> validation refuses it elsewhere).
 /// </summary>
 public sealed class ConfigurationSigningKeySource : ISigningKeySource
 {

@@ -22,8 +22,27 @@ public static class SigningKeySourceServiceCollectionExtensions
         ArgumentNullException.ThrowIfNull(services);
         ArgumentNullException.ThrowIfNull(configuration);
 
-        services.AddOptions<KeyVaultOptions>().Bind(configuration.GetSection(KeyVaultOptions.SectionName)).ValidateOnStart();
-        services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<KeyVaultOptions>, KeyVaultOptionsValidator>());
+        const string VaultUri = KeyVaultOptions.SectionName + ":" + nameof(KeyVaultOptions.VaultUri);
+        services.AddOptions<KeyVaultOptions>()
+            .Bind(configuration.GetSection(KeyVaultOptions.SectionName))
+            .ValidateDataAnnotations()
+            // Hand-written: rules that depend on the environment, on another setting, or on a URI's scheme, which attributes cannot express.
+            // The configuration key is for a developer's machine; in Azure it would be a secret in app settings.
+            .Validate<IAzureEnvironment>(
+                (options, environment) => options.IsConfigured || !environment.IsRunningInAzure,
+                $"{VaultUri} is not set. In Azure the signing key must come from Key Vault; {LocalKeyOptions.LocalKeySetting} is for local development only.")
+            // Fail closed: a container, AKS or a VM is not a developer's machine just because it is not App Service.
+            .Validate<IAzureEnvironment>(
+                (options, environment) => options.IsConfigured || environment.IsRunningInAzure || environment.IsDevelopment,
+                $"{VaultUri} is not set, and the development key {LocalKeyOptions.LocalKeySetting} is accepted only when " +
+                $"{AzureEnvironment.EnvironmentSetting}={AzureEnvironment.Development} (which func start sets). Configure Key Vault.")
+            .Validate(
+                options => !options.IsConfigured || (Uri.TryCreate(options.VaultUri, UriKind.Absolute, out var vault) && vault.Scheme == Uri.UriSchemeHttps),
+                $"{VaultUri} must be an absolute https URI such as https://my-vault.vault.azure.net/.")
+            .Validate(
+                options => !options.IsConfigured || !string.IsNullOrWhiteSpace(options.SecretName),
+                $"{KeyVaultOptions.SectionName}:{nameof(KeyVaultOptions.SecretName)} {KeyVaultOptions.SecretNameRule}")
+            .ValidateOnStart();
         services.AddOptions<LocalKeyOptions>().Bind(configuration.GetSection(LocalKeyOptions.SectionName)).ValidateOnStart();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<LocalKeyOptions>, LocalKeyOptionsValidator>());
         services.TryAddSingleton<IAzureEnvironment>(new AzureEnvironment(configuration));
