@@ -20,8 +20,18 @@ public static class SigningServiceCollectionExtensions
         ArgumentNullException.ThrowIfNull(services);
         ArgumentNullException.ThrowIfNull(configuration);
 
-        services.AddOptions<StreamPoolOptions>().Bind(configuration.GetSection(StreamPoolOptions.SectionName)).ValidateOnStart();
-        services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<StreamPoolOptions>, StreamPoolOptionsValidator>());
+        const string Pool = StreamPoolOptions.SectionName + ":";
+        services.AddOptions<StreamPoolOptions>()
+            .Bind(configuration.GetSection(StreamPoolOptions.SectionName))
+            .ValidateDataAnnotations()
+            // Hand-written: rules across two settings, which attributes on one property cannot express.
+            .Validate(
+                o => o.MaximumBufferSize >= o.LargeBufferMultiple && o.MaximumBufferSize % Math.Max(o.LargeBufferMultiple, 1) == 0,
+                $"{Pool}{nameof(StreamPoolOptions.MaximumBufferSize)} must be a multiple of {Pool}{nameof(StreamPoolOptions.LargeBufferMultiple)}.")
+            .Validate(
+                o => o.MaximumStreamCapacity >= o.BlockSize,
+                $"{Pool}{nameof(StreamPoolOptions.MaximumStreamCapacity)} must be at least one block ({Pool}{nameof(StreamPoolOptions.BlockSize)}).")
+            .ValidateOnStart();
 
         // Range attributes whose messages name the setting; the [OptionsValidator] generator (8.0) ignores ErrorMessage
         // and would name the property instead.
