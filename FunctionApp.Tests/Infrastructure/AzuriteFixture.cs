@@ -1,6 +1,4 @@
 using System.Diagnostics;
-using System.Net;
-using System.Net.Sockets;
 using System.Text;
 
 namespace FunctionApp.Tests.Infrastructure;
@@ -32,9 +30,9 @@ public sealed class AzuriteFixture : IAsyncLifetime
             throw new InvalidOperationException($"Azurite is not installed ({azurite} is missing). Run 'npm ci' in {RepoRoot.Path}; .ci/run does.");
         }
 
-        var blobPort = FreePort();
-        var queuePort = FreePort();
-        var tablePort = FreePort();
+        var blobPort = Loopback.FreePort();
+        var queuePort = Loopback.FreePort();
+        var tablePort = Loopback.FreePort();
         _location = Directory.CreateTempSubdirectory("azurite-").FullName;
 
         var start = new ProcessStartInfo(azurite)
@@ -63,7 +61,7 @@ public sealed class AzuriteFixture : IAsyncLifetime
         _process.BeginErrorReadLine();
 
         var deadline = Stopwatch.StartNew();
-        while (!(await AcceptsAsync(blobPort) && await AcceptsAsync(queuePort)))
+        while (!(await Loopback.AcceptsAsync(blobPort) && await Loopback.AcceptsAsync(queuePort)))
         {
             if (_process.HasExited)
             {
@@ -107,27 +105,6 @@ public sealed class AzuriteFixture : IAsyncLifetime
             {
                 // A temp folder left behind is harmless.
             }
-        }
-    }
-
-    private static int FreePort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
-    }
-
-    private static async Task<bool> AcceptsAsync(int port)
-    {
-        using var client = new TcpClient();
-        try
-        {
-            await client.ConnectAsync(IPAddress.Loopback, port);
-            return true;
-        }
-        catch (SocketException)
-        {
-            return false;
         }
     }
 

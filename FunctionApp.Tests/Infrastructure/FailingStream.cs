@@ -4,25 +4,11 @@ namespace FunctionApp.Tests.Infrastructure;
 /// A request or response body that fails the way a connection does: it hands out <c>prefix</c> bytes, then runs
 /// <c>onFailure</c> (e.g. cancel RequestAborted) and throws the given exception on reads and writes.
 /// </summary>
-public sealed class FailingStream(byte[] prefix, Func<Exception> failure, Action? onFailure = null) : Stream
+public sealed class FailingStream(byte[] prefix, Func<Exception> failure, Action? onFailure = null) : ForwardOnlyStream
 {
     private int _position;
 
-    public override bool CanRead => true;
-
-    public override bool CanSeek => false;
-
     public override bool CanWrite => true;
-
-    public override long Length => throw new NotSupportedException();
-
-    public override long Position
-    {
-        get => throw new NotSupportedException();
-        set => throw new NotSupportedException();
-    }
-
-    public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));
 
     public override int Read(Span<byte> buffer)
     {
@@ -46,14 +32,6 @@ public sealed class FailingStream(byte[] prefix, Func<Exception> failure, Action
     public override ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken = default) => throw Fail();
 
     public override Task WriteAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) => throw Fail();
-
-    public override void Flush()
-    {
-    }
-
-    public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-    public override void SetLength(long value) => throw new NotSupportedException();
 
     private Exception Fail()
     {

@@ -4,25 +4,11 @@ namespace FunctionApp.Tests.Infrastructure;
 /// A plain forward-only stream over bytes that hands out at most <c>chunk</c> bytes per read: no seeking, no buffer to
 /// look into, and every token boundary can fall between reads.
 /// </summary>
-public sealed class TrickleStream(byte[] data, int chunk = int.MaxValue) : Stream
+public sealed class TrickleStream(byte[] data, int chunk = int.MaxValue) : ForwardOnlyStream
 {
     private int _position;
 
-    public override bool CanRead => true;
-
-    public override bool CanSeek => false;
-
     public override bool CanWrite => false;
-
-    public override long Length => throw new NotSupportedException();
-
-    public override long Position
-    {
-        get => throw new NotSupportedException();
-        set => throw new NotSupportedException();
-    }
-
-    public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));
 
     public override int Read(Span<byte> buffer)
     {
@@ -31,14 +17,6 @@ public sealed class TrickleStream(byte[] data, int chunk = int.MaxValue) : Strea
         _position += n;
         return n;
     }
-
-    public override void Flush()
-    {
-    }
-
-    public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-    public override void SetLength(long value) => throw new NotSupportedException();
 
     public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
 }

@@ -1,9 +1,8 @@
 using System.Diagnostics;
-using System.Net;
-using System.Net.Sockets;
 using System.Text;
 using System.Text.Json;
 using FunctionApp.Tests.Infra;
+using FunctionApp.Tests.Infrastructure;
 
 namespace FunctionApp.Tests.Tooling;
 
@@ -61,7 +60,7 @@ public sealed class StartScriptSandbox : IAsyncDisposable
             Directory.CreateSymbolicLink(Path.Combine(Root, "node_modules"), modules);
         }
 
-        Ports = [FreePort(), FreePort(), FreePort()];
+        Ports = [Loopback.FreePort(), Loopback.FreePort(), Loopback.FreePort()];
     }
 
     /// <summary>The sandbox's repository root.</summary>
@@ -151,15 +150,9 @@ public sealed class StartScriptSandbox : IAsyncDisposable
     {
         foreach (var port in Ports)
         {
-            using var client = new TcpClient();
-            try
+            if (await Loopback.AcceptsAsync(port))
             {
-                await client.ConnectAsync(IPAddress.Loopback, port);
                 return true;
-            }
-            catch (SocketException)
-            {
-                // closed, as expected
             }
         }
 
@@ -212,13 +205,6 @@ public sealed class StartScriptSandbox : IAsyncDisposable
         }
 
         throw new InvalidOperationException("node is not on the PATH: the start script and Azurite need Node.js 20+.");
-    }
-
-    private static int FreePort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
     }
 
     private static void Append(StringBuilder text, string? line, TaskCompletionSource? closed)

@@ -1,5 +1,4 @@
 using System.Net;
-using System.Net.Sockets;
 using System.Security.Cryptography;
 using FunctionApp.Tests.Infrastructure;
 
@@ -25,7 +24,7 @@ public sealed class FakeSignService : IDisposable
         KeyId = keyId;
         Status = status;
         VerifierAcceptsAnything = verifierAcceptsAnything;
-        var port = FreePort();
+        var port = Loopback.FreePort();
         BaseUrl = $"http://127.0.0.1:{port}";
         _listener.Prefixes.Add($"{BaseUrl}/");
         _listener.Start();
@@ -56,13 +55,6 @@ public sealed class FakeSignService : IDisposable
         {
             // The listener was closed under a pending GetContextAsync; nothing is left to serve.
         }
-    }
-
-    private static int FreePort()
-    {
-        using var probe = new TcpListener(IPAddress.Loopback, 0);
-        probe.Start();
-        return ((IPEndPoint)probe.LocalEndpoint).Port;
     }
 
     private async Task ServeAsync()
