@@ -7,8 +7,9 @@ using Newtonsoft.Json;
 namespace FunctionApp.Benchmarks.Variants;
 
 /// <summary>
-/// <see cref="WidgetEnvelopeReader"/> as it was before issue 13's request-side changes (a verbatim copy but for the
-/// name), kept so the before/after of the reader is measured in one run.
+/// <see cref="WidgetEnvelopeReader"/> as it was before issue 13's request-side changes (a copy but for the name),
+/// kept so the before/after of the reader is measured in one run; each change can be switched on alone
+/// (<see cref="ReaderChanges"/>) to measure it by itself. With <see cref="ReaderChanges.None"/> it is the old reader verbatim.
 /// </summary>
 internal sealed class WidgetEnvelopeReaderBefore
 {
@@ -32,19 +33,21 @@ internal sealed class WidgetEnvelopeReaderBefore
 
     private readonly int _maxWidgets;
     private readonly int _maxEchoedChars;
+    private readonly ReaderChanges _changes;
 
     /// <summary>Creates a reader with the default limits (<see cref="EnvelopeOptions"/>).</summary>
-    public WidgetEnvelopeReaderBefore()
-        : this(new EnvelopeOptions())
+    public WidgetEnvelopeReaderBefore(ReaderChanges changes = ReaderChanges.None)
+        : this(new EnvelopeOptions(), changes)
     {
     }
 
     /// <summary>Creates a reader with the limits in <paramref name="options"/>.</summary>
-    public WidgetEnvelopeReaderBefore(EnvelopeOptions options)
+    public WidgetEnvelopeReaderBefore(EnvelopeOptions options, ReaderChanges changes)
     {
         ArgumentNullException.ThrowIfNull(options);
         _maxWidgets = options.MaxWidgets;
         _maxEchoedChars = options.MaxEchoedChars;
+        _changes = changes;
     }
 
     /// <summary>Reads and validates one envelope; the stream is left open.</summary>
@@ -65,7 +68,10 @@ internal sealed class WidgetEnvelopeReaderBefore
             CloseInput = false,
         };
 
-        var session = new Session(reader, scanner, this);
+        var expected = (_changes & ReaderChanges.PresizeList) != 0 && utf8Json.CanSeek
+            ? (int)Math.Clamp((utf8Json.Length - utf8Json.Position) / 220, 0, Math.Min(_maxWidgets, 8 * 1024))
+            : 0;
+        var session = new Session(reader, scanner, this, expected);
         try
         {
             var envelope = session.ReadEnvelope();
@@ -103,8 +109,9 @@ internal sealed class WidgetEnvelopeReaderBefore
     private string BoundedPath(string? newtonsoftPath) => EchoText.Truncate(ToJsonPath(newtonsoftPath), _maxEchoedChars + 32);
 
     /// <summary>One read: the Newtonsoft reader, the byte scanner under it, and the count of strings read so far.</summary>
-    private sealed class Session(JsonTextReader reader, SurrogateEscapeScanner scanner, WidgetEnvelopeReaderBefore owner)
+    private sealed class Session(JsonTextReader reader, SurrogateEscapeScanner scanner, WidgetEnvelopeReaderBefore owner, int expectedWidgets)
     {
+        private readonly string[] _reused = new string[10];
         private int _strings;
 
         public WidgetEnvelope ReadEnvelope()
@@ -181,7 +188,7 @@ internal sealed class WidgetEnvelopeReaderBefore
                 throw Invalid(reader.TokenType == JsonToken.Null ? "'widgets' must be an array, not null." : "'widgets' must be an array.");
             }
 
-            var widgets = new List<Widget>();
+            var widgets = new List<Widget>(expectedWidgets);
             while (NextRequired() && reader.TokenType != JsonToken.EndArray)
             {
                 if (reader.TokenType != JsonToken.StartObject)
@@ -207,12 +214,19 @@ internal sealed class WidgetEnvelopeReaderBefore
             var seen = 0;
             var id = Guid.Empty;
             var created = default(DateTime);
-            var properties = new string[10];
+            var changes = owner._changes;
+            var properties = (changes & ReaderChanges.ReuseArray) != 0 ? _reused : new string[10];
+            var predicted = 0;
 
             while (NextRequired() && reader.TokenType == JsonToken.PropertyName)
             {
                 var name = PropertyName();
-                if (!MemberIndex.TryGetValue(name, out var index))
+                int index;
+                if ((changes & ReaderChanges.PredictMember) != 0 && predicted < MemberNames.Length && ReferenceEquals(name, MemberNames[predicted]))
+                {
+                    index = predicted;
+                }
+                else if (!MemberIndex.TryGetValue(name, out index))
                 {
                     throw UnknownMember(name, string.Create(CultureInfo.InvariantCulture, $"$.{widgetsName}[{widgetIndex}]"), "a widget has id, property0 … property9 and createdUtc");
                 }
@@ -223,10 +237,11 @@ internal sealed class WidgetEnvelopeReaderBefore
                 }
 
                 seen |= 1 << index;
+                predicted = index + 1;
                 var value = ReadString(MemberNames[index]);
                 if (index == 0)
                 {
-                    if (!Guid.TryParse(value, out id))
+                    if (!((changes & ReaderChanges.GuidExactFirst) != 0 && Guid.TryParseExact(value, "D", out id)) && !Guid.TryParse(value, out id))
                     {
                         throw Invalid("'id' must be a GUID.");
                     }
