@@ -1,6 +1,7 @@
 using System.Text;
 using BenchmarkDotNet.Attributes;
 using FunctionApp.Benchmarks.Infrastructure;
+using FunctionApp.Benchmarks.Variants;
 using FunctionApp.Envelopes;
 using FunctionApp.Primitives;
 using Newtonsoft.Json;
@@ -29,6 +30,7 @@ public class RequestBreakdownBenchmarks
     private static readonly Dictionary<string, int> OrdinalIndex = MemberNames.Select((n, i) => (n, i)).ToDictionary(p => p.n, p => p.i, StringComparer.Ordinal);
 
     private readonly WidgetEnvelopeReader _reader = new();
+    private readonly WidgetEnvelopeReaderBefore _readerBefore = new();
     private readonly char[] _chars = new char[4096];
     private byte[] _body = null!;
     private MemoryStream _stream = null!;
@@ -106,6 +108,14 @@ public class RequestBreakdownBenchmarks
     {
         _stream.Position = 0;
         return _reader.Read(_stream).Widgets.Count;
+    }
+
+    /// <summary>The reader before issue 13's request-side changes (a verbatim copy), on the same body: the before/after in one run.</summary>
+    [Benchmark]
+    public int Reader_BeforeIssue13()
+    {
+        _stream.Position = 0;
+        return _readerBefore.Read(_stream).Widgets.Count;
     }
 
     /// <summary>UTF-8 decoding alone: the reader's <see cref="StreamReader"/> (strict UTF-8, 4 KB buffer) drained into a 4 KB char buffer.</summary>
@@ -242,6 +252,19 @@ public class RequestBreakdownBenchmarks
         foreach (var value in _properties)
         {
             hits += value.AsSpan().IndexOfAnyInRange('\uD800', '\uDFFF') >= 0 || value.Contains('\uFFFD', StringComparison.Ordinal) ? 1 : 0;
+        }
+
+        return hits;
+    }
+
+    /// <summary>The reader's own per-value check: one range search for a surrogate (U+FFFD is the scanner's business).</summary>
+    [Benchmark]
+    public int Surrogates_RangeOnly30000()
+    {
+        var hits = 0;
+        foreach (var value in _properties)
+        {
+            hits += value.AsSpan().IndexOfAnyInRange('\uD800', '\uDFFF') >= 0 ? 1 : 0;
         }
 
         return hits;

@@ -84,4 +84,59 @@ public sealed class WidgetEnvelopeReaderTests
         Assert.Equal(new DateTime(2021, 7, 1, 4, 30, 0, DateTimeKind.Utc), widget.CreatedUtc);
         Assert.Equal(DateTimeKind.Utc, widget.CreatedUtc.Kind);
     }
+    [Fact]
+    public void Read_MembersInAnyOrderAndSpelling_ReadsTheSameWidgets()
+    {
+        // Arrange: the reader predicts members in canonical order; reversed, PascalCase and shouted names must not take that path wrongly.
+        const string Canonical = """
+            {"widgets":[
+            {"id":"d5ad6c6f-a71e-4cfd-885a-5df3d9c63f48","property0":"a0","property1":"a1","property2":"a2","property3":"a3","property4":"a4","property5":"a5","property6":"a6","property7":"a7","property8":"a8","property9":"a9","createdUtc":"2021-07-01T04:30:00Z"},
+            {"id":"D5AD6C6F-A71E-4CFD-885A-5DF3D9C63F49","property0":"b0","property1":"b1","property2":"b2","property3":"b3","property4":"b4","property5":"b5","property6":"b6","property7":"b7","property8":"b8","property9":"b9","createdUtc":"2021-07-02T04:30:00Z"}]}
+            """;
+        const string Shuffled = """
+            {"Widgets":[
+            {"createdUtc":"2021-07-01T04:30:00Z","property9":"a9","property8":"a8","property7":"a7","property6":"a6","property5":"a5","property4":"a4","property3":"a3","property2":"a2","property1":"a1","property0":"a0","id":"{d5ad6c6f-a71e-4cfd-885a-5df3d9c63f48}"},
+            {"Id":"d5ad6c6fa71e4cfd885a5df3d9c63f49","PROPERTY0":"b0","Property1":"b1","property2":"b2","property4":"b4","property3":"b3","property5":"b5","property6":"b6","property7":"b7","property8":"b8","property9":"b9","CreatedUtc":"2021-07-02T04:30:00Z"}]}
+            """;
+
+        // Act
+        var expected = _reader.Read(new MemoryStream(Encoding.UTF8.GetBytes(Canonical))).Widgets;
+        var actual = _reader.Read(new MemoryStream(Encoding.UTF8.GetBytes(Shuffled))).Widgets;
+
+        // Assert
+        Assert.Equal(2, actual.Count);
+        for (var i = 0; i < expected.Count; i++)
+        {
+            Assert.Equivalent(expected[i], actual[i], strict: true);
+        }
+    }
+
+    [Fact]
+    public void Read_MemberRepeatedAfterCanonicalRun_IsRejectedAsDuplicate()
+    {
+        // Arrange: "id" again right where "property1" is predicted.
+        var input = Encoding.UTF8.GetBytes("""{"widgets":[{"id":"d5ad6c6f-a71e-4cfd-885a-5df3d9c63f48","property0":"a","id":"d5ad6c6f-a71e-4cfd-885a-5df3d9c63f48"}]}""");
+
+        // Act
+        var error = Assert.Throws<EnvelopeFormatException>(() => _reader.Read(new MemoryStream(input)));
+
+        // Assert
+        Assert.Contains("Duplicate member 'id'", error.Message, StringComparison.Ordinal);
+        Assert.Equal("$.widgets[0].id", error.JsonPath);
+    }
+
+    [Fact]
+    public void Read_BodyLongerThanItsWidgets_PresizesNoMoreThanTheLimitAllows()
+    {
+        // Arrange: a megabyte of trailing whitespace bounds the presized list at the widget limit, which the widgets then meet.
+        var reader = new WidgetEnvelopeReader(new EnvelopeOptions { MaxWidgets = 1 });
+        var one = Vector.Load("one-widget").Input;
+        var input = one.Concat(Enumerable.Repeat((byte)' ', 1024 * 1024)).ToArray();
+
+        // Act
+        var envelope = reader.Read(new MemoryStream(input));
+
+        // Assert
+        Assert.Single(envelope.Widgets);
+    }
 }
