@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Text.Json.Nodes;
 using FunctionApp.Tests.Infra;
+using FunctionApp.Tests.Infra.Scripts;
 using static FunctionApp.Tests.Pipeline.PipelineDocument;
 
 namespace FunctionApp.Tests.Pipeline;
@@ -148,12 +149,7 @@ public sealed class PipelineScriptTests : IDisposable
             start.Environment[name] = value;
         }
 
-        using var process = Process.Start(start) ?? throw new InvalidOperationException("bash did not start");
-        process.StandardInput.Close();
-        var output = process.StandardOutput.ReadToEndAsync();
-        var error = process.StandardError.ReadToEndAsync();
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
-        await process.WaitForExitAsync(timeout.Token);
-        return (process.ExitCode, await output, await error);
+        var run = await ScriptRun.RunAsync(start, stage);
+        return (run.ExitCode, run.Output, run.Error);
     }
 }

@@ -28,6 +28,13 @@ public sealed record ScriptRun(int ExitCode, string Output, string Error)
             start.Environment[name] = value;
         }
 
+        return await RunAsync(start, script);
+    }
+
+    /// <summary>Runs <paramref name="start"/> (bash, output redirected) with no input, at most 60 s.</summary>
+    public static async Task<ScriptRun> RunAsync(ProcessStartInfo start, string name)
+    {
+        ArgumentNullException.ThrowIfNull(start);
         using var process = Process.Start(start) ?? throw new InvalidOperationException("bash did not start");
         process.StandardInput.Close();
         var output = process.StandardOutput.ReadToEndAsync();
@@ -40,7 +47,7 @@ public sealed record ScriptRun(int ExitCode, string Output, string Error)
         catch (OperationCanceledException)
         {
             process.Kill(entireProcessTree: true);
-            throw new TimeoutException($"{script} did not finish in 60 s.");
+            throw new TimeoutException($"{name} did not finish in 60 s.");
         }
 
         return new ScriptRun(process.ExitCode, await output, await error);
