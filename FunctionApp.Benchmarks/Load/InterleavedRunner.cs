@@ -1,5 +1,3 @@
-using System.Diagnostics;
-using System.Globalization;
 using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Benchmarks.Seed;
 using FunctionApp.Benchmarks.Variants;
@@ -19,8 +17,8 @@ public static class InterleavedRunner
     {
         ArgumentNullException.ThrowIfNull(args);
         ArgumentNullException.ThrowIfNull(output);
-        var rounds = Option(args, "--rounds", 40);
-        var widgets = Option(args, "--widgets", BenchmarkData.SeedWidgetCount);
+        var rounds = InterleavedRounds.Option(args, "--rounds", 40);
+        var widgets = InterleavedRounds.Option(args, "--widgets", BenchmarkData.SeedWidgetCount);
         var data = BenchmarkData.Create(widgets);
         var signer = SignerFactory.Create(out var streams);
         SignatureGuard.EnsureSameSignature(data, signer);
@@ -51,51 +49,7 @@ public static class InterleavedRunner
         ];
 
         var calls = Math.Max(1, 3000 * 5 / widgets);
-        var allocated = new double[variants.Length];
-        var samples = variants.Select(_ => new List<double>()).ToArray();
-        for (var round = -3; round < rounds; round++)
-        {
-            for (var v = 0; v < variants.Length; v++)
-            {
-                var before = GC.GetTotalAllocatedBytes(precise: true);
-                var clock = Stopwatch.StartNew();
-                for (var i = 0; i < calls; i++)
-                {
-                    variants[v].Run();
-                }
-
-                if (round >= 0)
-                {
-                    samples[v].Add(clock.Elapsed.TotalMicroseconds / calls);
-                    allocated[v] += (GC.GetTotalAllocatedBytes(precise: true) - before) / (double)calls / rounds;
-                }
-            }
-        }
-
-        var hmacMin = samples[0].Min();
-        var hmacMedian = Median(samples[0]);
-        output.WriteLine($"Interleaved: {rounds} rounds x {calls} calls, {widgets:N0} widgets, .NET {Environment.Version}, {Environment.ProcessorCount} cores");
-        output.WriteLine("| Variant | Fastest round µs | Median round µs | Fastest / HMAC fastest | Median / HMAC median | Allocated/call (process) |");
-        output.WriteLine("|---|---:|---:|---:|---:|---:|");
-        for (var v = 0; v < variants.Length; v++)
-        {
-            var min = samples[v].Min();
-            var median = Median(samples[v]);
-            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"| {variants[v].Name} | {min:N1} | {median:N1} | {min / hmacMin:N2} | {median / hmacMedian:N2} | {allocated[v]:N0} B |"));
-        }
-
+        InterleavedRounds.Run(variants, rounds, calls, $"Interleaved, {widgets:N0} widgets", "HMAC", "N2", output);
         return 0;
-    }
-
-    private static double Median(List<double> values)
-    {
-        var sorted = values.Order().ToList();
-        return sorted[sorted.Count / 2];
-    }
-
-    private static int Option(string[] args, string name, int fallback)
-    {
-        var at = Array.IndexOf(args, name);
-        return at >= 0 && at + 1 < args.Length ? int.Parse(args[at + 1], CultureInfo.InvariantCulture) : fallback;
     }
 }

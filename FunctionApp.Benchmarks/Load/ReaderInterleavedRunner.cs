@@ -1,5 +1,3 @@
-using System.Diagnostics;
-using System.Globalization;
 using System.Text;
 using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Benchmarks.Variants;
@@ -21,8 +19,7 @@ public static class ReaderInterleavedRunner
     {
         ArgumentNullException.ThrowIfNull(args);
         ArgumentNullException.ThrowIfNull(output);
-        var at = Array.IndexOf(args, "--rounds");
-        var rounds = at >= 0 && at + 1 < args.Length ? int.Parse(args[at + 1], CultureInfo.InvariantCulture) : 30;
+        var rounds = InterleavedRounds.Option(args, "--rounds", 30);
         var data = BenchmarkData.Create(BenchmarkData.SeedWidgetCount);
         var body = Encoding.UTF8.GetBytes(JsonConvert.SerializeObject(data.Seed, new JsonSerializerSettings
         {
@@ -42,50 +39,15 @@ public static class ReaderInterleavedRunner
             ("WidgetEnvelopeReader (shipped)", shipped.Read),
         ];
 
-        const int Calls = 3;
-        var allocated = new double[variants.Length];
-        var samples = variants.Select(_ => new List<double>()).ToArray();
-        for (var round = -3; round < rounds; round++)
+        (string Name, Action Run)[] runs = variants.Select(v => (v.Name, (Action)(() =>
         {
-            for (var v = 0; v < variants.Length; v++)
+            stream.Position = 0;
+            if (v.Read(stream).Widgets.Count != BenchmarkData.SeedWidgetCount)
             {
-                var before = GC.GetTotalAllocatedBytes(precise: true);
-                var clock = Stopwatch.StartNew();
-                for (var i = 0; i < Calls; i++)
-                {
-                    stream.Position = 0;
-                    if (variants[v].Read(stream).Widgets.Count != BenchmarkData.SeedWidgetCount)
-                    {
-                        throw new InvalidOperationException($"{variants[v].Name} did not read the seed envelope.");
-                    }
-                }
-
-                if (round >= 0)
-                {
-                    samples[v].Add(clock.Elapsed.TotalMicroseconds / Calls);
-                    allocated[v] += (GC.GetTotalAllocatedBytes(precise: true) - before) / (double)Calls / rounds;
-                }
+                throw new InvalidOperationException($"{v.Name} did not read the seed envelope.");
             }
-        }
-
-        var baseMin = samples[0].Min();
-        var baseMedian = Median(samples[0]);
-        output.WriteLine($"Reader interleaved: {rounds} rounds x {Calls} calls, {BenchmarkData.SeedWidgetCount:N0} widgets ({body.Length:N0} B), .NET {Environment.Version}, {Environment.ProcessorCount} cores");
-        output.WriteLine("| Variant | Fastest round µs | Median round µs | Fastest / before | Median / before | Allocated/call (process) |");
-        output.WriteLine("|---|---:|---:|---:|---:|---:|");
-        for (var v = 0; v < variants.Length; v++)
-        {
-            var min = samples[v].Min();
-            var median = Median(samples[v]);
-            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"| {variants[v].Name} | {min:N1} | {median:N1} | {min / baseMin:N3} | {median / baseMedian:N3} | {allocated[v]:N0} B |"));
-        }
-
+        }))).ToArray();
+        InterleavedRounds.Run(runs, rounds, calls: 3, $"Reader interleaved, {BenchmarkData.SeedWidgetCount:N0} widgets ({body.Length:N0} B)", "before", "N3", output);
         return 0;
-    }
-
-    private static double Median(List<double> values)
-    {
-        var sorted = values.Order().ToList();
-        return sorted[sorted.Count / 2];
     }
 }
