@@ -37,7 +37,7 @@ public sealed class QueueOptionsTests
 
     [Theory]
     [InlineData("Queues:InlineCanonicalMaxBytes", "0")]
-    [InlineData("Queues:InlineCanonicalMaxBytes", "32768")]
+    [InlineData("Queues:InlineCanonicalMaxBytes", "30720")]
     [InlineData("WidgetInputQueue", "abc")]
     [InlineData("WidgetInputQueue", "a2345678901234567890123456789012345678901234567890123456")]
     [InlineData("WidgetClaimsContainer", "a23456789012345678901234567890123456789012345678901234567890123")]
@@ -51,7 +51,7 @@ public sealed class QueueOptionsTests
 
     [Theory]
     [InlineData("Queues:InlineCanonicalMaxBytes", "40960", "Queues:InlineCanonicalMaxBytes")]
-    [InlineData("Queues:InlineCanonicalMaxBytes", "32769", "Queues:InlineCanonicalMaxBytes")]
+    [InlineData("Queues:InlineCanonicalMaxBytes", "30721", "Queues:InlineCanonicalMaxBytes")]
     [InlineData("Queues:InlineCanonicalMaxBytes", "-1", "Queues:InlineCanonicalMaxBytes")]
     [InlineData("WidgetInputQueue", "Widget_Envelopes", "WidgetInputQueue")]
     [InlineData("WidgetInputQueue", "widget--envelopes", "WidgetInputQueue")]

@@ -20,15 +20,22 @@ public sealed class QueueOptions
     /// </summary>
     public const string ConnectionSetting = "WidgetStorage";
 
-    /// <summary>The largest inline canonical output allowed: base64 of it plus the message's other members stays under 48 KiB.</summary>
-    public const int MaxInlineCanonicalBytes = 32 * 1024;
+    /// <summary>
+    /// The largest inline canonical output allowed. The output message is base64 of its JSON, so the JSON may hold
+    /// 48 KiB: 30 KiB inline is 40 KiB of base64, which leaves 8 KiB for the rest, whose largest member is the claim
+    /// check's name (1,024 characters, at most 6 bytes each once JSON-escaped). So no output can exceed a queue message.
+    /// </summary>
+    public const int MaxInlineCanonicalBytes = 30 * 1024;
+
+    /// <summary>The most characters a queue message's text may have (64 KiB).</summary>
+    public const int MaxQueueMessageChars = 64 * 1024;
 
     /// <summary>
     /// Canonical bytes up to this length travel inline (base64) in the output message; longer ones go to
     /// <see cref="QueueNames.WidgetCanonicalContainer"/>. Default 16 KiB; at most <see cref="MaxInlineCanonicalBytes"/>, because a
-    /// queue message carries 64 KiB, about 48 KiB of data once base64-encoded. Setting: <c>Queues:InlineCanonicalMaxBytes</c>.
+    /// queue message carries 64 KiB, 48 KiB of JSON once base64-encoded. Setting: <c>Queues:InlineCanonicalMaxBytes</c>.
     /// </summary>
-    [Range(0, MaxInlineCanonicalBytes, ErrorMessage = SectionName + ":" + nameof(InlineCanonicalMaxBytes) + " must be between {1} and {2} (a queue message carries 64 KiB, about 48 KiB once base64-encoded).")]
+    [Range(0, MaxInlineCanonicalBytes, ErrorMessage = SectionName + ":" + nameof(InlineCanonicalMaxBytes) + " must be between {1} and {2} (a queue message carries 64 KiB, 48 KiB of JSON once base64-encoded, which must also hold the claim check's name).")]
     public int InlineCanonicalMaxBytes { get; set; } = 16 * 1024;
 
     /// <summary>

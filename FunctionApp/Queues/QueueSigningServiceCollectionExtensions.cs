@@ -38,6 +38,8 @@ public static class QueueSigningServiceCollectionExtensions
         }
 
         names.ValidateOnStart();
+        services.TryAddSingleton(provider => new WidgetStorageClientFactory(provider.GetRequiredService<IConfiguration>()));
+        services.TryAddSingleton<WidgetStorageClients>();
         services.TryAddSingleton<QueueBlobStore>();
         services.TryAddSingleton<QueueSigningProcessor>();
         return services;
