@@ -71,7 +71,8 @@ public sealed class QueueFunctionHost : IAsyncDisposable
 
     /// <summary>
     /// Starts a host. <paramref name="hostJson"/> overrides host.json <c>extensions.queues</c> keys (camelCase);
-    /// <paramref name="appSettings"/> adds or overrides app settings (a null value unsets one).
+    /// <paramref name="appSettings"/> adds or overrides app settings (a null value unsets one); <paramref name="storage"/>
+    /// replaces the app's storage client factory (and the test's own), e.g. with a credential and a transport.
     /// </summary>
     public static async Task<QueueFunctionHost> StartAsync(
         AzuriteFixture azurite,
@@ -79,7 +80,8 @@ public sealed class QueueFunctionHost : IAsyncDisposable
         IDictionary<string, string?>? hostJson = null,
         Action<IServiceCollection>? overrideServices = null,
         IDictionary<string, string?>? appSettings = null,
-        string? prefix = null)
+        string? prefix = null,
+        Func<IConfiguration, WidgetStorageClientFactory>? storage = null)
     {
         ArgumentNullException.ThrowIfNull(azurite);
         prefix ??= "t" + Guid.NewGuid().ToString("N")[..12];
@@ -139,11 +141,17 @@ public sealed class QueueFunctionHost : IAsyncDisposable
 
                 // Tests poll fast; everything else comes from the shipped host.json.
                 services.PostConfigure<WidgetQueueOptions>(options => options.MaxPollingInterval = TestPollingInterval);
+                if (storage is not null)
+                {
+                    services.AddSingleton(provider => storage(provider.GetRequiredService<IConfiguration>()));
+                }
+
                 overrideServices?.Invoke(services);
             })
             .Build();
 
-        var factory = new WidgetStorageClientFactory(new ConfigurationBuilder().AddInMemoryCollection(settings).Build());
+        var testConfiguration = new ConfigurationBuilder().AddInMemoryCollection(settings).Build();
+        var factory = storage?.Invoke(testConfiguration) ?? new WidgetStorageClientFactory(testConfiguration);
         var wrapper = new QueueFunctionHost(
             host, factory.CreateQueueServiceClient(QueueOptions.ConnectionSetting), factory.CreateBlobServiceClient(QueueOptions.ConnectionSetting), prefix);
         await wrapper.Claims.CreateIfNotExistsAsync();
