@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Azure.Core;
 using FunctionApp.Functions.QueueTrigger;
 using FunctionApp.Keys;
 using FunctionApp.Queues;
@@ -45,6 +46,52 @@ public sealed class WidgetQueueListenerTests
         Assert.Equal(1, output.Value<int>("dequeueCount"));
         Assert.Equal(1, keys.Calls);
         Assert.True(await QueueFunctionHost.WaitEmptyAsync(host.Input, Patience), "the input queue should be empty");
+    }
+
+    [Fact]
+    public async Task Listener_PopReceiptLostOnRenewal_RunStopsWithoutOutputAndTheMessageIsForwardedOnce()
+    {
+        // Arrange: the first renewal is held on the wire for 3 s, past the 2 s lease, as on a stalled network: the
+        // message becomes visible, is received again (a new pop receipt) and signed; the late renewal then meets
+        // Storage's "you no longer hold it". The first signing is held long enough to still be running then.
+        var stalled = 0;
+        var transport = new InterceptingTransport(message =>
+        {
+            var uri = message.Request.Uri;
+            if (message.Request.Method == RequestMethod.Put && uri.Path.Contains("/messages/", StringComparison.Ordinal) &&
+                Interlocked.Exchange(ref stalled, 1) == 0)
+            {
+                Thread.Sleep(TimeSpan.FromSeconds(3));
+            }
+        });
+        var keys = new ScriptedKeySource(call => call == 1 ? Task.Delay(TimeSpan.FromSeconds(8)) : Task.CompletedTask);
+        var logs = new CapturedLogs();
+        await using var host = await QueueFunctionHost.StartAsync(
+            _azurite,
+            _output,
+            new Dictionary<string, string?> { ["visibilityTimeout"] = "00:00:02", ["maxDequeueCount"] = "1" },
+            services =>
+            {
+                services.AddSingleton<ISigningKeySource>(keys);
+                services.AddSingleton<ILoggerProvider>(logs);
+                services.AddSingleton(provider => new WidgetStorageClientFactory(provider.GetRequiredService<Microsoft.Extensions.Configuration.IConfiguration>(), transport: transport));
+            });
+        var vector = Vector.Load("one-widget");
+
+        // Act
+        var id = await host.EnqueueAsync(vector.Input);
+        var outputs = await QueueFunctionHost.ReceiveAsync(host.Output, 1, Patience);
+        outputs.AddRange(await QueueFunctionHost.ReceiveAsync(host.Output, 1, TimeSpan.FromSeconds(8)));
+
+        // Assert: the lost lease was logged as such, the first run forwarded nothing, the redelivery forwarded once;
+        // not counted as a failure (maxDequeueCount 1 would have poisoned it).
+        Assert.Equal(1, Volatile.Read(ref stalled));
+        Assert.Contains(logs.Entries, e => e.EventId.Id == 5105);
+        var output = Assert.Single(outputs);
+        Assert.Equal(id, output.Value<string>("messageId"));
+        Assert.Equal(2, output.Value<int>("dequeueCount"));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Poison));
+        Assert.DoesNotContain(logs.Entries, e => e.EventId.Id is 5011 or 5103 or 5104);
     }
 
     [Fact]

@@ -7,8 +7,8 @@ namespace FunctionApp.Functions.QueueTrigger;
 
 /// <summary>
 /// Keeps one received message invisible while its run is alive: renews the visibility at half of
-/// <c>visibilityTimeout</c> and tracks the pop receipt each renewal returns. A 404 (the message is gone or the pop
-/// receipt no longer matches: another receiver holds it) means the lease is lost: <see cref="Lost"/> is cancelled so the
+/// <c>visibilityTimeout</c> and tracks the pop receipt each renewal returns. A 404 (the message is gone) or a 400
+/// PopReceiptMismatch (another receiver holds it) means the lease is lost: <see cref="Lost"/> is cancelled so the
 /// run stops before it forwards anything, and the listener leaves the message alone.
 /// </summary>
 internal sealed class MessageLease : IAsyncDisposable
@@ -57,6 +57,14 @@ internal sealed class MessageLease : IAsyncDisposable
         }
     }
 
+    /// <summary>
+    /// Whether Storage answered that this receiver no longer holds the message: 404 (the message is gone) or 400
+    /// PopReceiptMismatch (another receiver took it), as the official extension reads them.
+    /// </summary>
+    public static bool IsLeaseLost(RequestFailedException exception) =>
+        exception.Status == (int)HttpStatusCode.NotFound ||
+        (exception.Status == (int)HttpStatusCode.BadRequest && exception.ErrorCode == "PopReceiptMismatch");
+
     public async ValueTask DisposeAsync()
     {
         await StopAsync().ConfigureAwait(false);
@@ -80,7 +88,7 @@ internal sealed class MessageLease : IAsyncDisposable
             {
                 return;
             }
-            catch (RequestFailedException ex) when (ex.Status == (int)HttpStatusCode.NotFound)
+            catch (RequestFailedException ex) when (IsLeaseLost(ex))
             {
                 MarkLost(ex.Status);
                 return;

@@ -275,7 +275,7 @@ internal sealed class WidgetQueueListener : IListener, IScaleMonitorProvider
         {
             await _queue.UpdateMessageAsync(message.MessageId, lease.PopReceipt, visibilityTimeout: visibility).ConfigureAwait(false);
         }
-        catch (RequestFailedException ex) when (ex.Status == (int)HttpStatusCode.NotFound)
+        catch (RequestFailedException ex) when (MessageLease.IsLeaseLost(ex))
         {
             lease.MarkLost(ex.Status);
         }
@@ -287,7 +287,7 @@ internal sealed class WidgetQueueListener : IListener, IScaleMonitorProvider
         {
             await _queue.DeleteMessageAsync(message.MessageId, lease.PopReceipt).ConfigureAwait(false);
         }
-        catch (RequestFailedException ex) when (ex.Status == (int)HttpStatusCode.NotFound)
+        catch (RequestFailedException ex) when (MessageLease.IsLeaseLost(ex))
         {
             // The lease ran out and another receiver took the message: it will be processed again (at least once).
             lease.MarkLost(ex.Status);
