@@ -67,13 +67,9 @@ public sealed class SignQueueFunction
             // Not the message's fault (e.g. the memory budget is spent): hand it back, no failure, never poison.
             message.Release(ex.RetryAfter);
         }
-        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
-        {
-            // Shutdown or a lost lease: the trigger releases the message (or leaves it to its new holder).
-            message.Release(TimeSpan.Zero);
-        }
         catch (Exception ex) when (ex is not OperationCanceledException)
         {
+            // (A cancellation is the trigger's to judge: shutdown releases, a lost lease leaves the message to its new holder.)
             // Transient: the trigger makes the message visible again after visibilityTimeout or, on the last attempt, poisons it.
             QueueFunctionLog.AttemptFailed(_logger, ex, Name, message.Id, message.DequeueCount);
             throw;

@@ -4,6 +4,7 @@ using FunctionApp.Functions.QueueTrigger;
 using FunctionApp.Keys;
 using FunctionApp.Queues;
 using FunctionApp.Tests.Infrastructure;
+using Microsoft.Azure.WebJobs.Host.Scale;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
@@ -215,6 +216,30 @@ public sealed class WidgetQueueListenerTests
         Assert.Contains(typeof(WidgetQueueWebJobsStartup), startups);
         Assert.DoesNotContain(startups, t => t.Assembly.GetName().Name!.StartsWith("Microsoft.Azure.WebJobs.Extensions.Storage", StringComparison.Ordinal));
         Assert.NotNull(host.Services.GetService<IOptions<WidgetQueueOptions>>());
+    }
+
+    [Fact]
+    public async Task ScaleMonitor_RegisteredByTheListener_ReportsTheQueueLength()
+    {
+        // Arrange: the host registers each listener's monitor (IScaleMonitorProvider) for runtime scale monitoring.
+        var gate = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var keys = new ScriptedKeySource(_ => gate.Task);
+        await using var host = await QueueFunctionHost.StartAsync(
+            _azurite, _output, new Dictionary<string, string?> { ["batchSize"] = "1", ["newBatchThreshold"] = "0" }, services => services.AddSingleton<ISigningKeySource>(keys));
+        for (var i = 0; i < 5; i++)
+        {
+            await host.EnqueueAsync(Vector.Load("one-widget").Input);
+        }
+
+        // Act
+        var monitor = Assert.Single(host.Services.GetRequiredService<IScaleMonitorManager>().GetMonitors(), m => m is WidgetQueueScaleMonitor);
+        var metrics = (WidgetQueueMetrics)await monitor.GetMetricsAsync();
+        gate.SetResult();
+
+        // Assert
+        Assert.Contains(host.Input.Name, monitor.Descriptor.Id, StringComparison.Ordinal);
+        Assert.Equal(5, metrics.QueueLength);
+        Assert.True(metrics.QueueTime >= TimeSpan.Zero);
     }
 
     /// <summary>A key source whose every call first runs a scripted step (a delay, a throw), numbered from 1.</summary>

@@ -84,7 +84,14 @@ internal sealed class WidgetQueueListener : IListener, IScaleMonitorProvider
                 // 3. The rest are cancelled; each run then releases its message (visible again at once, not a failure).
                 released = _inFlight.Count;
                 await _cancelRuns.CancelAsync().ConfigureAwait(false);
-                await running.WaitAsync(TimeSpan.FromSeconds(10), CancellationToken.None).ConfigureAwait(false);
+                try
+                {
+                    // Cancelled runs release their messages in moments; a run that ignores cancellation is left to its lease.
+                    await running.WaitAsync(TimeSpan.FromSeconds(10), CancellationToken.None).ConfigureAwait(false);
+                }
+                catch (TimeoutException)
+                {
+                }
             }
         }
 
@@ -133,8 +140,13 @@ internal sealed class WidgetQueueListener : IListener, IScaleMonitorProvider
                 foreach (var message in received)
                 {
                     Interlocked.Increment(ref _inFlightCount);
+                    var key = message.MessageId + "|" + message.PopReceipt;
                     var run = ProcessAsync(message);
-                    _inFlight[message.MessageId + "|" + message.PopReceipt] = run;
+                    _inFlight[key] = run;
+
+                    // Removed by a continuation registered after the add, so a run that ends at once is not left behind.
+                    _ = run.ContinueWith(
+                        static (_, state) => ((Action)state!)(), (Action)(() => _inFlight.TryRemove(key, out _)), CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
                 }
 
                 if (received.Length > 0)
@@ -181,7 +193,6 @@ internal sealed class WidgetQueueListener : IListener, IScaleMonitorProvider
     {
         // Yield at once, so the poll loop can start the rest of the batch.
         await Task.Yield();
-        var key = message.MessageId + "|" + message.PopReceipt;
         try
         {
             await using var lease = new MessageLease(_queue, message.MessageId, message.PopReceipt, _options.VisibilityTimeout, _logger);
@@ -211,7 +222,6 @@ internal sealed class WidgetQueueListener : IListener, IScaleMonitorProvider
         }
         finally
         {
-            _inFlight.TryRemove(key, out _);
             Interlocked.Decrement(ref _inFlightCount);
             _slotFreed.Release();
         }
