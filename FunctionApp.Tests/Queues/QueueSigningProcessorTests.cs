@@ -87,6 +87,30 @@ public sealed class QueueSigningProcessorTests
     }
 
     [Fact]
+    public async Task SignAsync_SeedByClaimCheck_UploadsTheCanonicalBytesFromTheSigningStreamWithoutASecondPooledCopy()
+    {
+        // Arrange: issue 20 found the upload made a second pooled copy of the canonical bytes (192 MiB per 96 MiB envelope).
+        var (processor, names, services) = CreateWithServices(new());
+        var seed = Vector.Load("seed-3000-widgets");
+        var container = Container(names.WidgetClaimsContainer);
+        await container.CreateIfNotExistsAsync();
+        await container.GetBlobClient("seed-stream.json").UploadAsync(new BinaryData(seed.Input));
+        var pool = services.GetRequiredService<Microsoft.IO.RecyclableMemoryStreamManager>();
+        var created = new System.Collections.Concurrent.ConcurrentBag<string?>();
+        pool.StreamCreated += (_, e) => created.Add(e.Tag);
+        var message = new SigningQueueMessage("m8", 1, null, Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"seed-stream.json\"}}"));
+
+        // Act
+        var signed = await processor.SignAsync(message, CancellationToken.None);
+
+        // Assert: two pooled streams, the claim blob and the signer's canonical stream; the blob holds exactly the signed bytes.
+        Assert.Equal(2, created.Count);
+        Assert.Contains("claim-check-envelope", created);
+        Assert.Equal(seed.Canonical, await DownloadAsync(signed.CanonicalBlob!));
+        Assert.Equal(0, pool.SmallPoolInUseSize + pool.LargePoolInUseSize);
+    }
+
+    [Fact]
     public async Task SignAsync_RedeliveryWithChangedClaimBlobAttack_NeverOverwritesTheCanonicalBlobAnEarlierOutputPointsTo()
     {
         // Arrange: the first delivery signs the seed; before the redelivery the producer swaps the claim blob.
