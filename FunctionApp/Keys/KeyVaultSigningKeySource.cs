@@ -341,10 +341,6 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
                 ? $"no version is active yet (the newest is staged until {stagedProperties[0].NotBefore:u})"
                 : "the secret has no version";
         }
-        else if (currentProperties.Enabled != true)
-        {
-            unusable = "it is disabled";
-        }
         else
         {
             // Read it at every refresh, cached or not: this read is the revocation check (403 disabled or access removed,
@@ -354,7 +350,7 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
                 var secret = (await _client.GetSecretAsync(_secretName, currentProperties.Version, cancellationToken).ConfigureAwait(false)).Value;
                 current = cached?.Cached(secret.Properties.Version) ?? Decode(secret, out var reason)
                     ?? throw new SecretRefusedException(_secretName, secret.Properties.Version, reason);
-                if (secret.Properties.Enabled == false)
+                if (secret.Properties.Enabled == false || currentProperties.Enabled != true)
                 {
                     unusable = "it is disabled";
                     current = null;
@@ -381,7 +377,8 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
 
         candidates.Sort((a, b) => b.CreatedOn!.Value.CompareTo(a.CreatedOn!.Value));
         var previous = new List<KeyVaultKeySet.PreviousKey>();
-        var replacedOn = currentProperties?.CreatedOn ?? now;
+        // A version is replaced when its successor became active (its nbf, if staged, else its creation).
+        var replacedOn = currentProperties is null ? now : ActiveFrom(currentProperties);
         for (var i = 0; i < candidates.Count && i < _options.AcceptedPreviousVersions; i++)
         {
             if (now - replacedOn > _options.MaxVersionAge)
@@ -395,12 +392,15 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
                 previous.Add(new KeyVaultKeySet.PreviousKey(key, replacedOn, new KeyVaultKeySet.KeyWindow(properties.NotBefore, properties.ExpiresOn)));
             }
 
-            replacedOn = properties.CreatedOn!.Value;
+            replacedOn = ActiveFrom(properties);
         }
 
         var window = new KeyVaultKeySet.KeyWindow(currentProperties?.NotBefore, currentProperties?.ExpiresOn);
         return new KeyVaultKeySet(current, window, previous, currentProperties?.Version, unusable, staged, now, _options.MaxCachedKeyAge);
     }
+
+    private static DateTimeOffset ActiveFrom(SecretProperties version) =>
+        version.NotBefore is { } notBefore && notBefore > version.CreatedOn!.Value ? notBefore : version.CreatedOn!.Value;
 
     /// <summary>An earlier or staged version's key: cached (versions never change), or read once; null if refused or malformed.</summary>
     private async Task<SigningKey?> TryGetVersionAsync(KeyVaultKeySet? cached, string version, CancellationToken cancellationToken)

@@ -60,17 +60,17 @@ public sealed class EnvelopeSigner
     public async ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, string? webhookId, CancellationToken cancellationToken)
     {
         var keys = await _keys.GetSigningKeysAsync(cancellationToken).ConfigureAwait(false);
-        return Sign(envelope, keys, webhookId ?? StandardWebhooks.NewId());
+        return SignAll(envelope, keys, webhookId ?? StandardWebhooks.NewId());
     }
 
     /// <summary>Signs <paramref name="envelope"/> with <paramref name="key"/> alone. Dispose the result.</summary>
-    public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKey key) => Sign(envelope, new SigningKeys(key, []), StandardWebhooks.NewId());
+    public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKey key) => SignAll(envelope, new SigningKeys(key, []), StandardWebhooks.NewId());
 
     /// <summary>
     /// Signs <paramref name="envelope"/>: the current key while the canonical bytes are written (<c>X-Signature</c>),
     /// then each staged key and the Standard Webhooks form of each, streaming over the pooled blocks. Dispose the result.
     /// </summary>
-    public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKeys keys, string webhookId)
+    public SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, string webhookId)
     {
         ArgumentNullException.ThrowIfNull(envelope);
         ArgumentNullException.ThrowIfNull(keys);
