@@ -23,6 +23,7 @@ public sealed class RotationRehearsalTests
         // Arrange: version A is current; old versions verify for 2 hours after being replaced.
         await using var harness = await KeyVaultHarness.StartAsync(o => o.MaxVersionAge = TimeSpan.FromHours(2));
         var functions = new Functions(harness);
+        functions.Materials.Add(Vector.Key);
         var a = harness.Server.SetSecret(KeyVaultHarness.SecretName, Vector.KeyBase64);
         var statuses = new List<int>();
         var first = await functions.SignAsync(statuses);
@@ -32,6 +33,7 @@ public sealed class RotationRehearsalTests
         var cutOver = harness.Time.GetUtcNow().AddHours(1);
         var bKey = Convert.ToBase64String(System.Security.Cryptography.RandomNumberGenerator.GetBytes(32));
         var b = harness.Server.SetSecret(KeyVaultHarness.SecretName, bKey, notBefore: cutOver);
+        functions.Materials.Add(Convert.FromBase64String(bKey));
         await harness.AdvanceAsync(harness.Options.RefreshInterval);
         var staged = await functions.SignAsync(statuses);
         var keysWhileStaged = await functions.KeysAsync();
@@ -93,6 +95,9 @@ public sealed class RotationRehearsalTests
         private readonly VerifyFunction _verify = new(Reader(harness), harness.Verifier, NullLogger<VerifyFunction>.Instance);
         private readonly KeysFunction _keys = new(harness.Source, NullLogger<KeysFunction>.Instance);
 
+        /// <summary>The keys in the vault: /api/keys must never show any form of them.</summary>
+        public List<byte[]> Materials { get; } = [];
+
         public async Task<HttpExchange> SignAsync(List<int> statuses)
         {
             var exchange = HttpExchange.Post(OneWidget.Input);
@@ -106,6 +111,11 @@ public sealed class RotationRehearsalTests
             var exchange = HttpExchange.Post([]);
             await exchange.ExecuteAsync(await _keys.RunAsync(exchange.Request));
             Assert.Equal(200, exchange.Status);
+            foreach (var material in Materials)
+            {
+                KeyMaterialAssert.Absent(exchange.Body, material);
+            }
+
             return exchange.Json;
         }
 
