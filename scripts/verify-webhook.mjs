@@ -72,7 +72,13 @@ async function fromServer(args) {
     headers[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
   }
   if (args.idempotencyKey) headers["idempotency-key"] = args.idempotencyKey;
-  const response = await fetch(args.url, { method: "POST", headers, body: readFileSync(args.envelope) });
+  let response;
+  try {
+    response = await fetch(args.url, { method: "POST", headers, body: readFileSync(args.envelope) });
+  } catch (error) {
+    console.log(JSON.stringify({ valid: false, error: `${args.url}: ${error.cause?.message ?? error.message}` }));
+    process.exit(1);
+  }
   const body = Buffer.from(await response.arrayBuffer());
   if (response.status !== 200) {
     console.log(JSON.stringify({ valid: false, status: response.status, error: body.toString("utf8").slice(0, 500) }));
