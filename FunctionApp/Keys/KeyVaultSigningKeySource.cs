@@ -291,12 +291,13 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
             // No access at all (or no secret): nothing signs.
             return FailClosed(cached, cached?.CurrentVersion, refused);
         }
-        catch (Exception ex) when (ex is not OperationCanceledException)
+        catch (Exception) when (cached?.Current is not null && !cancellationToken.IsCancellationRequested)
         {
-            // The list fails, but a revocation must not hide behind it: ask for the version we sign with (or the latest).
-            // A refusal of it is final whatever the list does; if it is still served, this is an outage (cached keys
-            // keep signing until KeyVault:MaxCachedKeyAge).
-            var probe = cached?.CurrentVersion;
+            // The list fails (an error or the client's timeout) while a cached key could sign: a revocation must not
+            // hide behind the failure, so ask for the version we sign with. A refusal of it is final whatever the list
+            // does; if it is still served, this is an outage (the cached keys keep signing until KeyVault:MaxCachedKeyAge).
+            // With nothing cached that signs there is nothing to fail open, and a failing vault is not asked twice.
+            var probe = cached.CurrentVersion;
             try
             {
                 await _client.GetSecretAsync(_secretName, probe, cancellationToken).ConfigureAwait(false);
@@ -305,9 +306,9 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
             {
                 return FailClosed(cached, probe, refused);
             }
-            catch (Exception probeError) when (probeError is not OperationCanceledException)
+            catch (Exception) when (!cancellationToken.IsCancellationRequested)
             {
-                // Both failed the same way: report the list's failure.
+                // The probe failed too, not as a refusal: an outage; report the list's failure.
             }
 
             throw;
