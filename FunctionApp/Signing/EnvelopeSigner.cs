@@ -107,19 +107,33 @@ public sealed class EnvelopeSigner
     private void AddRotationSignatures(SignedEnvelope signed, System.Buffers.ReadOnlySequence<byte> canonical, SigningKeys keys, string webhookId)
     {
         var timestamp = _time.GetUtcNow().ToUnixTimeSeconds();
-        var labelled = new KeySignature[1 + keys.Staged.Count];
+        var count = 1 + keys.Staged.Count;
+        var labelled = new KeySignature[count];
         labelled[0] = signed.Signatures[0];
-        var header = new System.Text.StringBuilder((1 + keys.Staged.Count) * 48);
-        header.Append(StandardWebhooks.VersionPrefix).Append(StandardWebhooks.Sign(keys.Current, webhookId, timestamp, canonical).ToBase64());
+
+        // webhook-signature written once into a stack buffer ("v1," + 44 base64 characters + a space per key), so a
+        // signature costs one header string rather than a builder and a string per entry.
+        const int EntryChars = 3 + 44 + 1;
+        var header = count <= 8 ? stackalloc char[count * EntryChars] : new char[count * EntryChars];
+        var length = AppendEntry(header, 0, StandardWebhooks.Sign(keys.Current, webhookId, timestamp, canonical));
         for (var i = 0; i < keys.Staged.Count; i++)
         {
             var staged = keys.Staged[i];
             labelled[i + 1] = new KeySignature(staged.KeyId, KeyState.Staged, staged.Sign(canonical));
-            header.Append(' ').Append(StandardWebhooks.VersionPrefix).Append(StandardWebhooks.Sign(staged, webhookId, timestamp, canonical).ToBase64());
+            header[length++] = ' ';
+            length = AppendEntry(header, length, StandardWebhooks.Sign(staged, webhookId, timestamp, canonical));
         }
 
         signed.Signatures = labelled;
-        signed.Webhook = new WebhookSignature(webhookId, timestamp, header.ToString());
+        signed.Webhook = new WebhookSignature(webhookId, timestamp, new string(header[..length]));
+    }
+
+    private static int AppendEntry(Span<char> header, int at, Signature signature)
+    {
+        StandardWebhooks.VersionPrefix.CopyTo(header[at..]);
+        at += StandardWebhooks.VersionPrefix.Length;
+        Convert.TryToBase64Chars(signature.Bytes, header[at..], out var written);
+        return at + written;
     }
 
     internal static long EstimateCanonicalLength(WidgetEnvelope envelope) =>

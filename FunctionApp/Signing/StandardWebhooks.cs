@@ -60,7 +60,11 @@ public static class StandardWebhooks
     }
 
     /// <summary>A new unique id (<c>msg_</c> and 32 hex digits) for a request that brought none.</summary>
-    public static string NewId() => "msg_" + Guid.NewGuid().ToString("N");
+    public static string NewId() => string.Create(36, Guid.NewGuid(), static (chars, guid) =>
+    {
+        "msg_".CopyTo(chars);
+        guid.TryFormat(chars[4..], out _, "N");
+    });
 
     /// <summary>The state as written in answers.</summary>
     public static string StateName(KeyState state) => state switch
