@@ -83,6 +83,26 @@ public sealed class RotationRehearsalTests
         Assert.All(statuses, s => Assert.Equal(200, s));
     }
 
+    [Fact]
+    public async Task Keys_VaultDownAtColdStart_Answers503WithRetryAfterAndNoList()
+    {
+        // Arrange
+        await using var harness = await KeyVaultHarness.StartAsync();
+        harness.Rotate();
+        harness.Server.Fault = FakeKeyVaultFault.ServerError;
+        var function = new KeysFunction(harness.Source, NullLogger<KeysFunction>.Instance);
+        var exchange = HttpExchange.Post([]);
+
+        // Act
+        await exchange.ExecuteAsync(await function.RunAsync(exchange.Request));
+
+        // Assert
+        Assert.Equal(503, exchange.Status);
+        Assert.Equal(ProblemTypes.KeyUnavailable, exchange.Json.Value<string>("type"));
+        Assert.True(exchange.ResponseHeaders.ContainsKey("Retry-After"));
+        Assert.Null(exchange.Json["keys"]);
+    }
+
     private static List<(string, string)> Labels(JObject answer) =>
         ((JArray)answer["signatures"]!).Select(s => (s.Value<string>("keyId")!, s.Value<string>("state")!)).ToList();
 
