@@ -39,7 +39,22 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
 
     public Uri VaultUri { get; private set; } = null!;
 
-    public string Token { get; } = "test-token-" + Convert.ToHexString(RandomNumberGenerator.GetBytes(8));
+    public string Token { get; private set; } = "test-token-" + Convert.ToHexString(RandomNumberGenerator.GetBytes(8));
+
+    /// <summary>When true, <c>GET /secrets/{name}/versions</c> answers 500 while reads of a version still work.</summary>
+    public bool FailVersionsList { get; set; }
+
+    /// <summary>Stops accepting the token handed out so far (what removing the app's identity does): every request gets 401.</summary>
+    public void RevokeToken() => Token = "revoked-" + Convert.ToHexString(RandomNumberGenerator.GetBytes(8));
+
+    /// <summary>Deletes the secret with all its versions (what <c>az keyvault secret delete</c> does): reads answer 404.</summary>
+    public void Delete(string name)
+    {
+        lock (_gate)
+        {
+            _secrets.Remove(name);
+        }
+    }
 
     /// <summary>The fault every request currently meets (after counting), or <see cref="FakeKeyVaultFault.None"/>.</summary>
     public FakeKeyVaultFault Fault { get; set; }
@@ -199,6 +214,13 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
         }
 
         var name = segments[1];
+        if (FailVersionsList && segments.Length == 3 && segments[2] == "versions")
+        {
+            Interlocked.Increment(ref _faulted);
+            await WriteErrorAsync(response, 500, "InternalServerError", "The versions list is failing on purpose.").ConfigureAwait(false);
+            return;
+        }
+
         List<StoredVersion> versions;
         lock (_gate)
         {

@@ -29,8 +29,8 @@ public sealed class KeyVaultHarness : IAsyncDisposable
         _loggers = new LoggerFactory([Logs]);
         Source = new KeyVaultSigningKeySource(Client, Microsoft.Extensions.Options.Options.Create(options), time, _loggers.CreateLogger<KeyVaultSigningKeySource>());
         Streams = StreamPoolFactory.Create(new StreamPoolOptions(), Logs.CreateLogger("pool"));
-        Signer = new EnvelopeSigner(Streams, Source, _loggers.CreateLogger<EnvelopeSigner>());
-        Verifier = new EnvelopeVerifier(Streams, Source);
+        Signer = new EnvelopeSigner(Streams, Source, time, _loggers.CreateLogger<EnvelopeSigner>());
+        Verifier = new EnvelopeVerifier(Streams, Source, time, Microsoft.Extensions.Options.Options.Create(new WebhookOptions()));
     }
 
     public FakeKeyVaultServer Server { get; }

@@ -11,6 +11,12 @@ public sealed class StaticTokenCredential : TokenCredential
 
     public List<string> RequestedScopes { get; } = [];
 
+    /// <summary>How long each token lives; zero makes the client ask for a token on every call.</summary>
+    public TimeSpan Lifetime { get; set; } = TimeSpan.FromHours(1);
+
+    /// <summary>When true, no token can be had, as when the managed identity was deleted.</summary>
+    public bool IdentityDeleted { get; set; }
+
     public override AccessToken GetToken(TokenRequestContext requestContext, CancellationToken cancellationToken)
     {
         lock (RequestedScopes)
@@ -18,7 +24,12 @@ public sealed class StaticTokenCredential : TokenCredential
             RequestedScopes.AddRange(requestContext.Scopes);
         }
 
-        return new AccessToken(Token, DateTimeOffset.UtcNow.AddHours(1));
+        if (IdentityDeleted)
+        {
+            throw new Azure.Identity.AuthenticationFailedException("ManagedIdentityCredential authentication failed: Identity not found.");
+        }
+
+        return new AccessToken(Token, DateTimeOffset.UtcNow + Lifetime);
     }
 
     public override ValueTask<AccessToken> GetTokenAsync(TokenRequestContext requestContext, CancellationToken cancellationToken) =>

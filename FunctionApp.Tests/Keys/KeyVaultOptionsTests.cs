@@ -22,6 +22,8 @@ public sealed class KeyVaultOptionsTests
         { "RefreshInterval", "00:00:00" },
         { "RefreshInterval", "1.00:00:01" },
         { "MaxVersionAge", "00:00:00" },
+        { "MaxCachedKeyAge", "00:00:00" },
+        { "MaxCachedKeyAge", "7.00:00:01" },
         { "MaxVersionAge", "3650.00:00:01" },
         { "AcceptedPreviousVersions", "-1" },
         { "AcceptedPreviousVersions", "26" },
@@ -40,6 +42,7 @@ public sealed class KeyVaultOptionsTests
         { "RefreshInterval", "00:00:01" },
         { "RefreshInterval", "1.00:00:00" },
         { "MaxVersionAge", "3650.00:00:00" },
+        { "MaxCachedKeyAge", "7.00:00:00" },
         { "AcceptedPreviousVersions", "0" },
         { "AcceptedPreviousVersions", "25" },
         { "MaxRetries", "0" },
@@ -87,9 +90,26 @@ public sealed class KeyVaultOptionsTests
     [MemberData(nameof(BoundarySettings))]
     public void Options_SettingAtItsBound_Succeeds(string setting, string value)
     {
-        var options = Resolve(new FixedAzureEnvironment(true), Vaulted(new() { ["KeyVault:" + setting] = value }));
+        // A refresh interval of a day needs a cached key that may sign that long (the cross-setting rule below).
+        var settings = Vaulted(new() { ["KeyVault:" + setting] = value });
+        if (setting == "RefreshInterval")
+        {
+            settings["KeyVault:MaxCachedKeyAge"] = value;
+        }
+
+        var options = Resolve(new FixedAzureEnvironment(true), settings);
 
         Assert.True(options.IsConfigured);
+    }
+
+    [Fact]
+    public void Options_MaxCachedKeyAgeBelowRefreshInterval_FailNamingBoth()
+    {
+        var settings = Vaulted(new() { ["KeyVault:RefreshInterval"] = "00:10:00", ["KeyVault:MaxCachedKeyAge"] = "00:09:59" });
+
+        var error = Assert.Throws<OptionsValidationException>(() => Resolve(new FixedAzureEnvironment(true), settings));
+
+        Assert.Contains("KeyVault:MaxCachedKeyAge must be at least KeyVault:RefreshInterval", error.Message, StringComparison.Ordinal);
     }
 
     [Theory]

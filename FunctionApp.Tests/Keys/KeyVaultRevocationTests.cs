@@ -134,9 +134,9 @@ public sealed class KeyVaultRevocationTests
     }
 
     [Fact]
-    public async Task SignAsync_CurrentVersionBeforeNotBefore_RefusedUntilItIsValid()
+    public async Task SignAsync_OnlyVersionStaged_503UntilItsNotBeforeThenSigns()
     {
-        // Arrange
+        // Arrange: the secret's only version is staged (nbf ahead): there is no current key yet.
         await using var harness = await KeyVaultHarness.StartAsync();
         var notBefore = harness.Time.GetUtcNow().AddMinutes(2);
         var version = harness.Server.SetSecret(KeyVaultHarness.SecretName, Vector.KeyBase64, notBefore: notBefore);
@@ -144,11 +144,11 @@ public sealed class KeyVaultRevocationTests
 
         // Act
         var early = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, CancellationToken.None));
-        harness.Time.Advance(TimeSpan.FromMinutes(2));
+        await harness.AdvanceAsync(TimeSpan.FromMinutes(2));
         using var later = await harness.Signer.SignAsync(envelope, CancellationToken.None);
 
         // Assert
-        Assert.Contains("not valid before", early.Message, StringComparison.Ordinal);
+        Assert.Contains("staged until", early.Message, StringComparison.Ordinal);
         Assert.Equal(version, later.KeyId);
     }
 

@@ -39,8 +39,9 @@ public sealed class SignFunction
         try
         {
             var canonicalBody = SignRequestOptions.WantsCanonicalBody(request);
+            var webhookId = WebhookRequestHeaders.ReadIdempotencyKey(request);
             var envelope = await _reader.ReadAsync(request, cancellationToken).ConfigureAwait(false);
-            var signed = await _signer.SignAsync(envelope, cancellationToken).ConfigureAwait(false);
+            var signed = await _signer.SignAsync(envelope, webhookId, cancellationToken).ConfigureAwait(false);
 
             // Safety net: if the host never executes the result, the pooled stream still goes back.
             request.HttpContext.Response.RegisterForDispose(signed);

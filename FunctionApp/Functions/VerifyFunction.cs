@@ -40,10 +40,11 @@ public sealed class VerifyFunction
         try
         {
             // The cheap fields first: a malformed signature is refused before the body is read.
-            var signature = VerifyRequestFields.ReadSignature(request);
+            var webhook = WebhookRequestHeaders.ReadClaim(request);
+            var signature = webhook is null || VerifyRequestFields.HasSignature(request) ? VerifyRequestFields.ReadSignature(request) : (FunctionApp.Keys.Signature?)null;
             var keyId = VerifyRequestFields.ReadKeyId(request);
             var envelope = await _reader.ReadAsync(request, cancellationToken).ConfigureAwait(false);
-            var outcome = await _verifier.VerifyAsync(envelope, signature, keyId, cancellationToken).ConfigureAwait(false);
+            var outcome = await _verifier.VerifyAsync(envelope, signature, keyId, webhook, cancellationToken).ConfigureAwait(false);
             HttpLog.Verified(_logger, Name, outcome.WidgetCount, outcome.IsValid, outcome.KeyId, VerificationResult.ReasonText(outcome.Failure));
             return new VerificationResult(outcome);
         }

@@ -12,6 +12,12 @@ public static class SignatureHeaders
     /// <summary>The id of the key that signed (<c>local</c> or the Key Vault secret version).</summary>
     public const string KeyId = "X-Signature-Key-Id";
 
+    /// <summary>
+    /// Every key's signature, labelled: <c>current:&lt;keyId&gt;:&lt;hex&gt;</c>, then <c>staged:&lt;keyId&gt;:&lt;hex&gt;</c>
+    /// for each staged key, separated by <c>", "</c>.
+    /// </summary>
+    public const string Signatures = "X-Signatures";
+
     /// <summary>The number of widgets signed.</summary>
     public const string WidgetCount = "X-Widget-Count";
 

@@ -38,6 +38,10 @@ public sealed class SignatureResult : IActionResult
             headers[SignatureHeaders.KeyId] = _signed.KeyId;
             headers[SignatureHeaders.WidgetCount] = _signed.WidgetCount.ToString(CultureInfo.InvariantCulture);
             headers[SignatureHeaders.CanonicalLength] = _signed.CanonicalLength.ToString(CultureInfo.InvariantCulture);
+            headers[SignatureHeaders.Signatures] = string.Join(", ", _signed.Signatures.Select(s => $"{s.StateName}:{s.KeyId}:{s.Signature.ToHex()}"));
+            headers[StandardWebhooks.IdHeader] = _signed.Webhook.Id;
+            headers[StandardWebhooks.TimestampHeader] = _signed.Webhook.Timestamp.ToString(CultureInfo.InvariantCulture);
+            headers[StandardWebhooks.SignatureHeader] = _signed.Webhook.Signature;
             headers.CacheControl = "no-store";
 
             if (CanonicalBody)
@@ -62,6 +66,30 @@ public sealed class SignatureResult : IActionResult
                 json.WriteValue(_signed.WidgetCount);
                 json.WritePropertyName("canonicalLength");
                 json.WriteValue(_signed.CanonicalLength);
+                json.WritePropertyName("signatures");
+                json.WriteStartArray();
+                foreach (var labelled in _signed.Signatures)
+                {
+                    json.WriteStartObject();
+                    json.WritePropertyName("keyId");
+                    json.WriteValue(labelled.KeyId);
+                    json.WritePropertyName("state");
+                    json.WriteValue(labelled.StateName);
+                    json.WritePropertyName("signature");
+                    json.WriteValue(labelled.Signature.ToHex());
+                    json.WriteEndObject();
+                }
+
+                json.WriteEndArray();
+                json.WritePropertyName("webhook");
+                json.WriteStartObject();
+                json.WritePropertyName("id");
+                json.WriteValue(_signed.Webhook.Id);
+                json.WritePropertyName("timestamp");
+                json.WriteValue(_signed.Webhook.Timestamp);
+                json.WritePropertyName("signature");
+                json.WriteValue(_signed.Webhook.Signature);
+                json.WriteEndObject();
                 json.WriteEndObject();
             }, context.HttpContext.RequestAborted).ConfigureAwait(false);
         }

@@ -6,7 +6,7 @@ namespace FunctionApp.Http;
 
 /// <summary>
 /// The 200 response of <c>/api/verify</c>: <c>{"valid":…,"keyId":…,"algorithm":"HMACSHA256"}</c>, plus
-/// <c>"reason"</c> (<c>signature-mismatch</c> or <c>unknown-key-id</c>) when not valid.
+/// <c>"reason"</c> (<c>signature-mismatch</c>, <c>unknown-key-id</c>, <c>timestamp-too-old</c> or <c>timestamp-in-future</c>) when not valid.
 /// </summary>
 public sealed class VerificationResult : IActionResult
 {
@@ -21,6 +21,8 @@ public sealed class VerificationResult : IActionResult
     {
         VerificationFailure.SignatureMismatch => "signature-mismatch",
         VerificationFailure.UnknownKeyId => "unknown-key-id",
+        VerificationFailure.TimestampTooOld => "timestamp-too-old",
+        VerificationFailure.TimestampInFuture => "timestamp-in-future",
         _ => "none",
     };
 

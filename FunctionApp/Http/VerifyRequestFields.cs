@@ -19,6 +19,13 @@ public static class VerifyRequestFields
     /// <summary>The longest key id accepted (Key Vault versions are 32 characters).</summary>
     public const int MaxKeyIdLength = 128;
 
+    /// <summary>True when an <c>X-Signature</c> header or <c>?signature=</c> is present (optional beside the <c>webhook-*</c> headers).</summary>
+    public static bool HasSignature(HttpRequest request)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        return request.Headers.ContainsKey(SignatureHeaders.Signature) || request.Query.ContainsKey(SignatureParameter);
+    }
+
     /// <summary>Reads the signature: 64 hex digits.</summary>
     /// <exception cref="InvalidRequestException">It is missing, given twice differently, or malformed.</exception>
     public static Signature ReadSignature(HttpRequest request)

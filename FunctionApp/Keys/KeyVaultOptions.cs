@@ -54,6 +54,15 @@ public sealed class KeyVaultOptions
     public TimeSpan MaxVersionAge { get; set; } = TimeSpan.FromDays(30);
 
     /// <summary>
+    /// How long the cached current key may sign after Key Vault last confirmed it (a successful refresh); past it, signing
+    /// stops (503, queue retries) until Key Vault answers again. A revocation the app cannot see while the vault fails
+    /// therefore stops signing within this time. Setting: <c>KeyVault:MaxCachedKeyAge</c>. Default 1 hour; at least
+    /// <see cref="RefreshInterval"/>.
+    /// </summary>
+    [Range(typeof(TimeSpan), "00:00:01", "7.00:00:00", ParseLimitsInInvariantCulture = true, ErrorMessage = RangeError)]
+    public TimeSpan MaxCachedKeyAge { get; set; } = TimeSpan.FromHours(1);
+
+    /// <summary>
     /// The first wait after a failed refresh; it doubles with each further failure up to <see cref="RefreshInterval"/>,
     /// and is never shorter than a throttling response's <c>Retry-After</c>. Setting: <c>KeyVault:FailureRetryDelay</c>. Default 5 seconds.
     /// </summary>

@@ -28,6 +28,9 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
     private readonly string _secretName;
     private readonly TimeProvider _time;
     private readonly ILogger<KeyVaultSigningKeySource> _logger;
+    // Staged versions signed with at once: each is one more HMAC per request, so a vault holding many cannot multiply the work.
+    private const int MaxStagedVersions = 3;
+
     private readonly CancellationTokenSource _stopping = new();
     private readonly object _gate = new();
 
@@ -78,6 +81,22 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         var keys = await GetKeysAsync(cancellationToken).ConfigureAwait(false);
         var now = _time.GetUtcNow();
         return keys.CurrentAt(now) ?? throw Unavailable($"The current version of Key Vault secret '{_secretName}' is not usable: {keys.UnusableAt(now)}.");
+    }
+
+    /// <inheritdoc />
+    public async ValueTask<SigningKeys> GetSigningKeysAsync(CancellationToken cancellationToken)
+    {
+        var keys = await GetKeysAsync(cancellationToken).ConfigureAwait(false);
+        var now = _time.GetUtcNow();
+        var current = keys.CurrentAt(now) ?? throw Unavailable($"The current version of Key Vault secret '{_secretName}' is not usable: {keys.UnusableAt(now)}.");
+        return new SigningKeys(current, keys.StagedAt(now));
+    }
+
+    /// <inheritdoc />
+    public async ValueTask<IReadOnlyList<KeyDescription>> DescribeKeysAsync(CancellationToken cancellationToken)
+    {
+        var keys = await GetKeysAsync(cancellationToken).ConfigureAwait(false);
+        return keys.Describe(_time.GetUtcNow(), _options.MaxVersionAge);
     }
 
     /// <inheritdoc />
@@ -198,6 +217,14 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
                     KeysLog.Loaded(_logger, _secretName, usable.KeyId, keys.Previous.Count);
                 }
 
+                foreach (var staged in keys.Staged)
+                {
+                    if (previous?.Cached(staged.Key.KeyId) is null)
+                    {
+                        KeysLog.Staged(_logger, _secretName, staged.Key.KeyId, staged.Window.NotBefore ?? now);
+                    }
+                }
+
                 if (previous?.Current is { } before && !ReferenceEquals(before, keys.Current))
                 {
                     KeysLog.Rotated(_logger, _secretName, before.KeyId, usable.KeyId);
@@ -249,22 +276,8 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
     private async Task<KeyVaultKeySet> FetchAsync(KeyVaultKeySet? cached, CancellationToken cancellationToken)
     {
         var now = _time.GetUtcNow();
-        KeyVaultSecret? secret = null;
-        string? refused = null;
-        try
-        {
-            secret = (await _client.GetSecretAsync(_secretName, version: null, cancellationToken).ConfigureAwait(false)).Value;
-        }
-        catch (RequestFailedException ex) when (ex.Status is 403 or 404)
-        {
-            // Not an outage but a decision: the current version is disabled (or the secret deleted, or our access removed).
-            // Failing closed means no signing with what we cached; the versions list below still says what verifies.
-            refused = ex.Status == 403
-                ? "Key Vault refuses to read it (403: the version is disabled, or the app's access was removed)"
-                : "Key Vault no longer has it (404: the secret was deleted)";
-        }
 
-        // The versions list gives every version's attributes; where the current one was refused, the newest listed is it.
+        // The versions list gives every version's state (enabled, nbf, exp): it decides which version is current.
         var versions = new List<SecretProperties>();
         try
         {
@@ -273,22 +286,80 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
                 versions.Add(version);
             }
         }
-        catch (RequestFailedException ex) when (refused is not null && ex.Status is 403 or 404)
+        catch (Exception ex) when (Refusal(ex) is { } refused)
         {
-            // No access at all: nothing signs, nothing verifies.
-            return new KeyVaultKeySet(null, default, [], currentVersion: null, refused);
+            // No access at all (or no secret): nothing signs.
+            return FailClosed(cached, cached?.CurrentVersion, refused);
+        }
+        catch (Exception) when (cached?.Current is not null && !cancellationToken.IsCancellationRequested)
+        {
+            // The list fails (an error or the client's timeout) while a cached key could sign: a revocation must not
+            // hide behind the failure, so ask for the version we sign with. A refusal of it is final whatever the list
+            // does; if it is still served, this is an outage (the cached keys keep signing until KeyVault:MaxCachedKeyAge).
+            // With nothing cached that signs there is nothing to fail open, and a failing vault is not asked twice.
+            var probe = cached.CurrentVersion;
+            try
+            {
+                await _client.GetSecretAsync(_secretName, probe, cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception probeError) when (Refusal(probeError) is { } refused)
+            {
+                return FailClosed(cached, probe, refused);
+            }
+            catch (Exception) when (!cancellationToken.IsCancellationRequested)
+            {
+                // The probe failed too, not as a refusal: an outage; report the list's failure.
+            }
+
+            throw;
         }
 
-        var currentProperties = secret?.Properties ?? versions.Where(v => v.CreatedOn is not null).MaxBy(v => v.CreatedOn!.Value);
-        SigningKey? current = null;
-        if (secret is not null)
+        // Current: the newest version whose nbf has passed (enabled or not: a disabled or expired current fails closed
+        // rather than falling back to an older one). Staged: enabled versions whose nbf is still ahead.
+        var currentProperties = versions
+            .Where(v => v.CreatedOn is not null && (v.NotBefore is null || v.NotBefore <= now))
+            .MaxBy(v => v.CreatedOn!.Value);
+        var stagedProperties = versions
+            .Where(v => v.Enabled == true && v.CreatedOn is not null && v.NotBefore > now && (v.ExpiresOn is null || v.ExpiresOn > now))
+            .OrderByDescending(v => v.CreatedOn!.Value)
+            .Take(MaxStagedVersions)
+            .ToList();
+
+        var staged = new List<KeyVaultKeySet.StagedKey>(stagedProperties.Count);
+        foreach (var properties in stagedProperties)
         {
-            current = cached?.Cached(secret.Properties.Version) ?? Decode(secret, out var reason)
-                ?? throw new SecretRefusedException(_secretName, secret.Properties.Version, reason);
-            if (secret.Properties.Enabled == false)
+            if (await TryGetVersionAsync(cached, properties.Version, cancellationToken).ConfigureAwait(false) is { } key)
             {
-                refused = "it is disabled";
-                current = null;
+                staged.Add(new KeyVaultKeySet.StagedKey(key, new KeyVaultKeySet.KeyWindow(properties.NotBefore, properties.ExpiresOn)));
+            }
+        }
+
+        SigningKey? current = null;
+        string? unusable = null;
+        if (currentProperties is null)
+        {
+            unusable = stagedProperties.Count > 0
+                ? $"no version is active yet (the newest is staged until {stagedProperties[0].NotBefore:u})"
+                : "the secret has no version";
+        }
+        else
+        {
+            // Read it at every refresh, cached or not: this read is the revocation check (403 disabled or access removed,
+            // 404 deleted, 401 credential no longer accepted).
+            try
+            {
+                var secret = (await _client.GetSecretAsync(_secretName, currentProperties.Version, cancellationToken).ConfigureAwait(false)).Value;
+                current = cached?.Cached(secret.Properties.Version) ?? Decode(secret, out var reason)
+                    ?? throw new SecretRefusedException(_secretName, secret.Properties.Version, reason);
+                if (secret.Properties.Enabled == false || currentProperties.Enabled != true)
+                {
+                    unusable = "it is disabled";
+                    current = null;
+                }
+            }
+            catch (Exception ex) when (Refusal(ex) is { } refused)
+            {
+                unusable = refused;
             }
         }
 
@@ -307,7 +378,8 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
 
         candidates.Sort((a, b) => b.CreatedOn!.Value.CompareTo(a.CreatedOn!.Value));
         var previous = new List<KeyVaultKeySet.PreviousKey>();
-        var replacedOn = currentProperties?.CreatedOn ?? now;
+        // A version is replaced when its successor became active (its nbf, if staged, else its creation).
+        var replacedOn = currentProperties is null ? now : ActiveFrom(currentProperties);
         for (var i = 0; i < candidates.Count && i < _options.AcceptedPreviousVersions; i++)
         {
             if (now - replacedOn > _options.MaxVersionAge)
@@ -316,24 +388,57 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
             }
 
             var properties = candidates[i];
-            var key = cached?.Cached(properties.Version);
-            if (key is null)
-            {
-                var older = (await _client.GetSecretAsync(_secretName, properties.Version, cancellationToken).ConfigureAwait(false)).Value;
-                key = Decode(older, out _);
-            }
-
-            if (key is not null)
+            if (await TryGetVersionAsync(cached, properties.Version, cancellationToken).ConfigureAwait(false) is { } key)
             {
                 previous.Add(new KeyVaultKeySet.PreviousKey(key, replacedOn, new KeyVaultKeySet.KeyWindow(properties.NotBefore, properties.ExpiresOn)));
             }
 
-            replacedOn = properties.CreatedOn!.Value;
+            replacedOn = ActiveFrom(properties);
         }
 
         var window = new KeyVaultKeySet.KeyWindow(currentProperties?.NotBefore, currentProperties?.ExpiresOn);
-        return new KeyVaultKeySet(current, window, previous, currentProperties?.Version, refused);
+        return new KeyVaultKeySet(current, window, previous, currentProperties?.Version, unusable, staged, now, _options.MaxCachedKeyAge);
     }
+
+    private static DateTimeOffset ActiveFrom(SecretProperties version) =>
+        version.NotBefore is { } notBefore && notBefore > version.CreatedOn!.Value ? notBefore : version.CreatedOn!.Value;
+
+    /// <summary>An earlier or staged version's key: cached (versions never change), or read once; null if refused or malformed.</summary>
+    private async Task<SigningKey?> TryGetVersionAsync(KeyVaultKeySet? cached, string version, CancellationToken cancellationToken)
+    {
+        if (cached?.Cached(version) is { } known)
+        {
+            return known;
+        }
+
+        try
+        {
+            var secret = (await _client.GetSecretAsync(_secretName, version, cancellationToken).ConfigureAwait(false)).Value;
+            return Decode(secret, out _);
+        }
+        catch (RequestFailedException ex) when (ex.Status is 403 or 404)
+        {
+            // Disabled (or deleted) between the list and this read: it neither signs nor verifies.
+            return null;
+        }
+    }
+
+    /// <summary>
+    /// Why Key Vault's answer is a decision rather than an outage: 403 (disabled, access removed), 404 (deleted), 401 or
+    /// a credential that cannot get a token (identity deleted). Null for anything else.
+    /// </summary>
+    private static string? Refusal(Exception exception) => exception switch
+    {
+        RequestFailedException { Status: 403 } => "Key Vault refuses to read it (403: the version is disabled, or the app's access was removed)",
+        RequestFailedException { Status: 404 } => "Key Vault no longer has it (404: the secret was deleted)",
+        RequestFailedException { Status: 401 } => "Key Vault does not accept the app's credential (401)",
+        Azure.Identity.AuthenticationFailedException => "the app's credential cannot get a token (the identity was deleted or lost its federation)",
+        _ => null,
+    };
+
+    /// <summary>A snapshot that signs nothing; earlier versions the cache held keep verifying until their own limits.</summary>
+    private KeyVaultKeySet FailClosed(KeyVaultKeySet? cached, string? version, string reason) =>
+        new(null, default, cached?.Previous ?? [], version, reason, staged: null, _time.GetUtcNow(), _options.MaxCachedKeyAge);
 
     private SigningKey? Decode(KeyVaultSecret secret, out string reason)
     {

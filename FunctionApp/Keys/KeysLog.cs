@@ -28,4 +28,7 @@ internal static partial class KeysLog
 
     [LoggerMessage(EventId = 3008, Level = LogLevel.Information, Message = "Signing key {SecretName} version {KeyId} is usable again; signing resumes")]
     public static partial void Resumed(ILogger logger, string secretName, string keyId);
+
+    [LoggerMessage(EventId = 3009, Level = LogLevel.Information, Message = "Signing key {SecretName} version {KeyId} is staged until {NotBefore}: it signs alongside the current version (labelled) and becomes current after that time")]
+    public static partial void Staged(ILogger logger, string secretName, string keyId, DateTimeOffset notBefore);
 }

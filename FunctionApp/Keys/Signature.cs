@@ -47,6 +47,23 @@ public readonly struct Signature : IEquatable<Signature>
     /// <summary>64 lowercase hex digits, as CANONICAL.md and the seed's <c>ToFriendlyHashString</c>.</summary>
     public string ToHex() => Convert.ToHexString(_bytes).ToLowerInvariant();
 
+    /// <summary>Base64 (44 characters), the Standard Webhooks <c>v1,</c> form.</summary>
+    public string ToBase64() => Convert.ToBase64String(_bytes);
+
+    /// <summary>Parses base64 of exactly 32 bytes; false for anything else.</summary>
+    public static bool TryParseBase64(ReadOnlySpan<char> base64, out Signature signature)
+    {
+        signature = default;
+        Span<byte> bytes = stackalloc byte[Length + 3];
+        if (base64.Length != 44 || !Convert.TryFromBase64Chars(base64, bytes, out var written) || written != Length)
+        {
+            return false;
+        }
+
+        signature = new Signature(bytes[..Length]);
+        return true;
+    }
+
     /// <inheritdoc />
     public override string ToString() => ToHex();
 

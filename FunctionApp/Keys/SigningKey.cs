@@ -61,6 +61,31 @@ public sealed class SigningKey
     }
 
     /// <summary>
+    /// Computes HMAC-SHA256 over <paramref name="prefix"/> followed by <paramref name="data"/>, segment by segment (the
+    /// Standard Webhooks form <c>id.timestamp.</c> + payload), without joining them.
+    /// </summary>
+    public Signature Sign(ReadOnlySpan<byte> prefix, in ReadOnlySequence<byte> data)
+    {
+        var hash = Rent();
+        try
+        {
+            hash.AppendData(prefix);
+            foreach (var segment in data)
+            {
+                hash.AppendData(segment.Span);
+            }
+
+            Span<byte> mac = stackalloc byte[Signature.Length];
+            hash.GetHashAndReset(mac);
+            return new Signature(mac);
+        }
+        finally
+        {
+            Return(hash);
+        }
+    }
+
+    /// <summary>
     /// Computes HMAC-SHA256 over the bytes <paramref name="write"/> commits to <paramref name="destination"/>,
     /// hashing each committed span as it is committed (<see cref="HashingBufferWriter"/>) instead of reading the
     /// bytes back afterwards; with <paramref name="overlapChunkBytes"/> above 0, on another core while writing goes

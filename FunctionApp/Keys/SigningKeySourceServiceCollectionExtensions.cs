@@ -42,6 +42,9 @@ public static class SigningKeySourceServiceCollectionExtensions
             .Validate(
                 options => !options.IsConfigured || !string.IsNullOrWhiteSpace(options.SecretName),
                 $"{KeyVaultOptions.SectionName}:{nameof(KeyVaultOptions.SecretName)} {KeyVaultOptions.SecretNameRule}")
+            .Validate(
+                options => options.MaxCachedKeyAge >= options.RefreshInterval,
+                $"{KeyVaultOptions.SectionName}:{nameof(KeyVaultOptions.MaxCachedKeyAge)} must be at least {KeyVaultOptions.SectionName}:{nameof(KeyVaultOptions.RefreshInterval)}, or the key would stop signing between two good refreshes.")
             .ValidateOnStart();
         services.AddOptions<LocalKeyOptions>().Bind(configuration.GetSection(LocalKeyOptions.SectionName)).ValidateOnStart();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<LocalKeyOptions>, LocalKeyOptionsValidator>());

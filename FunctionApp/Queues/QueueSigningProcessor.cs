@@ -72,7 +72,8 @@ public sealed class QueueSigningProcessor
             envelope = _reader.Read(body);
         }
 
-        await using var signed = await _signer.SignAsync(envelope, cancellationToken).ConfigureAwait(false);
+        // webhook-id is the queue message id (a GUID), so a redelivery carries the same id for receivers to dedupe on.
+        await using var signed = await _signer.SignAsync(envelope, StandardWebhooks.IsValidId(message.Id) ? message.Id : null, cancellationToken).ConfigureAwait(false);
         string? inline = null;
         BlobReference? canonicalBlob = null;
         if (signed.CanonicalLength <= _options.InlineCanonicalMaxBytes)
@@ -93,6 +94,8 @@ public sealed class QueueSigningProcessor
             Signature = signed.Signature.ToHex(),
             WidgetCount = signed.WidgetCount,
             CanonicalLength = signed.CanonicalLength,
+            Signatures = signed.Signatures,
+            Webhook = signed.Webhook,
             CanonicalBase64 = inline,
             CanonicalBlob = canonicalBlob,
             ClaimCheck = claim,

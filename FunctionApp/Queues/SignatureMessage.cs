@@ -1,3 +1,4 @@
+using FunctionApp.Signing;
 
 namespace FunctionApp.Queues;
 
@@ -22,6 +23,12 @@ public sealed class SignatureMessage
 
     /// <summary>64 lowercase hex digits.</summary>
     public required string Signature { get; init; }
+
+    /// <summary>Every key's signature, labelled (current first, then each staged key); empty in messages built by hand.</summary>
+    public IReadOnlyList<KeySignature> Signatures { get; init; } = [];
+
+    /// <summary>The Standard Webhooks headers over the canonical bytes (<c>webhook-id</c> is the input message id); null if not made.</summary>
+    public WebhookSignature? Webhook { get; init; }
 
     /// <summary>How many widgets were signed.</summary>
     public required int WidgetCount { get; init; }
@@ -62,6 +69,34 @@ public sealed class SignatureMessage
             {
                 json.WritePropertyName("canonicalBase64");
                 json.WriteValue(CanonicalBase64);
+            }
+
+            json.WritePropertyName("signatures");
+            json.WriteStartArray();
+            foreach (var labelled in Signatures)
+            {
+                json.WriteStartObject();
+                json.WritePropertyName("keyId");
+                json.WriteValue(labelled.KeyId);
+                json.WritePropertyName("state");
+                json.WriteValue(labelled.StateName);
+                json.WritePropertyName("signature");
+                json.WriteValue(labelled.Signature.ToHex());
+                json.WriteEndObject();
+            }
+
+            json.WriteEndArray();
+            if (Webhook is not null)
+            {
+                json.WritePropertyName("webhook");
+                json.WriteStartObject();
+                json.WritePropertyName("id");
+                json.WriteValue(Webhook.Id);
+                json.WritePropertyName("timestamp");
+                json.WriteValue(Webhook.Timestamp);
+                json.WritePropertyName("signature");
+                json.WriteValue(Webhook.Signature);
+                json.WriteEndObject();
             }
 
             QueueJson.WriteBlob(json, "canonicalBlob", CanonicalBlob);

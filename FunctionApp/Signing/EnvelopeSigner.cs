@@ -29,28 +29,52 @@ public sealed class EnvelopeSigner
     private readonly RecyclableMemoryStreamManager _streams;
     private readonly ISigningKeySource _keys;
     private readonly ILogger<EnvelopeSigner> _logger;
+    private readonly TimeProvider _time;
 
-    /// <summary>Creates the signer.</summary>
+    /// <summary>Creates the signer, with the system clock for <c>webhook-timestamp</c>.</summary>
     public EnvelopeSigner(RecyclableMemoryStreamManager streams, ISigningKeySource keys, ILogger<EnvelopeSigner> logger)
+        : this(streams, keys, TimeProvider.System, logger)
+    {
+    }
+
+    /// <summary>Creates the signer; <paramref name="time"/> gives <c>webhook-timestamp</c>.</summary>
+    public EnvelopeSigner(RecyclableMemoryStreamManager streams, ISigningKeySource keys, TimeProvider time, ILogger<EnvelopeSigner> logger)
     {
         _streams = streams;
         _keys = keys;
+        _time = time;
         _logger = logger;
     }
 
-    /// <summary>Signs <paramref name="envelope"/> with the current key.</summary>
+    /// <summary>Signs <paramref name="envelope"/> with the current and staged keys, under a new webhook id.</summary>
     /// <exception cref="SigningKeyUnavailableException">No key is available yet.</exception>
-    public async ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, CancellationToken cancellationToken)
+    public ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, CancellationToken cancellationToken) =>
+        SignAsync(envelope, webhookId: null, cancellationToken);
+
+    /// <summary>
+    /// Signs <paramref name="envelope"/> with the current and staged keys; <paramref name="webhookId"/> (an
+    /// <c>Idempotency-Key</c>, a queue message id) becomes <c>webhook-id</c>, or a new one when null.
+    /// </summary>
+    /// <exception cref="SigningKeyUnavailableException">No key is available yet.</exception>
+    /// <exception cref="ArgumentException"><paramref name="webhookId"/> breaks <see cref="StandardWebhooks.IsValidId"/>.</exception>
+    public async ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, string? webhookId, CancellationToken cancellationToken)
     {
-        var key = await _keys.GetCurrentKeyAsync(cancellationToken).ConfigureAwait(false);
-        return Sign(envelope, key);
+        var keys = await _keys.GetSigningKeysAsync(cancellationToken).ConfigureAwait(false);
+        return SignAll(envelope, keys, webhookId ?? StandardWebhooks.NewId());
     }
 
-    /// <summary>Signs <paramref name="envelope"/> with <paramref name="key"/>. Dispose the result.</summary>
-    public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKey key)
+    /// <summary>Signs <paramref name="envelope"/> with <paramref name="key"/> alone. Dispose the result.</summary>
+    public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKey key) => SignAll(envelope, new SigningKeys(key, []), StandardWebhooks.NewId());
+
+    /// <summary>
+    /// Signs <paramref name="envelope"/>: the current key while the canonical bytes are written (<c>X-Signature</c>),
+    /// then each staged key and the Standard Webhooks form of each, streaming over the pooled blocks. Dispose the result.
+    /// </summary>
+    public SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, string webhookId)
     {
         ArgumentNullException.ThrowIfNull(envelope);
-        ArgumentNullException.ThrowIfNull(key);
+        ArgumentNullException.ThrowIfNull(keys);
+        var key = keys.Current;
         // Sized up front from a lower bound (each widget's fixed members), so the stream doesn't grow its block
         // list one block at a time on large envelopes.
         var estimate = EstimateCanonicalLength(envelope);
@@ -65,7 +89,9 @@ public sealed class EnvelopeSigner
                 : 0;
             var signature = key.SignWhileWriting(canonical, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks), overlap);
             SigningLog.Signed(_logger, envelope.Widgets.Count, canonical.Length, key.KeyId);
-            return new SignedEnvelope(canonical, signature, key.KeyId, envelope.Widgets.Count);
+            var signed = new SignedEnvelope(canonical, signature, key.KeyId, envelope.Widgets.Count);
+            AddRotationSignatures(signed, canonical.GetReadOnlySequence(), keys, webhookId);
+            return signed;
         }
         catch
         {
@@ -76,6 +102,38 @@ public sealed class EnvelopeSigner
         {
             Interlocked.Decrement(ref _inFlight);
         }
+    }
+
+    private void AddRotationSignatures(SignedEnvelope signed, System.Buffers.ReadOnlySequence<byte> canonical, SigningKeys keys, string webhookId)
+    {
+        var timestamp = _time.GetUtcNow().ToUnixTimeSeconds();
+        var count = 1 + keys.Staged.Count;
+        var labelled = new KeySignature[count];
+        labelled[0] = signed.Signatures[0];
+
+        // webhook-signature written once into a stack buffer ("v1," + 44 base64 characters + a space per key), so a
+        // signature costs one header string rather than a builder and a string per entry.
+        const int EntryChars = 3 + 44 + 1;
+        var header = count <= 8 ? stackalloc char[count * EntryChars] : new char[count * EntryChars];
+        var length = AppendEntry(header, 0, StandardWebhooks.Sign(keys.Current, webhookId, timestamp, canonical));
+        for (var i = 0; i < keys.Staged.Count; i++)
+        {
+            var staged = keys.Staged[i];
+            labelled[i + 1] = new KeySignature(staged.KeyId, KeyState.Staged, staged.Sign(canonical));
+            header[length++] = ' ';
+            length = AppendEntry(header, length, StandardWebhooks.Sign(staged, webhookId, timestamp, canonical));
+        }
+
+        signed.Signatures = labelled;
+        signed.Webhook = new WebhookSignature(webhookId, timestamp, new string(header[..length]));
+    }
+
+    private static int AppendEntry(Span<char> header, int at, Signature signature)
+    {
+        StandardWebhooks.VersionPrefix.CopyTo(header[at..]);
+        at += StandardWebhooks.VersionPrefix.Length;
+        Convert.TryToBase64Chars(signature.Bytes, header[at..], out var written);
+        return at + written;
     }
 
     internal static long EstimateCanonicalLength(WidgetEnvelope envelope) =>

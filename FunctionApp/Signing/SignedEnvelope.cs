@@ -21,7 +21,18 @@ public sealed class SignedEnvelope : IDisposable, IAsyncDisposable
         KeyId = keyId;
         WidgetCount = widgetCount;
         CanonicalLength = canonical.Length;
+        Signatures = [new KeySignature(keyId, KeyState.Current, signature)];
+        Webhook = new WebhookSignature(string.Empty, 0, string.Empty);
     }
+
+    /// <summary>
+    /// Every key's signature, labelled: the current key's first (the same value as <see cref="Signature"/>), then each
+    /// staged key's, so receivers can switch to a new key before it becomes current.
+    /// </summary>
+    public IReadOnlyList<KeySignature> Signatures { get; internal set; }
+
+    /// <summary>The Standard Webhooks headers over the same canonical bytes.</summary>
+    public WebhookSignature Webhook { get; internal set; }
 
     /// <summary>Always <see cref="AlgorithmName"/>.</summary>
     public string Algorithm => AlgorithmName;

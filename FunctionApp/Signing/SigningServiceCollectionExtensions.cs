@@ -35,6 +35,7 @@ public static class SigningServiceCollectionExtensions
 
         // Range attributes whose messages name the setting; the [OptionsValidator] generator (8.0) ignores ErrorMessage
         // and would name the property instead.
+        services.AddOptions<WebhookOptions>().Bind(configuration.GetSection(WebhookOptions.SectionName)).ValidateDataAnnotations().ValidateOnStart();
         services.AddOptions<EnvelopeOptions>().Bind(configuration.GetSection(EnvelopeOptions.SectionName)).ValidateDataAnnotations().ValidateOnStart();
 
         services.TryAddSingleton(provider => StreamPoolFactory.Create(

@@ -11,4 +11,10 @@ public enum VerificationFailure
 
     /// <summary>The key id given is not the current key nor an earlier version that is still accepted.</summary>
     UnknownKeyId = 2,
+
+    /// <summary>The <c>webhook-timestamp</c> is older than <c>Webhooks:TimestampTolerance</c>: a replay, or a delayed message.</summary>
+    TimestampTooOld = 3,
+
+    /// <summary>The <c>webhook-timestamp</c> is further ahead than <c>Webhooks:TimestampTolerance</c>.</summary>
+    TimestampInFuture = 4,
 }

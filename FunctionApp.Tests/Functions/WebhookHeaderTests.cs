@@ -1,0 +1,239 @@
+using System.Globalization;
+using FunctionApp.Functions;
+using FunctionApp.Http;
+using FunctionApp.Signing;
+using FunctionApp.Tests.Infrastructure;
+using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
+
+namespace FunctionApp.Tests.Functions;
+
+/// <summary>
+/// The Standard Webhooks headers on <c>/api/sign</c> (from <c>Idempotency-Key</c>, or new) and on <c>/api/verify</c>
+/// (with the timestamp tolerance), the labelled signatures, and <c>GET /api/keys</c>; the function classes called directly
+/// with real <c>DefaultHttpContext</c> requests and a hand-moved clock.
+/// </summary>
+public sealed class WebhookHeaderTests
+{
+    private static readonly Vector OneWidget = Vector.Load("one-widget");
+    private static readonly WebhookVector OneWidgetWebhook = WebhookVector.Load("one-widget");
+    private readonly TestServices _services = new();
+    private readonly ManualTimeProvider _time = new(DateTimeOffset.FromUnixTimeSeconds(OneWidgetWebhook.Timestamp));
+
+    public static TheoryData<string> InvalidIdempotencyKeys => new()
+    {
+        string.Empty,
+        "has space",
+        "dot.ted",
+        "comma,separated",
+        "ünïcode",
+        new string('a', StandardWebhooks.MaxIdLength + 1),
+    };
+
+    public static TheoryData<string, string, string, string> MalformedWebhookHeaders => new()
+    {
+        // id, timestamp, signature, what the 400 names
+        { "bad id!", "1795000259", OneWidgetWebhook.Signature, "webhook-id header must be" },
+        { new string('a', 129), "1795000259", OneWidgetWebhook.Signature, "webhook-id header must be" },
+        { "msg_1", "-5", OneWidgetWebhook.Signature, "webhook-timestamp header must be" },
+        { "msg_1", "1795000259.5", OneWidgetWebhook.Signature, "webhook-timestamp header must be" },
+        { "msg_1", new string('9', 13), OneWidgetWebhook.Signature, "webhook-timestamp header must be" },
+        { "msg_1", "1795000259", "v1,not-base64", "must be base64 of 32 bytes" },
+        { "msg_1", "1795000259", "v1," + Convert.ToBase64String(new byte[31]), "must be base64 of 32 bytes" },
+        { "msg_1", "1795000259", "v1a,abc", "has no v1,<base64> entry" },
+        { "msg_1", "1795000259", string.Join(' ', Enumerable.Repeat(OneWidgetWebhook.Signature, 17)), "more than 16 entries" },
+        { "msg_1", "1795000259", "v1," + new string('A', 1100), "longer than 1024 characters" },
+    };
+
+    [Fact]
+    public async Task Sign_WithIdempotencyKey_WebhookHeadersMatchTheKnownAnswer()
+    {
+        // Act
+        var exchange = await SignAsync(idempotencyKey: OneWidgetWebhook.Id, query: "?output=canonical");
+
+        // Assert: the webhook vector's answer, and X-Signature byte-identical to the hex vector.
+        Assert.Equal(200, exchange.Status);
+        Assert.Equal(OneWidgetWebhook.Id, exchange.ResponseHeaders[StandardWebhooks.IdHeader].ToString());
+        Assert.Equal(OneWidgetWebhook.Timestamp.ToString(CultureInfo.InvariantCulture), exchange.ResponseHeaders[StandardWebhooks.TimestampHeader].ToString());
+        Assert.Equal(OneWidgetWebhook.Signature, exchange.ResponseHeaders[StandardWebhooks.SignatureHeader].ToString());
+        Assert.Equal(OneWidget.SignatureHex, exchange.ResponseHeaders[SignatureHeaders.Signature].ToString());
+        Assert.Equal($"current:local:{OneWidget.SignatureHex}", exchange.ResponseHeaders[SignatureHeaders.Signatures].ToString());
+        Assert.Equal(OneWidget.Canonical, System.Text.Encoding.UTF8.GetBytes(exchange.Body));
+    }
+
+    [Fact]
+    public async Task Sign_WithoutIdempotencyKey_NewUniqueIdPerRequestAndLabelledJson()
+    {
+        // Act
+        var first = await SignAsync();
+        var second = await SignAsync();
+
+        // Assert
+        var id = first.Json["webhook"]!.Value<string>("id")!;
+        Assert.StartsWith("msg_", id, StringComparison.Ordinal);
+        Assert.True(StandardWebhooks.IsValidId(id));
+        Assert.NotEqual(id, second.Json["webhook"]!.Value<string>("id"));
+        Assert.Equal(id, first.ResponseHeaders[StandardWebhooks.IdHeader].ToString());
+        Assert.Equal(OneWidget.SignatureHex, first.Json.Value<string>("signature"));
+        var labelled = Assert.Single(first.Json["signatures"]!);
+        Assert.Equal(("local", "current", OneWidget.SignatureHex), (labelled.Value<string>("keyId"), labelled.Value<string>("state"), labelled.Value<string>("signature")));
+    }
+
+    [Theory]
+    [MemberData(nameof(InvalidIdempotencyKeys))]
+    public async Task Sign_InvalidIdempotencyKeyAttack_400NamingTheHeaderAndNothingSigned(string key)
+    {
+        var exchange = await SignAsync(idempotencyKey: key);
+
+        Assert.Equal(400, exchange.Status);
+        Assert.Contains("Idempotency-Key header must be", exchange.Json.Value<string>("detail"), StringComparison.Ordinal);
+        Assert.False(exchange.ResponseHeaders.ContainsKey(SignatureHeaders.Signature));
+    }
+
+    [Fact]
+    public async Task Verify_WebhookHeadersOfASignedAnswer_Valid()
+    {
+        var exchange = await VerifyAsync(OneWidgetWebhook.Id, OneWidgetWebhook.Timestamp.ToString(CultureInfo.InvariantCulture), OneWidgetWebhook.Signature);
+
+        Assert.Equal(200, exchange.Status);
+        Assert.True(exchange.Json.Value<bool>("valid"));
+        Assert.Equal("local", exchange.Json.Value<string>("keyId"));
+    }
+
+    [Fact]
+    public async Task Verify_WebhookHeadersWithOtherId_InvalidSignatureMismatch()
+    {
+        var exchange = await VerifyAsync("msg_other", OneWidgetWebhook.Timestamp.ToString(CultureInfo.InvariantCulture), OneWidgetWebhook.Signature);
+
+        Assert.False(exchange.Json.Value<bool>("valid"));
+        Assert.Equal("signature-mismatch", exchange.Json.Value<string>("reason"));
+    }
+
+    [Fact]
+    public async Task Verify_ReplayOutsideToleranceAttack_InvalidTimestampTooOld()
+    {
+        // Arrange: the verifier's clock is 5 minutes and 1 second past the signed timestamp.
+        _time.Advance(TimeSpan.FromMinutes(5) + TimeSpan.FromSeconds(1));
+
+        // Act
+        var exchange = await VerifyAsync(OneWidgetWebhook.Id, OneWidgetWebhook.Timestamp.ToString(CultureInfo.InvariantCulture), OneWidgetWebhook.Signature);
+
+        // Assert
+        Assert.Equal(200, exchange.Status);
+        Assert.False(exchange.Json.Value<bool>("valid"));
+        Assert.Equal("timestamp-too-old", exchange.Json.Value<string>("reason"));
+    }
+
+    [Fact]
+    public async Task Verify_AtTheToleranceEdge_StillValid()
+    {
+        _time.Advance(TimeSpan.FromMinutes(5));
+
+        var exchange = await VerifyAsync(OneWidgetWebhook.Id, OneWidgetWebhook.Timestamp.ToString(CultureInfo.InvariantCulture), OneWidgetWebhook.Signature);
+
+        Assert.True(exchange.Json.Value<bool>("valid"));
+    }
+
+    [Fact]
+    public async Task Verify_TimestampFromTheFutureAttack_InvalidTimestampInFuture()
+    {
+        _time.Advance(-(TimeSpan.FromMinutes(5) + TimeSpan.FromSeconds(1)));
+
+        var exchange = await VerifyAsync(OneWidgetWebhook.Id, OneWidgetWebhook.Timestamp.ToString(CultureInfo.InvariantCulture), OneWidgetWebhook.Signature);
+
+        Assert.False(exchange.Json.Value<bool>("valid"));
+        Assert.Equal("timestamp-in-future", exchange.Json.Value<string>("reason"));
+    }
+
+    [Theory]
+    [MemberData(nameof(MalformedWebhookHeaders))]
+    public async Task Verify_MalformedWebhookHeaderAttack_400NamingTheHeader(string id, string timestamp, string signature, string expected)
+    {
+        var exchange = await VerifyAsync(id, timestamp, signature);
+
+        Assert.Equal(400, exchange.Status);
+        Assert.Equal(ProblemTypes.InvalidRequest, exchange.Json.Value<string>("type"));
+        Assert.Contains(expected, exchange.Json.Value<string>("detail"), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Verify_OnlySomeWebhookHeaders_400NamingTheMissingOne()
+    {
+        var exchange = await VerifyAsync(OneWidgetWebhook.Id, timestamp: null, OneWidgetWebhook.Signature);
+
+        Assert.Equal(400, exchange.Status);
+        Assert.Contains("webhook-timestamp header is missing", exchange.Json.Value<string>("detail"), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Verify_WebhookAndWrongHexTogether_InvalidBecauseBothMustHold()
+    {
+        var exchange = await VerifyAsync(OneWidgetWebhook.Id, OneWidgetWebhook.Timestamp.ToString(CultureInfo.InvariantCulture), OneWidgetWebhook.Signature, hex: new string('0', 64));
+
+        Assert.False(exchange.Json.Value<bool>("valid"));
+        Assert.Equal("signature-mismatch", exchange.Json.Value<string>("reason"));
+    }
+
+    [Fact]
+    public async Task Keys_LocalKey_ListsIdAndStateAndNoKeyMaterial()
+    {
+        // Arrange
+        var function = new KeysFunction(_services.KeySource, NullLogger<KeysFunction>.Instance);
+        var exchange = HttpExchange.Post([]);
+
+        // Act
+        await exchange.ExecuteAsync(await function.RunAsync(exchange.Request));
+
+        // Assert
+        Assert.Equal(200, exchange.Status);
+        var key = Assert.Single(exchange.Json["keys"]!);
+        Assert.Equal(("local", "current"), (key.Value<string>("keyId"), key.Value<string>("state")));
+        KeyMaterialAssert.Absent(exchange.Body, Vector.Key);
+    }
+
+    private async Task<HttpExchange> SignAsync(string? idempotencyKey = null, string? query = null)
+    {
+        var signer = new EnvelopeSigner(_services.Streams, _services.KeySource, _time, NullLogger<EnvelopeSigner>.Instance);
+        var function = new SignFunction(
+            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())), signer, NullLogger<SignFunction>.Instance);
+        var exchange = HttpExchange.Post(OneWidget.Input, query: query);
+        if (idempotencyKey is not null)
+        {
+            exchange.Request.Headers[WebhookRequestHeaders.IdempotencyKey] = idempotencyKey;
+        }
+
+        await exchange.ExecuteAsync(await function.RunAsync(exchange.Request));
+        return exchange;
+    }
+
+    private async Task<HttpExchange> VerifyAsync(string? id, string? timestamp, string? signature, string? hex = null)
+    {
+        var verifier = new EnvelopeVerifier(_services.Streams, _services.KeySource, _time, Options.Create(new WebhookOptions()));
+        var function = new VerifyFunction(
+            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())), verifier, NullLogger<VerifyFunction>.Instance);
+        var exchange = HttpExchange.Post(OneWidget.Input);
+        var headers = exchange.Request.Headers;
+        if (id is not null)
+        {
+            headers[StandardWebhooks.IdHeader] = id;
+        }
+
+        if (timestamp is not null)
+        {
+            headers[StandardWebhooks.TimestampHeader] = timestamp;
+        }
+
+        if (signature is not null)
+        {
+            headers[StandardWebhooks.SignatureHeader] = signature;
+        }
+
+        if (hex is not null)
+        {
+            headers[SignatureHeaders.Signature] = hex;
+        }
+
+        await exchange.ExecuteAsync(await function.RunAsync(exchange.Request));
+        return exchange;
+    }
+}
