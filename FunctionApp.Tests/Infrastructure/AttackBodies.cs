@@ -17,6 +17,8 @@ public static class AttackBodies
         "huge-number",
         "huge-unknown-member-name",
         "unpaired-escape-at-the-end",
+        "raw-control-characters",
+        "nbsp-between-tokens",
     ];
 
     public static byte[] Create(string shape, int bytes) => shape switch
@@ -30,6 +32,9 @@ public static class AttackBodies
         "huge-number" => Encoding.UTF8.GetBytes("{\"widgets\":[{\"id\":" + new string('7', bytes) + "}]}"),
         "huge-unknown-member-name" => Encoding.UTF8.GetBytes("{\"widgets\":[{\"" + new string('n', bytes) + "\":\"\"}]}"),
         "unpaired-escape-at-the-end" => Append(Widgets(bytes, i => i % 2 == 0 ? "\ufffd" : @"\ufffd"), @"\ud800"),
+        // Issue 20: raw U+0001 (each would be a 6-byte escape in the canonical form), and NBSP where JSON allows only four spaces.
+        "raw-control-characters" => Widgets(1, _ => new string('\u0001', bytes / 10)),
+        "nbsp-between-tokens" => Encoding.UTF8.GetBytes(Encoding.UTF8.GetString(Widgets(bytes, _ => "x")).Replace("\",\"", "\",\u00a0\"", StringComparison.Ordinal)),
         _ => throw new ArgumentOutOfRangeException(nameof(shape), shape, null),
     };
 

@@ -102,6 +102,9 @@ internal sealed class SurrogateEscapeScanner : Stream
 
         /// <summary>A member name over <see cref="MaxMemberNameBytes"/>.</summary>
         MemberName,
+
+        /// <summary>An RFC 8259 violation inside a string (see <see cref="Violation"/>): nothing after it is needed.</summary>
+        Violation,
     }
 
     /// <summary>
@@ -281,8 +284,10 @@ internal sealed class SurrogateEscapeScanner : Stream
                         Violate(_tokens, string.Create(
                             CultureInfo.InvariantCulture,
                             $"A string holds a raw control character (U+{data[i]:X4}); JSON (RFC 8259) requires U+0000-U+001F escaped, e.g. \\u{data[i]:x4}."));
-                        i++;
-                        break;
+
+                        // The stream ends here: a 16 MiB string of them is never decoded into a 32 MB one only to be refused.
+                        CutReason = Cut.Violation;
+                        return i;
                     }
 
                     _state = data[i] == (byte)'"' ? State.Outside : State.Escape;
@@ -310,6 +315,8 @@ internal sealed class SurrogateEscapeScanner : Stream
                             Violate(_tokens, data[i] == (byte)'\''
                                 ? "A string holds the escape \\'; JSON (RFC 8259) has no single-quote escape: write ' as itself."
                                 : "A string holds an escape JSON (RFC 8259) does not define; only \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX are.");
+                            CutReason = Cut.Violation;
+                            return i;
                         }
 
                         // "\\", "\n", "\"", …: not the low half a pending high surrogate needs.

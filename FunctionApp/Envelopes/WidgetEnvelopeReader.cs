@@ -92,6 +92,11 @@ public sealed class WidgetEnvelopeReader
 
             return envelope;
         }
+        catch (Exception ex) when (ex is JsonReaderException or EnvelopeFormatException && scanner.CutReason == SurrogateEscapeScanner.Cut.Violation)
+        {
+            // The stream ended at the violation; whatever the reader made of the cut, the violation is the cause.
+            throw session.Violation();
+        }
         catch (JsonReaderException) when (scanner.FirstViolationToken != 0 && !scanner.Truncated)
         {
             // Newtonsoft tripped over what the scanner already named more precisely.
