@@ -55,7 +55,7 @@ internal sealed class SurrogateEscapeScanner : Stream
     }
 
     private const string UnquotedViolation =
-        "A value outside double quotes that is not true, false, null or an RFC 8259 number (no NaN, Infinity, hex, leading zeros, " +
+        "The body is not valid JSON (RFC 8259): a value outside double quotes that is not true, false, null or a number (no NaN, Infinity, hex, leading zeros, " +
         "leading '+', or unquoted names).";
 
     private static readonly byte[] Utf8Bom = [0xEF, 0xBB, 0xBF];

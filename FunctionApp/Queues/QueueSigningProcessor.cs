@@ -23,14 +23,16 @@ public sealed class QueueSigningProcessor
     private readonly QueueBlobStore _blobs;
     private readonly QueueOptions _options;
     private readonly ILogger<QueueSigningProcessor> _logger;
+    private readonly EnvelopeMemoryBudget _budget;
 
-    /// <summary>Creates the processor.</summary>
+    /// <summary>Creates the processor; without <paramref name="budget"/>, nothing is charged to a memory budget.</summary>
     public QueueSigningProcessor(
         WidgetEnvelopeReader reader,
         EnvelopeSigner signer,
         QueueBlobStore blobs,
         IOptions<QueueOptions> options,
-        ILogger<QueueSigningProcessor> logger)
+        ILogger<QueueSigningProcessor> logger,
+        EnvelopeMemoryBudget? budget = null)
     {
         ArgumentNullException.ThrowIfNull(options);
         _reader = reader;
@@ -38,6 +40,7 @@ public sealed class QueueSigningProcessor
         _blobs = blobs;
         _options = options.Value;
         _logger = logger;
+        _budget = budget ?? EnvelopeMemoryBudget.Unlimited;
     }
 
     /// <summary>
@@ -47,7 +50,25 @@ public sealed class QueueSigningProcessor
     /// <exception cref="EnvelopeFormatException">The envelope is invalid (permanent).</exception>
     /// <exception cref="MessageRejectedException">The message is not a usable envelope or claim check (permanent).</exception>
     /// <exception cref="SigningKeyUnavailableException">No key yet (transient).</exception>
+    /// <exception cref="MessageReleasedException">The memory budget has no room now: hand the message back, not a failure.</exception>
     public async Task<SignatureMessage> SignAsync(SigningQueueMessage message, CloudBlobContainer claims, CloudBlobContainer canonical, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return await SignWithinBudgetAsync(message, claims, canonical, cancellationToken).ConfigureAwait(false);
+        }
+        catch (MemoryBudgetExceededException ex)
+        {
+            // Not the message's fault and not a failure: it comes back after RetryAfter, its blocks already back in the pool.
+            throw new MessageReleasedException(ex.Message, ex.RetryAfter, ex);
+        }
+        catch (CanonicalTooLargeException ex)
+        {
+            throw new MessageRejectedException(ex.Message, "$", ex);
+        }
+    }
+
+    private async Task<SignatureMessage> SignWithinBudgetAsync(SigningQueueMessage message, CloudBlobContainer claims, CloudBlobContainer canonical, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(message);
         ArgumentNullException.ThrowIfNull(claims);
@@ -57,20 +78,42 @@ public sealed class QueueSigningProcessor
             throw new MessageRejectedException(message.DecodeError, "$");
         }
 
-        WidgetEnvelope envelope;
-        if (ClaimCheck.TryRead(message, claims.Name, out var claim))
+        // A message takes no wait: with the budget spent, it goes straight back to the queue for another instance or later.
+        EnvelopeBudgetLease? lease = _budget.Lease();
+        try
         {
-            await using var body = await _blobs.ReadClaimAsync(claims, claim!, cancellationToken).ConfigureAwait(false);
-            QueueLog.ClaimCheckRead(_logger, message.Id, claim!.Container, EchoText.Truncate(claim.Blob, 256), body.Length);
-            envelope = ReadEnvelope(body, claim);
-        }
-        else
-        {
-            using var body = message.OpenBody();
-            envelope = _reader.Read(body);
-        }
+            lease.Cover(1);
+            WidgetEnvelope envelope;
+            BlobReference? claim;
+            if (ClaimCheck.TryRead(message, claims.Name, out claim))
+            {
+                await using var body = await _blobs.ReadClaimAsync(claims, claim!, cancellationToken).ConfigureAwait(false);
+                lease.Cover(body.Capacity64);
+                QueueLog.ClaimCheckRead(_logger, message.Id, claim!.Container, EchoText.Truncate(claim.Blob, 256), body.Length);
+                envelope = ReadEnvelope(body, claim);
+            }
+            else
+            {
+                using var body = message.OpenBody();
+                envelope = _reader.Read(body);
+            }
 
-        await using var signed = await _signer.SignAsync(envelope, cancellationToken).ConfigureAwait(false);
+            var signed = await _signer.SignAsync(envelope, lease, cancellationToken).ConfigureAwait(false);
+            lease = null;
+            await using (signed.ConfigureAwait(false))
+            {
+                return await ForwardAsync(message, claim, signed, canonical, cancellationToken).ConfigureAwait(false);
+            }
+        }
+        finally
+        {
+            lease?.Dispose();
+        }
+    }
+
+    private async Task<SignatureMessage> ForwardAsync(
+        SigningQueueMessage message, BlobReference? claim, SignedEnvelope signed, CloudBlobContainer canonical, CancellationToken cancellationToken)
+    {
         string? inline = null;
         BlobReference? canonicalBlob = null;
         if (signed.CanonicalLength <= _options.InlineCanonicalMaxBytes)

@@ -1,6 +1,7 @@
 using FunctionApp.Envelopes;
 using FunctionApp.Keys;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
 using Microsoft.IO;
 
 namespace FunctionApp.Signing;
@@ -29,31 +30,48 @@ public sealed class EnvelopeSigner
     private readonly RecyclableMemoryStreamManager _streams;
     private readonly ISigningKeySource _keys;
     private readonly ILogger<EnvelopeSigner> _logger;
+    private readonly long _maxCanonicalBytes;
 
-    /// <summary>Creates the signer.</summary>
-    public EnvelopeSigner(RecyclableMemoryStreamManager streams, ISigningKeySource keys, ILogger<EnvelopeSigner> logger)
+    /// <summary>Creates the signer; <paramref name="options"/> gives the canonical size limit (default <see cref="EnvelopeOptions.DefaultMaxCanonicalBytes"/>).</summary>
+    public EnvelopeSigner(RecyclableMemoryStreamManager streams, ISigningKeySource keys, ILogger<EnvelopeSigner> logger, IOptions<EnvelopeOptions>? options = null)
     {
         _streams = streams;
         _keys = keys;
         _logger = logger;
+        _maxCanonicalBytes = options?.Value.MaxCanonicalBytes ?? EnvelopeOptions.DefaultMaxCanonicalBytes;
     }
 
     /// <summary>Signs <paramref name="envelope"/> with the current key.</summary>
     /// <exception cref="SigningKeyUnavailableException">No key is available yet.</exception>
-    public async ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, CancellationToken cancellationToken)
+    public ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, CancellationToken cancellationToken) => SignAsync(envelope, null, cancellationToken);
+
+    /// <summary>
+    /// Signs <paramref name="envelope"/> with the current key, charging the canonical form's pooled blocks to
+    /// <paramref name="lease"/>, which the result then owns (and releases when it is disposed).
+    /// </summary>
+    /// <exception cref="SigningKeyUnavailableException">No key is available yet.</exception>
+    /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
+    /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
+    public async ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, EnvelopeBudgetLease? lease, CancellationToken cancellationToken)
     {
         var key = await _keys.GetCurrentKeyAsync(cancellationToken).ConfigureAwait(false);
-        return Sign(envelope, key);
+        return Sign(envelope, key, lease);
     }
 
     /// <summary>Signs <paramref name="envelope"/> with <paramref name="key"/>. Dispose the result.</summary>
-    public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKey key)
+    public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKey key) => Sign(envelope, key, null);
+
+    /// <summary>Signs <paramref name="envelope"/> with <paramref name="key"/>, charging <paramref name="lease"/> (which the result then owns). Dispose the result.</summary>
+    /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
+    /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
+    public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKey key, EnvelopeBudgetLease? lease)
     {
         ArgumentNullException.ThrowIfNull(envelope);
         ArgumentNullException.ThrowIfNull(key);
         // Sized up front from a lower bound (each widget's fixed members), so the stream doesn't grow its block
         // list one block at a time on large envelopes.
-        var estimate = EstimateCanonicalLength(envelope);
+        var estimate = Math.Min(EstimateCanonicalLength(envelope), _maxCanonicalBytes);
+        lease?.Cover(estimate);
         var canonical = _streams.GetStream(StreamTag, estimate);
         var inFlight = Interlocked.Increment(ref _inFlight);
         try
@@ -63,9 +81,10 @@ public sealed class EnvelopeSigner
             var overlap = estimate >= OverlapMinimumBytes && inFlight <= Environment.ProcessorCount / 2 && ThreadPool.PendingWorkItemCount == 0
                 ? OverlapChunkBytes
                 : 0;
-            var signature = key.SignWhileWriting(canonical, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks), overlap);
+            var destination = new BudgetedBufferWriter(canonical, lease, _maxCanonicalBytes);
+            var signature = key.SignWhileWriting(destination, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks), overlap);
             SigningLog.Signed(_logger, envelope.Widgets.Count, canonical.Length, key.KeyId);
-            return new SignedEnvelope(canonical, signature, key.KeyId, envelope.Widgets.Count);
+            return new SignedEnvelope(canonical, signature, key.KeyId, envelope.Widgets.Count, lease);
         }
         catch
         {
