@@ -87,8 +87,7 @@ public sealed class QueueSigningProcessor
             BlobReference? claim;
             if (ClaimCheck.TryRead(message, claims.Name, out claim))
             {
-                await using var body = await _blobs.ReadClaimAsync(claims, claim!, cancellationToken).ConfigureAwait(false);
-                lease.Cover(body.Capacity64);
+                await using var body = await _blobs.ReadClaimAsync(claims, claim!, cancellationToken, lease).ConfigureAwait(false);
                 QueueLog.ClaimCheckRead(_logger, message.Id, claim!.Container, EchoText.Truncate(claim.Blob, 256), body.Length);
                 envelope = ReadEnvelope(body, claim);
             }
@@ -122,6 +121,8 @@ public sealed class QueueSigningProcessor
         }
         else
         {
+            // The upload makes a pooled copy; it counts against the budget too.
+            signed.ChargeCopy();
             canonicalBlob = await _blobs.WriteCanonicalAsync(canonical, message.Id, signed, cancellationToken).ConfigureAwait(false);
         }
 

@@ -52,6 +52,13 @@ public sealed class SignedEnvelope : IDisposable, IAsyncDisposable
     public System.Buffers.ReadOnlySequence<byte> GetCanonicalBytes() =>
         (_canonical ?? throw new ObjectDisposedException(nameof(SignedEnvelope))).GetReadOnlySequence();
 
+    /// <summary>
+    /// Charges a second copy of the canonical bytes (the queue's blob upload makes one) to the budget this envelope holds,
+    /// released with it.
+    /// </summary>
+    /// <exception cref="MemoryBudgetExceededException">The budget has no room for the copy.</exception>
+    internal void ChargeCopy() => _lease?.Cover(_lease.Charged + CanonicalLength);
+
     /// <inheritdoc />
     public void Dispose()
     {
