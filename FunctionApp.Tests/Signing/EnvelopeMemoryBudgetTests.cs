@@ -85,11 +85,11 @@ public sealed class EnvelopeMemoryBudgetTests
     }
 
     [Theory]
-    [InlineData(1L * 1024 * 1024 * 1024, 256L * 1024 * 1024)]
-    [InlineData(1536L * 1024 * 1024, 384L * 1024 * 1024)]
-    [InlineData(3584L * 1024 * 1024, 896L * 1024 * 1024)]
-    [InlineData(64L * 1024 * 1024, MemoryBudgetOptions.MinBytesInFlight)]
-    public void DefaultFor_PlanMemory_IsAQuarterAndAtLeastTheMinimum(long available, long expected)
+    [InlineData(1L * 1024 * 1024 * 1024, 128L * 1024 * 1024)]
+    [InlineData(1536L * 1024 * 1024, 192L * 1024 * 1024)]
+    [InlineData(3584L * 1024 * 1024, 448L * 1024 * 1024)]
+    [InlineData(128L * 1024 * 1024, MemoryBudgetOptions.MinBytesInFlight)]
+    public void DefaultFor_PlanMemory_IsAnEighthAndAtLeastTheMinimum(long available, long expected)
     {
         Assert.Equal(expected, EnvelopeMemoryBudget.DefaultFor(available));
     }

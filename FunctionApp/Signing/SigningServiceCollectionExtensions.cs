@@ -45,7 +45,7 @@ public static class SigningServiceCollectionExtensions
             .ValidateDataAnnotations()
             .Validate(
                 o => o.MaxBytesInFlight is 0 or >= MemoryBudgetOptions.MinBytesInFlight,
-                $"{MemoryBudgetOptions.MaxBytesInFlightSetting} must be 0 (a quarter of the memory) or at least {MemoryBudgetOptions.MinBytesInFlight} bytes.")
+                $"{MemoryBudgetOptions.MaxBytesInFlightSetting} must be 0 (an eighth of the memory) or at least {MemoryBudgetOptions.MinBytesInFlight} bytes.")
             .ValidateOnStart();
         services.TryAddSingleton(provider => CreateBudget(
             provider.GetRequiredService<IOptions<MemoryBudgetOptions>>().Value,
@@ -63,7 +63,7 @@ public static class SigningServiceCollectionExtensions
         // the machine's.
         var derived = options.MaxBytesInFlight == 0;
         var capacity = derived ? EnvelopeMemoryBudget.DefaultFor(GC.GetGCMemoryInfo().TotalAvailableMemoryBytes) : options.MaxBytesInFlight;
-        SigningLog.BudgetConfigured(logger, capacity, derived ? "a quarter of the available memory" : "configured", MemoryBudgetOptions.MaxBytesInFlightSetting);
+        SigningLog.BudgetConfigured(logger, capacity, derived ? "an eighth of the available memory" : "configured", MemoryBudgetOptions.MaxBytesInFlightSetting);
         return new EnvelopeMemoryBudget(capacity, options.MaxWait, logger);
     }
 }
