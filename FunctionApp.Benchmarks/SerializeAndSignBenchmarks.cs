@@ -45,7 +45,7 @@ public class SerializeAndSignBenchmarks
     [Benchmark]
     public string SerializeToRecyclableMemoryStreamAndSign() => SeedSerializeAndSign.SerializeToRecyclableMemoryStreamAndSign(_data.Seed);
 
-    /// <summary>Ours: <see cref="EnvelopeSigner.Sign"/> (canonical writer into pooled blocks, pooled HMAC), then hex.</summary>
+    /// <summary>Ours: <see cref="EnvelopeSigner.Sign(FunctionApp.Envelopes.WidgetEnvelope, FunctionApp.Keys.SigningKey)"/> (canonical writer into pooled blocks, pooled HMAC), then hex.</summary>
     [Benchmark]
     public string EnvelopeSigner_Sign()
     {

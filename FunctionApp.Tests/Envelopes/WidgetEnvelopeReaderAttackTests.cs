@@ -213,6 +213,91 @@ public sealed class WidgetEnvelopeReaderAttackTests
         Assert.True(error.JsonPath.Length < 140, error.JsonPath);
     }
 
+    public static TheoryData<string, int> NonRfc8259Cases()
+    {
+        var data = new TheoryData<string, int>();
+        var root = Path.Combine(AppContext.BaseDirectory, "TestData", "invalid-envelopes");
+        foreach (var file in Directory.GetFiles(root, "rfc8259-*.json").OrderBy(f => f, StringComparer.Ordinal))
+        {
+            data.Add(Path.GetFileNameWithoutExtension(file), 1);
+            data.Add(Path.GetFileNameWithoutExtension(file), 7);
+        }
+
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(NonRfc8259Cases))]
+    public void Read_NonRfc8259JsonAttackSplitAcrossReads_RejectedAtTheSamePath(string name, int chunk)
+    {
+        // Arrange: what Newtonsoft accepts and RFC 8259 does not, arriving a few bytes per read.
+        var root = Path.Combine(AppContext.BaseDirectory, "TestData", "invalid-envelopes");
+        var input = File.ReadAllBytes(Path.Combine(root, name + ".json"));
+        var expected = File.ReadAllLines(Path.Combine(root, name + ".expected"));
+
+        // Act
+        var error = Assert.Throws<EnvelopeFormatException>(() => new WidgetEnvelopeReader().Read(new TrickleStream(input, chunk)));
+
+        // Assert
+        Assert.Equal(expected[0], error.JsonPath);
+        Assert.Contains(expected[1], error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Read_RawControlCharacterStringAttack_StreamEndsAtTheFirstOne()
+    {
+        // Arrange: issue 20's 16 MiB of raw U+0001 (a 96 MiB canonical form if it were accepted).
+        var body = Envelope(new string('\u0001', 16 * 1024 * 1024));
+        using var stream = new MemoryStream(body, writable: false);
+
+        // Act
+        var error = Assert.Throws<EnvelopeFormatException>(() => new WidgetEnvelopeReader().Read(stream));
+
+        // Assert: refused at its path after reading a few kilobytes, never decoded into a 32 MB string.
+        Assert.Equal("$.widgets[0].property0", error.JsonPath);
+        Assert.Contains("raw control character (U+0001)", error.Message, StringComparison.Ordinal);
+        Assert.True(stream.Position < 64 * 1024, $"read {stream.Position:N0} bytes");
+    }
+
+    [Theory]
+    [InlineData(" 6f9619ff-8b86-d011-b42d-00c04fc964ff")]
+    [InlineData("6f9619ff-8b86-d011-b42d-00c04fc964ff\t")]
+    [InlineData("6f9619ff8b86d011b42d00c04fc964f ")]
+    [InlineData("{6f9619ff-8b86-d011-b42d-00c04fc964ff")]
+    [InlineData("(6f9619ff-8b86-d011-b42d-00c04fc964ff}")]
+    [InlineData("{0x6f9619ff,0x8b86,0xd011,{0xb4,0x2d,0x00,0xc0,0x4f,0xc9,0x64,0xff}}")]
+    [InlineData("+f9619ff-8b86-d011-b42d-00c04fc964ff")]
+    [InlineData("6f9619ff-8b86-d011-b42d-00c04fc964ff\u0000")]
+    public void Read_PaddedOrOtherFormGuidAttack_IsRejected(string id)
+    {
+        // Arrange
+        var json = Encoding.UTF8.GetString(Envelope("a")).Replace(Id, id, StringComparison.Ordinal);
+
+        // Act
+        var error = Assert.Throws<EnvelopeFormatException>(() => new WidgetEnvelopeReader().Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
+
+        // Assert
+        Assert.Equal("$.widgets[0].id", error.JsonPath);
+    }
+
+    [Theory]
+    [InlineData("6f9619ff-8b86-d011-b42d-00c04fc964ff")]
+    [InlineData("6F9619FF-8B86-D011-B42D-00C04FC964FF")]
+    [InlineData("6f9619ff8b86d011b42d00c04fc964ff")]
+    [InlineData("{6f9619ff-8b86-d011-b42d-00c04fc964ff}")]
+    [InlineData("(6f9619ff-8b86-d011-b42d-00c04fc964ff)")]
+    public void Read_GuidInFormDNBOrP_IsAcceptedAsTheSameId(string id)
+    {
+        // Arrange
+        var json = Encoding.UTF8.GetString(Envelope("a")).Replace(Id, id, StringComparison.Ordinal);
+
+        // Act
+        var widget = Assert.Single(new WidgetEnvelopeReader().Read(new MemoryStream(Encoding.UTF8.GetBytes(json))).Widgets);
+
+        // Assert
+        Assert.Equal(Guid.Parse(Id), widget.Id);
+    }
+
     private static byte[] Envelope(string property0, string property1 = "b") => Encoding.UTF8.GetBytes(
         $$"""{"widgets":[{"id":"{{Id}}","property0":"{{property0}}","property1":"{{property1}}","property2":"c","property3":"d","property4":"e","property5":"f","property6":"g","property7":"h","property8":"i","property9":"j","createdUtc":"2022-10-07T22:21:35Z"}]}""");
 }

@@ -17,6 +17,8 @@ public static class AttackBodies
         "huge-number",
         "huge-unknown-member-name",
         "unpaired-escape-at-the-end",
+        "raw-control-characters",
+        "nbsp-between-tokens",
     ];
 
     public static byte[] Create(string shape, int bytes) => shape switch
@@ -30,8 +32,33 @@ public static class AttackBodies
         "huge-number" => Encoding.UTF8.GetBytes("{\"widgets\":[{\"id\":" + new string('7', bytes) + "}]}"),
         "huge-unknown-member-name" => Encoding.UTF8.GetBytes("{\"widgets\":[{\"" + new string('n', bytes) + "\":\"\"}]}"),
         "unpaired-escape-at-the-end" => Append(Widgets(bytes, i => i % 2 == 0 ? "\ufffd" : @"\ufffd"), @"\ud800"),
+        // Issue 20: raw U+0001 (each would be a 6-byte escape in the canonical form), and NBSP where JSON allows only four spaces.
+        "raw-control-characters" => Widgets(1, _ => new string('\u0001', bytes / 10)),
+        "nbsp-between-tokens" => Encoding.UTF8.GetBytes(Encoding.UTF8.GetString(Widgets(bytes, _ => "x")).Replace("\",\"", "\",\u00a0\"", StringComparison.Ordinal)),
         _ => throw new ArgumentOutOfRangeException(nameof(shape), shape, null),
     };
+
+    /// <summary>
+    /// Issue 20's memory attack: one widget whose property0 fills about <paramref name="bytes"/> with U+0001, raw (the
+    /// issue's body: 1 byte in, a 6-byte escape in the canonical form) or escaped as <c>\u0001</c> (valid JSON, as large
+    /// canonical as it is), or with raw U+0085 (2 bytes in, 6 out).
+    /// </summary>
+    public static byte[] ControlCharacterEnvelope(int bytes, string form)
+    {
+        var (unit, size) = form switch
+        {
+            "raw" => ("\u0001", 1),
+            "escaped" => ("\\u0001", 6),
+            "nel" => ("\u0085", 2),
+            _ => throw new ArgumentOutOfRangeException(nameof(form), form, null),
+        };
+        var prefix = "{\"widgets\":[{\"id\":\"6f9619ff-8b86-d011-b42d-00c04fc964ff\",\"property0\":\"";
+        var suffix = "\",\"property1\":\"\",\"property2\":\"\",\"property3\":\"\",\"property4\":\"\",\"property5\":\"\",\"property6\":\"\"," +
+                     "\"property7\":\"\",\"property8\":\"\",\"property9\":\"\",\"createdUtc\":\"2022-10-07T22:21:35Z\"}]}";
+        var count = (bytes - prefix.Length - suffix.Length) / size;
+        var text = new StringBuilder(prefix, bytes).Insert(prefix.Length, unit, count).Append(suffix).ToString();
+        return Encoding.UTF8.GetBytes(text);
+    }
 
     /// <summary>Whether a body of <paramref name="shape"/> is a valid envelope (signed) or not (rejected).</summary>
     public static bool IsValid(string shape) => shape is "replacement-in-every-string" or "escapes-in-every-string" or "many-tiny-widgets" or "very-long-strings";

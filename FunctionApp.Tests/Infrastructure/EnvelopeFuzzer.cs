@@ -141,12 +141,46 @@ public static class EnvelopeFuzzer
 
     private static string ValidChange(Random random, string text) => random.Next(5) switch
     {
-        0 => text.Replace(",", ",\r\n  ", StringComparison.Ordinal),
+        0 => Indented(text),
         1 => ReplaceOnce(text, "\"property5\"", "\"PROPERTY5\"", random),
         2 => ReplaceOnce(text, "{\"id\":", "{\"createdUtc\":\"2022-10-07T22:21:35.1234567-03:30\",\"id\":", random).Replace(",\"createdUtc\":\"2022-10-07T22:21:35.1234567-03:30\"", string.Empty, StringComparison.Ordinal),
         3 => ReplaceOnce(text, "\"property0\":\"", "\"property0\":\"\\ud83d\\ude00\\u00e9\\ufffd", random),
         _ => "\ufeff" + text,
     };
+
+    // Whitespace between tokens only (RFC 8259's four), never inside a string: Newtonsoft re-writes the same tokens indented.
+    private static string Indented(string text)
+    {
+        using var reader = new JsonTextReader(new StringReader(text)) { DateParseHandling = DateParseHandling.None };
+        using var output = new StringWriter(CultureInfo.InvariantCulture);
+        using (var writer = new JsonTextWriter(output) { Formatting = Formatting.Indented, Indentation = 1, IndentChar = '\t' })
+        {
+            writer.WriteToken(reader);
+        }
+
+        return output.ToString();
+    }
+
+    /// <summary>True if <paramref name="body"/> is JSON as RFC 8259 defines it (System.Text.Json's defaults are exactly that).</summary>
+    public static bool IsRfc8259Json(byte[] body)
+    {
+        try
+        {
+            var span = body.AsSpan();
+            if (span.StartsWith((ReadOnlySpan<byte>)[0xEF, 0xBB, 0xBF]))
+            {
+                // RFC 8259 section 8.1: a parser may ignore a leading byte order mark.
+                span = span[3..];
+            }
+
+            using var document = System.Text.Json.JsonDocument.Parse(span.ToArray());
+            return true;
+        }
+        catch (System.Text.Json.JsonException)
+        {
+            return false;
+        }
+    }
 
     private static byte[] MutateBytes(Random random, byte[] bytes)
     {

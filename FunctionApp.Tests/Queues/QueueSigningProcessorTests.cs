@@ -232,6 +232,24 @@ public sealed class QueueSigningProcessorTests
         Assert.Contains("at most 65536", error.Message, StringComparison.Ordinal);
     }
 
+    [Fact]
+    public async Task SignAsync_CanonicalAmplificationAttack_IsRejectedNamingTheSettingAndHoldsNothing()
+    {
+        // Arrange: 40 KB of raw U+0085 would be a 120 KB canonical form; the bound is 64 KiB.
+        var (processor, _, services) = CreateWithServices(new() { ["Envelopes:MaxCanonicalBytes"] = "65536" });
+        var body = AttackBodies.ControlCharacterEnvelope(40 * 1024, "nel");
+
+        // Act
+        var error = await Assert.ThrowsAsync<MessageRejectedException>(() =>
+            processor.SignAsync(new SigningQueueMessage("m9", 1, null, body), CancellationToken.None));
+
+        // Assert: a rejection with the reason (not a failure to retry into poison), and nothing left charged or pooled.
+        Assert.Contains("Envelopes:MaxCanonicalBytes", error.Message, StringComparison.Ordinal);
+        Assert.Equal(0, services.GetRequiredService<EnvelopeMemoryBudget>().InUse);
+        var pool = services.GetRequiredService<Microsoft.IO.RecyclableMemoryStreamManager>();
+        Assert.Equal(0, pool.SmallPoolInUseSize + pool.LargePoolInUseSize);
+    }
+
     private (QueueSigningProcessor Processor, QueueNames Names) Create(Dictionary<string, string?> settings)
     {
         var (processor, names, _) = CreateWithServices(settings);

@@ -28,4 +28,20 @@ public sealed class EnvelopeOptions
     /// </summary>
     [Range(8, 4096, ErrorMessage = SectionName + ":" + nameof(MaxEchoedChars) + " must be between {1} and {2}.")]
     public int MaxEchoedChars { get; set; } = EchoText.DefaultMaxLength;
+
+    /// <summary>The default of <see cref="MaxCanonicalBytes"/>: 24 MiB.</summary>
+    public const long DefaultMaxCanonicalBytes = 24L * 1024 * 1024;
+
+    /// <summary>The full name of the <see cref="MaxCanonicalBytes"/> setting.</summary>
+    public const string MaxCanonicalBytesSetting = SectionName + ":" + nameof(MaxCanonicalBytes);
+
+    /// <summary>
+    /// The largest canonical form signed; writing stops as soon as it would be larger and the request gets 413 (the
+    /// message a rejection) naming this setting. Input limits alone do not bound it: a raw U+0085 (2 bytes) becomes the
+    /// 6-byte escape <c>\u0085</c>. Setting: <c>Envelopes:MaxCanonicalBytes</c>. Default 24 MiB, 1.5 times the default body
+    /// limit: a real envelope's canonical form is about its compact body's size (a GUID in the N form grows by 4 bytes),
+    /// while a body built to triple in size is cut. 1024 … 268435456 (the pool's largest stream).
+    /// </summary>
+    [Range(1024L, 256L * 1024 * 1024, ErrorMessage = MaxCanonicalBytesSetting + " must be between {1} and {2} bytes.")]
+    public long MaxCanonicalBytes { get; set; } = DefaultMaxCanonicalBytes;
 }

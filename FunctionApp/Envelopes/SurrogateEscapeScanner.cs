@@ -1,3 +1,5 @@
+using System.Globalization;
+
 namespace FunctionApp.Envelopes;
 
 /// <summary>
@@ -39,12 +41,46 @@ internal sealed class SurrogateEscapeScanner : Stream
     private bool _expectName;
     private bool _inName;
     private int _nameBytes;
+    private int _tokens;
+    private byte _lastStructure = (byte)'\0';
+    private Literal _literal;
+    private int _literalAt;
+    private int _bomBytes;
 
     /// <summary>Wraps <paramref name="inner"/>, which is left open.</summary>
     public SurrogateEscapeScanner(Stream inner)
     {
         ArgumentNullException.ThrowIfNull(inner);
         _inner = inner;
+    }
+
+    private const string UnquotedViolation =
+        "The body is not valid JSON (RFC 8259): a value outside double quotes that is not true, false, null or a number (no NaN, Infinity, hex, leading zeros, " +
+        "leading '+', or unquoted names).";
+
+    private static readonly byte[] Utf8Bom = [0xEF, 0xBB, 0xBF];
+
+    private static readonly string[] Words = ["true", "false", "null"];
+
+    // A string ends at a quote, escapes at a backslash, and may not hold a raw control character.
+    private static readonly System.Buffers.SearchValues<byte> StringStops = System.Buffers.SearchValues.Create(
+        [(byte)'"', (byte)'\\', 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]);
+
+    private enum Literal : byte
+    {
+        Start,
+        Minus,
+        Zero,
+        Integer,
+        Dot,
+        Fraction,
+        Exponent,
+        ExponentSign,
+        ExponentDigits,
+        True,
+        False,
+        Null,
+        Failed,
     }
 
     private enum State : byte
@@ -66,7 +102,20 @@ internal sealed class SurrogateEscapeScanner : Stream
 
         /// <summary>A member name over <see cref="MaxMemberNameBytes"/>.</summary>
         MemberName,
+
+        /// <summary>An RFC 8259 violation inside a string (see <see cref="Violation"/>): nothing after it is needed.</summary>
+        Violation,
     }
+
+    /// <summary>
+    /// The 1-based ordinal of the token (as Newtonsoft counts them: <c>{ } [ ]</c>, strings and names, unquoted values) at
+    /// or just before which the first RFC 8259 violation was seen; 0 while none was. Until then the input is strict
+    /// JSON, so Newtonsoft's count of tokens and this one agree.
+    /// </summary>
+    public int FirstViolationToken { get; private set; }
+
+    /// <summary>What the first RFC 8259 violation is, when <see cref="FirstViolationToken"/> is set.</summary>
+    public string? Violation { get; private set; }
 
     /// <summary>The 1-based ordinal of the first double-quoted string with an unpaired surrogate escape; 0 while none was seen.</summary>
     public int FirstUnpairedString { get; private set; }
@@ -151,22 +200,38 @@ internal sealed class SurrogateEscapeScanner : Stream
             {
                 case State.Outside:
                     var b = data[i];
+                    if (_bomBytes < 3)
+                    {
+                        // The UTF-8 byte order mark the decoder skips (RFC 8259 section 8.1 lets a parser ignore it).
+                        if (_tokens == 0 && _unquotedRun == 0 && b == Utf8Bom[_bomBytes])
+                        {
+                            _bomBytes++;
+                            i++;
+                            break;
+                        }
+
+                        _bomBytes = 3;
+                    }
+
                     if (b == (byte)'"')
                     {
+                        EndUnquoted();
                         _state = State.InString;
                         _strings++;
-                        _unquotedRun = 0;
+                        _tokens++;
+                        _lastStructure = (byte)'"';
                         _inName = _expectName;
                         _nameBytes = 0;
                         _expectName = false;
                     }
                     else if (b is (byte)' ' or (byte)'\t' or (byte)'\r' or (byte)'\n')
                     {
-                        _unquotedRun = 0;
+                        EndUnquoted();
                     }
                     else if (b is (byte)'{' or (byte)'}' or (byte)'[' or (byte)']' or (byte)',' or (byte)':')
                     {
-                        _unquotedRun = 0;
+                        EndUnquoted();
+                        Separators(b);
                         Structure(b);
                     }
                     else if (++_unquotedRun > MaxUnquotedTokenBytes)
@@ -176,6 +241,15 @@ internal sealed class SurrogateEscapeScanner : Stream
                     }
                     else
                     {
+                        if (_unquotedRun == 1)
+                        {
+                            _tokens++;
+                            _lastStructure = (byte)'1';
+                            _literal = Literal.Start;
+                            _literalAt = 0;
+                        }
+
+                        UnquotedByte(b);
                         _expectName = false;
                     }
 
@@ -189,8 +263,8 @@ internal sealed class SurrogateEscapeScanner : Stream
                         Unpaired();
                     }
 
-                    // The bulk of a body: vectorized skip to the next quote or backslash.
-                    var next = data[i..].IndexOfAny((byte)'"', (byte)'\\');
+                    // The bulk of a body: vectorized skip to the next quote, backslash or raw control character.
+                    var next = data[i..].IndexOfAny(StringStops);
                     if (_inName && _nameBytes + (next < 0 ? data.Length - i : next) > MaxMemberNameBytes)
                     {
                         CutReason = Cut.MemberName;
@@ -205,6 +279,17 @@ internal sealed class SurrogateEscapeScanner : Stream
 
                     _nameBytes += next + 1;
                     i += next;
+                    if (data[i] < 0x20)
+                    {
+                        Violate(_tokens, string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"A string holds a raw control character (U+{data[i]:X4}); JSON (RFC 8259) requires U+0000-U+001F escaped, e.g. \\u{data[i]:x4}."));
+
+                        // The stream ends here: a 16 MiB string of them is never decoded into a 32 MB one only to be refused.
+                        CutReason = Cut.Violation;
+                        return i;
+                    }
+
                     _state = data[i] == (byte)'"' ? State.Outside : State.Escape;
                     i++;
                     break;
@@ -224,6 +309,16 @@ internal sealed class SurrogateEscapeScanner : Stream
                     }
                     else
                     {
+                        if (data[i] is not ((byte)'"' or (byte)'\\' or (byte)'/' or (byte)'b' or (byte)'f' or (byte)'n' or (byte)'r' or (byte)'t'))
+                        {
+                            // Newtonsoft takes \' (and rejects the rest itself); RFC 8259 has only these eight and \u.
+                            Violate(_tokens, data[i] == (byte)'\''
+                                ? "A string holds the escape \\'; JSON (RFC 8259) has no single-quote escape: write ' as itself."
+                                : "A string holds an escape JSON (RFC 8259) does not define; only \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX are.");
+                            CutReason = Cut.Violation;
+                            return i;
+                        }
+
                         // "\\", "\n", "\"", …: not the low half a pending high surrogate needs.
                         if (_pendingHigh)
                         {
@@ -301,6 +396,113 @@ internal sealed class SurrogateEscapeScanner : Stream
         }
     }
 
+    // Commas: none before the first value of a container, none after another comma, none before the container's end.
+    private void Separators(byte b)
+    {
+        var previous = _lastStructure;
+        _lastStructure = b;
+        if (b == (byte)',' && previous is (byte)'[' or (byte)'{' or (byte)',' or (byte)':' or (byte)'\0')
+        {
+            Violate(_tokens + 1, "A comma with no value before it; JSON (RFC 8259) has no empty elements.");
+        }
+        else if (b is (byte)']' or (byte)'}' && previous == (byte)',')
+        {
+            Violate(_tokens + 1, "A trailing comma; JSON (RFC 8259) allows none before ']' or '}'.");
+        }
+
+        if (b is (byte)'{' or (byte)'}' or (byte)'[' or (byte)']')
+        {
+            _tokens++;
+        }
+    }
+
+    // One step of a small automaton over an unquoted token: true, false, null, or an RFC 8259 number
+    // (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?). Anything else Newtonsoft would take (NaN, Infinity, undefined,
+    // hex, octal, +1, unquoted names, NBSP or U+3000 as whitespace, single quotes, comments) is a violation.
+    private void UnquotedByte(byte b)
+    {
+        if (_literal == Literal.Failed)
+        {
+            return;
+        }
+
+        var digit = b is >= (byte)'0' and <= (byte)'9';
+        _literal = _literal switch
+        {
+            Literal.Start when b == (byte)'-' => Literal.Minus,
+            Literal.Start or Literal.Minus when b == (byte)'0' => Literal.Zero,
+            Literal.Start or Literal.Minus when digit => Literal.Integer,
+            Literal.Integer when digit => Literal.Integer,
+            Literal.Zero or Literal.Integer when b == (byte)'.' => Literal.Dot,
+            Literal.Dot or Literal.Fraction when digit => Literal.Fraction,
+            Literal.Zero or Literal.Integer or Literal.Fraction when b is (byte)'e' or (byte)'E' => Literal.Exponent,
+            Literal.Exponent when b is (byte)'+' or (byte)'-' => Literal.ExponentSign,
+            Literal.Exponent or Literal.ExponentSign or Literal.ExponentDigits when digit => Literal.ExponentDigits,
+            Literal.Start when b is (byte)'t' or (byte)'f' or (byte)'n' => Word(b),
+            Literal.True or Literal.False or Literal.Null when _literalAt < Words[(int)_literal - (int)Literal.True].Length &&
+                                                               Words[(int)_literal - (int)Literal.True][_literalAt] == b => Advance(_literal),
+            _ => Fail(b),
+        };
+    }
+
+    private Literal Word(byte b)
+    {
+        _literalAt = 1;
+        return b == (byte)'t' ? Literal.True : b == (byte)'f' ? Literal.False : Literal.Null;
+    }
+
+    private Literal Advance(Literal literal)
+    {
+        _literalAt++;
+        return literal;
+    }
+
+    private Literal Fail(byte b)
+    {
+        Violate(_tokens, _literal == Literal.Start ? StartViolation(b) : UnquotedViolation);
+        return Literal.Failed;
+    }
+
+    private void EndUnquoted()
+    {
+        if (_unquotedRun == 0)
+        {
+            return;
+        }
+
+        _unquotedRun = 0;
+        var complete = _literal switch
+        {
+            Literal.Zero or Literal.Integer or Literal.Fraction or Literal.ExponentDigits or Literal.Failed => true,
+            Literal.True or Literal.False or Literal.Null => _literalAt == Words[(int)_literal - (int)Literal.True].Length,
+            _ => false,
+        };
+        if (!complete)
+        {
+            Violate(_tokens, UnquotedViolation);
+        }
+    }
+
+    private static string StartViolation(byte b) => b switch
+    {
+        (byte)'\'' => "Single-quoted text is not JSON (RFC 8259); member names and strings are double-quoted.",
+        (byte)'/' => "Comments are not allowed in JSON (RFC 8259).",
+        >= 0x80 => "A non-ASCII character outside a string; JSON (RFC 8259) separates tokens only with space, tab, line feed and carriage return (not NBSP, U+3000 or other spaces).",
+        < 0x20 or 0x7F => string.Create(
+            CultureInfo.InvariantCulture,
+            $"The control character U+{b:X4} outside a string; JSON (RFC 8259) separates tokens only with space, tab, line feed and carriage return."),
+        _ => UnquotedViolation,
+    };
+
+    private void Violate(int token, string reason)
+    {
+        if (FirstViolationToken == 0)
+        {
+            FirstViolationToken = Math.Max(token, 1);
+            Violation = reason;
+        }
+    }
+
     private void CompleteEscape(int code)
     {
         var isHigh = code is >= 0xD800 and <= 0xDBFF;
@@ -328,6 +530,13 @@ internal sealed class SurrogateEscapeScanner : Stream
 
     private void EndOfInput()
     {
+        EndUnquoted();
+        if (_state != State.Outside)
+        {
+            // Newtonsoft reports the unterminated string itself.
+            _state = State.Outside;
+        }
+
         if (_pendingHigh)
         {
             Unpaired();

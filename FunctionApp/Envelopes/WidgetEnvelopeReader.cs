@@ -78,6 +78,12 @@ public sealed class WidgetEnvelopeReader
         try
         {
             var envelope = session.ReadEnvelope();
+            if (scanner.FirstViolationToken != 0)
+            {
+                // Seen after the last token Newtonsoft returned (trailing whitespace that is not JSON whitespace, say).
+                throw session.Violation();
+            }
+
             if (scanner.Truncated || scanner.FirstUnpairedString != 0)
             {
                 // Unreachable by construction (either ends in an error above); kept so neither can ever be signed.
@@ -85,6 +91,16 @@ public sealed class WidgetEnvelopeReader
             }
 
             return envelope;
+        }
+        catch (Exception ex) when (ex is JsonReaderException or EnvelopeFormatException && scanner.CutReason == SurrogateEscapeScanner.Cut.Violation)
+        {
+            // The stream ended at the violation; whatever the reader made of the cut, the violation is the cause.
+            throw session.Violation();
+        }
+        catch (JsonReaderException) when (scanner.FirstViolationToken != 0 && !scanner.Truncated)
+        {
+            // Newtonsoft tripped over what the scanner already named more precisely.
+            throw session.Violation();
         }
         catch (JsonReaderException ex)
         {
@@ -129,6 +145,7 @@ public sealed class WidgetEnvelopeReader
         // One per envelope, not per widget: every widget sets all ten before they are copied out (or it is rejected).
         private readonly string[] _properties = new string[10];
         private int _strings;
+        private int _tokens;
 
         public WidgetEnvelope ReadEnvelope()
         {
@@ -172,6 +189,8 @@ public sealed class WidgetEnvelopeReader
 
             return new WidgetEnvelope(widgets);
         }
+
+        public EnvelopeFormatException Violation() => Invalid(scanner.Violation ?? "The body is not JSON as RFC 8259 defines it.");
 
         public EnvelopeFormatException TooLongToken() => scanner.CutReason == SurrogateEscapeScanner.Cut.MemberName
             ? new EnvelopeFormatException(
@@ -260,10 +279,9 @@ public sealed class WidgetEnvelopeReader
                 var value = ReadString(MemberNames[index]);
                 if (index == 0)
                 {
-                    // The canonical "D" spelling is parsed by the narrower, faster parser; others keep being accepted.
-                    if (!Guid.TryParseExact(value, "D", out id) && !Guid.TryParse(value, out id))
+                    if (!TryParseGuid(value, out id))
                     {
-                        throw Invalid("'id' must be a GUID.");
+                        throw Invalid("'id' must be a GUID in the form D, N, B or P (32 hex digits, with hyphens, braces or parentheses as .NET formats them), nothing else inside the quotes.");
                     }
                 }
                 else if (index == CreatedUtcIndex)
@@ -353,6 +371,13 @@ public sealed class WidgetEnvelopeReader
                 return false;
             }
 
+            // Tokens match the scanner's count one for one up to its first violation, so this names the path there.
+            var violation = scanner.FirstViolationToken;
+            if (++_tokens >= violation && violation != 0)
+            {
+                throw Violation();
+            }
+
             switch (reader.TokenType)
             {
                 case JsonToken.Comment:
@@ -389,6 +414,38 @@ public sealed class WidgetEnvelopeReader
                 : $"{parentPath}['{echoed.Replace("\\", "\\\\", StringComparison.Ordinal).Replace("'", "\\'", StringComparison.Ordinal)}']";
             return new EnvelopeFormatException($"Unknown member '{echoed}'; {expected}.", path);
         }
+    }
+
+    // CANONICAL.md: exactly one of the forms D, N, B, P, either letter case, nothing else inside the quotes. The length picks
+    // the form and every other character must be a hex digit, so Guid's own leniencies (surrounding whitespace, the X form,
+    // a sign or 0x inside a group) never apply.
+    internal static bool TryParseGuid(string value, out Guid id)
+    {
+        id = default;
+        var format = value.Length switch
+        {
+            32 => "N",
+            36 => "D",
+            38 when value[0] == '{' && value[37] == '}' => "B",
+            38 when value[0] == '(' && value[37] == ')' => "P",
+            _ => null,
+        };
+        if (format is null)
+        {
+            return false;
+        }
+
+        var inner = format is "B" or "P" ? value.AsSpan(1, 36) : value.AsSpan();
+        for (var i = 0; i < inner.Length; i++)
+        {
+            var hyphen = format != "N" && i is 8 or 13 or 18 or 23;
+            if (hyphen ? inner[i] != '-' : !char.IsAsciiHexDigit(inner[i]))
+            {
+                return false;
+            }
+        }
+
+        return Guid.TryParseExact(value, format, out id);
     }
 
     private static bool HasUnpairedSurrogate(string value)

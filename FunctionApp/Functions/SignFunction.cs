@@ -36,17 +36,22 @@ public sealed class SignFunction
     {
         ArgumentNullException.ThrowIfNull(request);
         var cancellationToken = request.HttpContext.RequestAborted;
+
+        // The body's and then the canonical form's pooled blocks are charged to it; the signed envelope owns it from
+        // there and releases it once the answer is written (or, failing that, when the response is disposed).
+        EnvelopeBudgetLease? lease = _reader.Budget.Lease();
         try
         {
             var canonicalBody = SignRequestOptions.WantsCanonicalBody(request);
             var webhookId = WebhookRequestHeaders.ReadIdempotencyKey(request);
-            var envelope = await _reader.ReadAsync(request, cancellationToken).ConfigureAwait(false);
-            var signed = await _signer.SignAsync(envelope, webhookId, cancellationToken).ConfigureAwait(false);
+            var envelope = await _reader.ReadAsync(request, lease, cancellationToken).ConfigureAwait(false);
+            var signed = await _signer.SignAsync(envelope, webhookId, lease, cancellationToken).ConfigureAwait(false);
+            lease = null;
 
             // Safety net: if the host never executes the result, the pooled stream still goes back.
             request.HttpContext.Response.RegisterForDispose(signed);
             HttpLog.Signed(_logger, Name, signed.WidgetCount, signed.KeyId);
-            return new SignatureResult(signed, canonicalBody);
+            return new SignatureResult(signed, canonicalBody, _reader.Options);
         }
         catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
         {
@@ -60,6 +65,11 @@ public sealed class SignFunction
             }
 
             return problem;
+        }
+        finally
+        {
+            // Nothing was signed: what the body held goes back to the budget now.
+            lease?.Dispose();
         }
     }
 }

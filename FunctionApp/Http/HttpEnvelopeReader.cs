@@ -1,4 +1,5 @@
 using FunctionApp.Envelopes;
+using FunctionApp.Signing;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.Options;
 using Microsoft.IO;
@@ -15,24 +16,49 @@ public sealed class HttpEnvelopeReader
     private readonly WidgetEnvelopeReader _reader;
     private readonly RecyclableMemoryStreamManager _streams;
     private readonly long _maxBodyBytes;
+    private readonly HttpOptions _options;
+    private readonly EnvelopeMemoryBudget _budget;
 
-    /// <summary>Creates the reader.</summary>
-    public HttpEnvelopeReader(WidgetEnvelopeReader reader, RecyclableMemoryStreamManager streams, IOptions<HttpOptions> options)
+    /// <summary>Creates the reader; without <paramref name="budget"/>, bodies are charged to no budget.</summary>
+    public HttpEnvelopeReader(WidgetEnvelopeReader reader, RecyclableMemoryStreamManager streams, IOptions<HttpOptions> options, EnvelopeMemoryBudget? budget = null)
     {
         ArgumentNullException.ThrowIfNull(options);
         _reader = reader;
         _streams = streams;
+        _options = options.Value;
         _maxBodyBytes = options.Value.MaxRequestBodyBytes;
+        _budget = budget ?? EnvelopeMemoryBudget.Unlimited;
     }
 
-    /// <summary>Reads and validates the envelope in <paramref name="request"/>'s body.</summary>
+    /// <summary>The process-wide memory budget bodies are charged to.</summary>
+    public EnvelopeMemoryBudget Budget => _budget;
+
+    /// <summary>The limits, the minimum data rate included.</summary>
+    public HttpOptions Options => _options;
+
+    /// <summary>Reads and validates the envelope in <paramref name="request"/>'s body; its bytes are charged to the budget only while it is read.</summary>
     /// <exception cref="UnsupportedContentTypeException">The body is not declared as UTF-8 JSON.</exception>
     /// <exception cref="RequestBodyTooLargeException">The body is over the limit.</exception>
     /// <exception cref="EnvelopeFormatException">The body is not a valid envelope.</exception>
     public async Task<WidgetEnvelope> ReadAsync(HttpRequest request, CancellationToken cancellationToken)
     {
+        using var lease = _budget.Lease();
+        return await ReadAsync(request, lease, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// Reads and validates the envelope in <paramref name="request"/>'s body, charging its pooled blocks to
+    /// <paramref name="lease"/> (which keeps them charged: the canonical form written next uses as much).
+    /// </summary>
+    /// <exception cref="UnsupportedContentTypeException">The body is not declared as UTF-8 JSON.</exception>
+    /// <exception cref="RequestBodyTooLargeException">The body is over the limit.</exception>
+    /// <exception cref="RequestTimeoutException">The body arrives more slowly than the minimum data rate.</exception>
+    /// <exception cref="MemoryBudgetExceededException">The memory budget had no room within its wait.</exception>
+    /// <exception cref="EnvelopeFormatException">The body is not a valid envelope.</exception>
+    public async Task<WidgetEnvelope> ReadAsync(HttpRequest request, EnvelopeBudgetLease lease, CancellationToken cancellationToken)
+    {
         PooledRequestBody.EnsureJsonContentType(request);
-        var body = await PooledRequestBody.ReadAsync(request, _streams, _maxBodyBytes, cancellationToken).ConfigureAwait(false);
+        var body = await PooledRequestBody.ReadAsync(request, _streams, _maxBodyBytes, lease, _options, cancellationToken).ConfigureAwait(false);
         await using (body.ConfigureAwait(false))
         {
             return _reader.Read(body);

@@ -1,4 +1,7 @@
+using System.Diagnostics;
+using System.Globalization;
 using FunctionApp.Primitives;
+using FunctionApp.Signing;
 using Microsoft.AspNetCore.Http;
 using Microsoft.IO;
 using Microsoft.Net.Http.Headers;
@@ -40,8 +43,21 @@ public static class PooledRequestBody
     /// <exception cref="RequestBodyTooLargeException">The body exceeds <paramref name="maxBytes"/>.</exception>
     /// <exception cref="ClientClosedRequestException">The connection failed while the body was read.</exception>
     /// <exception cref="BadHttpRequestException">The server refused the body (its own size limit, bad framing).</exception>
+    public static Task<RecyclableMemoryStream> ReadAsync(
+        HttpRequest request, RecyclableMemoryStreamManager streams, long maxBytes, CancellationToken cancellationToken) =>
+        ReadAsync(request, streams, maxBytes, null, null, cancellationToken);
+
+    /// <summary>
+    /// Reads the whole body into a pooled stream positioned at 0, charging its blocks to <paramref name="lease"/> and
+    /// holding the client to <paramref name="rate"/>'s minimum data rate; the caller disposes the stream (and the lease).
+    /// </summary>
+    /// <exception cref="RequestBodyTooLargeException">The body exceeds <paramref name="maxBytes"/>.</exception>
+    /// <exception cref="RequestTimeoutException">The body arrives more slowly than <paramref name="rate"/> allows.</exception>
+    /// <exception cref="MemoryBudgetExceededException">The memory budget had no room within its wait.</exception>
+    /// <exception cref="ClientClosedRequestException">The connection failed while the body was read.</exception>
+    /// <exception cref="BadHttpRequestException">The server refused the body (its own size limit, bad framing).</exception>
     public static async Task<RecyclableMemoryStream> ReadAsync(
-        HttpRequest request, RecyclableMemoryStreamManager streams, long maxBytes, CancellationToken cancellationToken)
+        HttpRequest request, RecyclableMemoryStreamManager streams, long maxBytes, EnvelopeBudgetLease? lease, HttpOptions? rate, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(request);
         ArgumentNullException.ThrowIfNull(streams);
@@ -51,6 +67,14 @@ public static class PooledRequestBody
             throw new RequestBodyTooLargeException(maxBytes);
         }
 
+        if (lease is not null && request.ContentLength is { } announced)
+        {
+            // The wait for room, if any, happens before a byte is read.
+            await lease.CoverAsync(announced, cancellationToken).ConfigureAwait(false);
+        }
+
+        var started = Stopwatch.GetTimestamp();
+        using var slow = rate is null ? null : CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var body = streams.GetStream("request-body");
         try
         {
@@ -59,10 +83,31 @@ public static class PooledRequestBody
                 // No size hint: the rest of the current block. A hint larger than that would make the stream
                 // lend a separate temporary buffer and copy it in on Advance.
                 var memory = body.GetMemory();
+                if (lease is not null)
+                {
+                    await lease.CoverAsync(body.Capacity64, cancellationToken).ConfigureAwait(false);
+                }
+
+                if (slow is not null)
+                {
+                    // What is read so far buys the time for the next read: on average, the minimum rate after the grace period.
+                    var left = rate!.TimeAllowedFor(body.Length) - Stopwatch.GetElapsedTime(started);
+                    if (left <= TimeSpan.Zero)
+                    {
+                        throw TooSlow(rate, body.Length);
+                    }
+
+                    slow.CancelAfter(left);
+                }
+
                 int read;
                 try
                 {
-                    read = await request.Body.ReadAsync(memory, cancellationToken).ConfigureAwait(false);
+                    read = await request.Body.ReadAsync(memory, slow?.Token ?? cancellationToken).ConfigureAwait(false);
+                }
+                catch (OperationCanceledException ex) when (slow is { IsCancellationRequested: true } && !cancellationToken.IsCancellationRequested)
+                {
+                    throw TooSlow(rate!, body.Length, ex);
                 }
                 catch (IOException ex) when (ex is not BadHttpRequestException)
                 {
@@ -90,5 +135,13 @@ public static class PooledRequestBody
             await body.DisposeAsync().ConfigureAwait(false);
             throw;
         }
+    }
+
+    private static RequestTimeoutException TooSlow(HttpOptions rate, long received, Exception? inner = null)
+    {
+        var message = string.Create(
+            CultureInfo.InvariantCulture,
+            $"The request body arrived too slowly: {received} bytes in {rate.TimeAllowedFor(received).TotalSeconds:0.#} s; at least {rate.MinDataRateBytesPerSecond} bytes per second after {rate.DataRateGracePeriod.TotalSeconds:0.#} s are needed (settings {HttpOptions.MinDataRateBytesPerSecondSetting}, {HttpOptions.DataRateGracePeriodSetting}). Nothing was signed.");
+        return inner is null ? new RequestTimeoutException(message) : new RequestTimeoutException(message, inner);
     }
 }

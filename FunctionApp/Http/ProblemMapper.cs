@@ -1,6 +1,7 @@
 using FunctionApp.Envelopes;
 using FunctionApp.Keys;
 using FunctionApp.Primitives;
+using FunctionApp.Signing;
 using Microsoft.AspNetCore.Http;
 
 namespace FunctionApp.Http;
@@ -48,6 +49,12 @@ public static class ProblemMapper
             // FUNCTIONS_REQUEST_BODY_SIZE_LIMIT), a malformed chunked body, a body shorter than its Content-Length.
             BadHttpRequestException { StatusCode: StatusCodes.Status413PayloadTooLarge } => new ProblemResult(StatusCodes.Status413PayloadTooLarge, ProblemTypes.BodyTooLarge, "The request body is too large.", $"The request body exceeds the host's limit (setting {HostBodyLimitSetting})."),
             BadHttpRequestException e when e.StatusCode is >= 400 and < 500 => new ProblemResult(e.StatusCode, ProblemTypes.InvalidRequest, "The request is invalid.", $"The request body could not be read: {EchoText.Truncate(e.Message, 200)}"),
+            CanonicalTooLargeException e => new ProblemResult(StatusCodes.Status413PayloadTooLarge, ProblemTypes.CanonicalTooLarge, "The canonical form is too large.", e.Message),
+            RequestTimeoutException e => new ProblemResult(StatusCodes.Status408RequestTimeout, ProblemTypes.RequestTimeout, "The request body arrived too slowly.", e.Message),
+            MemoryBudgetExceededException e => new ProblemResult(StatusCodes.Status503ServiceUnavailable, ProblemTypes.MemoryBudget, "The instance is busy.", e.Message)
+            {
+                RetryAfter = e.RetryAfter,
+            },
             UnsupportedContentTypeException e => new ProblemResult(StatusCodes.Status415UnsupportedMediaType, ProblemTypes.UnsupportedMediaType, "Unsupported media type.", e.Message),
             SigningKeyUnavailableException e => new ProblemResult(StatusCodes.Status503ServiceUnavailable, ProblemTypes.KeyUnavailable, "The signing key is not available yet.", "No signing key could be obtained; try again later.")
             {

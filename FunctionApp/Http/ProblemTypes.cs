@@ -23,4 +23,13 @@ public static class ProblemTypes
     /// this (nginx's 499 is not registered), so it is a 400 the client never sees; the logs record it (event 4003).
     /// </summary>
     public const string ClientClosedRequest = "urn:widget-signing:problem:client-closed-request";
+
+    /// <summary>413: the canonical form would exceed <c>Envelopes:MaxCanonicalBytes</c>.</summary>
+    public const string CanonicalTooLarge = "urn:widget-signing:problem:canonical-too-large";
+
+    /// <summary>408: the body arrived more slowly than <c>Http:MinDataRateBytesPerSecond</c> allows.</summary>
+    public const string RequestTimeout = "urn:widget-signing:problem:request-timeout";
+
+    /// <summary>503: the instance is at its memory budget for envelopes in flight (<c>MemoryBudget:MaxBytesInFlight</c>); retry after <c>Retry-After</c>.</summary>
+    public const string MemoryBudget = "urn:widget-signing:problem:memory-budget";
 }

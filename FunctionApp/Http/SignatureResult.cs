@@ -13,12 +13,14 @@ namespace FunctionApp.Http;
 public sealed class SignatureResult : IActionResult
 {
     private readonly SignedEnvelope _signed;
+    private readonly HttpOptions? _rate;
 
-    /// <summary>Creates the result.</summary>
-    public SignatureResult(SignedEnvelope signed, bool canonicalBody)
+    /// <summary>Creates the result; with <paramref name="rate"/>, writing the answer is bounded by its minimum data rate.</summary>
+    public SignatureResult(SignedEnvelope signed, bool canonicalBody, HttpOptions? rate = null)
     {
         _signed = signed;
         CanonicalBody = canonicalBody;
+        _rate = rate;
     }
 
     /// <summary>Whether the body is the canonical bytes rather than the JSON summary.</summary>
@@ -49,7 +51,7 @@ public sealed class SignatureResult : IActionResult
                 response.StatusCode = StatusCodes.Status200OK;
                 response.ContentType = "application/json; charset=utf-8";
                 response.ContentLength = _signed.CanonicalLength;
-                await _signed.CopyCanonicalToAsync(response.Body, context.HttpContext.RequestAborted).ConfigureAwait(false);
+                await CopyCanonicalAsync(context.HttpContext).ConfigureAwait(false);
                 return;
             }
 
@@ -100,6 +102,29 @@ public sealed class SignatureResult : IActionResult
         finally
         {
             await _signed.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+
+    // A client that reads the canonical bytes more slowly than the minimum rate would hold the pooled blocks (and the
+    // budget) as long as it liked: past the time allowed, the connection is closed and everything goes back.
+    private async Task CopyCanonicalAsync(HttpContext http)
+    {
+        if (_rate is null)
+        {
+            await _signed.CopyCanonicalToAsync(http.Response.Body, http.RequestAborted).ConfigureAwait(false);
+            return;
+        }
+
+        using var slow = CancellationTokenSource.CreateLinkedTokenSource(http.RequestAborted);
+        slow.CancelAfter(_rate.TimeAllowedFor(_signed.CanonicalLength));
+        try
+        {
+            await _signed.CopyCanonicalToAsync(http.Response.Body, slow.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (slow.IsCancellationRequested && !http.RequestAborted.IsCancellationRequested)
+        {
+            // The status line is gone already: closing the connection is the only answer left.
+            http.Abort();
         }
     }
 }

@@ -46,7 +46,8 @@ public sealed class QueueBlobStore
     /// </summary>
     /// <exception cref="MessageRejectedException">The name leaves the container, or the blob does not exist, is not a block blob or exceeds <see cref="QueueOptions.MaxClaimCheckBytes"/>.</exception>
     /// <exception cref="RequestFailedException">Storage failed (transient: the message is retried).</exception>
-    public async Task<(RecyclableMemoryStream Body, string ETag)> ReadClaimAsync(BlobReference claim, CancellationToken cancellationToken)
+    /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the blob (with <paramref name="lease"/>).</exception>
+    public async Task<(RecyclableMemoryStream Body, string ETag)> ReadClaimAsync(BlobReference claim, CancellationToken cancellationToken, EnvelopeBudgetLease? lease = null)
     {
         ArgumentNullException.ThrowIfNull(claim);
         var claims = _storage.ClaimsContainer;
@@ -85,6 +86,8 @@ public sealed class QueueBlobStore
                     $"$.{ClaimCheck.MemberName}.blob");
             }
 
+            // Charged before the pool hands out a block: the checked length, rounded up to whole blocks by the stream.
+            lease?.Cover(length + _streams.Settings.BlockSize);
             var stream = _streams.GetStream(ClaimStreamTag, length);
             try
             {

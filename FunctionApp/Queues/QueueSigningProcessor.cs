@@ -23,15 +23,17 @@ public sealed class QueueSigningProcessor
     private readonly WidgetStorageClients _storage;
     private readonly QueueOptions _options;
     private readonly ILogger<QueueSigningProcessor> _logger;
+    private readonly EnvelopeMemoryBudget _budget;
 
-    /// <summary>Creates the processor.</summary>
+    /// <summary>Creates the processor; without <paramref name="budget"/>, nothing is charged to a memory budget.</summary>
     public QueueSigningProcessor(
         WidgetEnvelopeReader reader,
         EnvelopeSigner signer,
         QueueBlobStore blobs,
         WidgetStorageClients storage,
         IOptions<QueueOptions> options,
-        ILogger<QueueSigningProcessor> logger)
+        ILogger<QueueSigningProcessor> logger,
+        EnvelopeMemoryBudget? budget = null)
     {
         ArgumentNullException.ThrowIfNull(options);
         _reader = reader;
@@ -40,13 +42,32 @@ public sealed class QueueSigningProcessor
         _storage = storage;
         _options = options.Value;
         _logger = logger;
+        _budget = budget ?? EnvelopeMemoryBudget.Unlimited;
     }
 
     /// <summary>Signs <paramref name="message"/> and returns the output message to forward.</summary>
     /// <exception cref="EnvelopeFormatException">The envelope is invalid (permanent).</exception>
-    /// <exception cref="MessageRejectedException">The message is not a usable envelope or claim check, or its output would not fit a queue message (permanent).</exception>
+    /// <exception cref="MessageRejectedException">The message is not a usable envelope or claim check, its canonical form exceeds the bound, or its output would not fit a queue message (permanent).</exception>
     /// <exception cref="Keys.SigningKeyUnavailableException">No key yet (transient).</exception>
+    /// <exception cref="MessageReleasedException">The memory budget has no room now: hand the message back, not a failure.</exception>
     public async Task<SignatureMessage> SignAsync(SigningQueueMessage message, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return await SignWithinBudgetAsync(message, cancellationToken).ConfigureAwait(false);
+        }
+        catch (MemoryBudgetExceededException ex)
+        {
+            // Not the message's fault and not a failure: it comes back after RetryAfter, its blocks already back in the pool.
+            throw new MessageReleasedException(ex.Message, ex.RetryAfter, ex);
+        }
+        catch (CanonicalTooLargeException ex)
+        {
+            throw new MessageRejectedException(ex.Message, "$", ex);
+        }
+    }
+
+    private async Task<SignatureMessage> SignWithinBudgetAsync(SigningQueueMessage message, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(message);
         if (message.DecodeError is not null)
@@ -54,26 +75,46 @@ public sealed class QueueSigningProcessor
             throw new MessageRejectedException(message.DecodeError, "$");
         }
 
-        WidgetEnvelope envelope;
-        if (ClaimCheck.TryRead(message, _storage.Names.WidgetClaimsContainer, out var claim))
+        // A message takes no wait: with the budget spent, it goes straight back to the queue for another instance or later.
+        EnvelopeBudgetLease? lease = _budget.Lease();
+        try
         {
-            var (body, etag) = await _blobs.ReadClaimAsync(claim!, cancellationToken).ConfigureAwait(false);
-            await using (body.ConfigureAwait(false))
+            lease.Cover(1);
+            WidgetEnvelope envelope;
+            if (ClaimCheck.TryRead(message, _storage.Names.WidgetClaimsContainer, out var claim))
             {
-                QueueLog.ClaimCheckRead(_logger, message.Id, claim!.Container, EchoText.Truncate(claim.Blob, 256), body.Length);
-                envelope = ReadEnvelope(body, claim);
+                var (body, etag) = await _blobs.ReadClaimAsync(claim!, cancellationToken, lease).ConfigureAwait(false);
+                await using (body.ConfigureAwait(false))
+                {
+                    QueueLog.ClaimCheckRead(_logger, message.Id, claim!.Container, EchoText.Truncate(claim.Blob, 256), body.Length);
+                    envelope = ReadEnvelope(body, claim);
+                }
+
+                claim = claim with { ETag = etag };
+            }
+            else
+            {
+                using var body = message.OpenBody();
+                envelope = _reader.Read(body);
             }
 
-            claim = claim with { ETag = etag };
+            // webhook-id is the queue message id (a GUID), so a redelivery carries the same id for receivers to dedupe on.
+            var webhookId = StandardWebhooks.IsValidId(message.Id) ? message.Id : null;
+            var signed = await _signer.SignAsync(envelope, webhookId, lease, cancellationToken).ConfigureAwait(false);
+            lease = null;
+            await using (signed.ConfigureAwait(false))
+            {
+                return await ToOutputAsync(message, claim, signed, cancellationToken).ConfigureAwait(false);
+            }
         }
-        else
+        finally
         {
-            using var body = message.OpenBody();
-            envelope = _reader.Read(body);
+            lease?.Dispose();
         }
+    }
 
-        // webhook-id is the queue message id (a GUID), so a redelivery carries the same id for receivers to dedupe on.
-        await using var signed = await _signer.SignAsync(envelope, StandardWebhooks.IsValidId(message.Id) ? message.Id : null, cancellationToken).ConfigureAwait(false);
+    private async Task<SignatureMessage> ToOutputAsync(SigningQueueMessage message, BlobReference? claim, SignedEnvelope signed, CancellationToken cancellationToken)
+    {
         string? inline = null;
         BlobReference? canonicalBlob = null;
         if (signed.CanonicalLength <= _options.InlineCanonicalMaxBytes)
@@ -82,6 +123,7 @@ public sealed class QueueSigningProcessor
         }
         else
         {
+            // Uploaded straight from the signing stream: no second pooled copy to charge.
             canonicalBlob = await _blobs.WriteCanonicalAsync(message.Id, signed, cancellationToken).ConfigureAwait(false);
         }
 

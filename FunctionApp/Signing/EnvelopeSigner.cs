@@ -1,6 +1,7 @@
 using FunctionApp.Envelopes;
 using FunctionApp.Keys;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
 using Microsoft.IO;
 
 namespace FunctionApp.Signing;
@@ -30,54 +31,76 @@ public sealed class EnvelopeSigner
     private readonly ISigningKeySource _keys;
     private readonly ILogger<EnvelopeSigner> _logger;
     private readonly TimeProvider _time;
+    private readonly long _maxCanonicalBytes;
 
-    /// <summary>Creates the signer, with the system clock for <c>webhook-timestamp</c>.</summary>
-    public EnvelopeSigner(RecyclableMemoryStreamManager streams, ISigningKeySource keys, ILogger<EnvelopeSigner> logger)
-        : this(streams, keys, TimeProvider.System, logger)
+    /// <summary>
+    /// Creates the signer, with the system clock for <c>webhook-timestamp</c>; <paramref name="options"/> gives the
+    /// canonical size limit (default <see cref="EnvelopeOptions.DefaultMaxCanonicalBytes"/>).
+    /// </summary>
+    public EnvelopeSigner(RecyclableMemoryStreamManager streams, ISigningKeySource keys, ILogger<EnvelopeSigner> logger, IOptions<EnvelopeOptions>? options = null)
+        : this(streams, keys, TimeProvider.System, logger, options)
     {
     }
 
-    /// <summary>Creates the signer; <paramref name="time"/> gives <c>webhook-timestamp</c>.</summary>
-    public EnvelopeSigner(RecyclableMemoryStreamManager streams, ISigningKeySource keys, TimeProvider time, ILogger<EnvelopeSigner> logger)
+    /// <summary>
+    /// Creates the signer; <paramref name="time"/> gives <c>webhook-timestamp</c>, <paramref name="options"/> the
+    /// canonical size limit (default <see cref="EnvelopeOptions.DefaultMaxCanonicalBytes"/>).
+    /// </summary>
+    public EnvelopeSigner(
+        RecyclableMemoryStreamManager streams, ISigningKeySource keys, TimeProvider time, ILogger<EnvelopeSigner> logger, IOptions<EnvelopeOptions>? options = null)
     {
         _streams = streams;
         _keys = keys;
         _time = time;
         _logger = logger;
+        _maxCanonicalBytes = options?.Value.MaxCanonicalBytes ?? EnvelopeOptions.DefaultMaxCanonicalBytes;
     }
 
     /// <summary>Signs <paramref name="envelope"/> with the current and staged keys, under a new webhook id.</summary>
     /// <exception cref="SigningKeyUnavailableException">No key is available yet.</exception>
     public ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, CancellationToken cancellationToken) =>
-        SignAsync(envelope, webhookId: null, cancellationToken);
+        SignAsync(envelope, webhookId: null, lease: null, cancellationToken);
 
     /// <summary>
     /// Signs <paramref name="envelope"/> with the current and staged keys; <paramref name="webhookId"/> (an
-    /// <c>Idempotency-Key</c>, a queue message id) becomes <c>webhook-id</c>, or a new one when null.
+    /// <c>Idempotency-Key</c>, a queue message id) becomes <c>webhook-id</c>, or a new one when null. The canonical
+    /// form's pooled blocks are charged to <paramref name="lease"/>, which the result then owns (and releases when disposed).
     /// </summary>
     /// <exception cref="SigningKeyUnavailableException">No key is available yet.</exception>
     /// <exception cref="ArgumentException"><paramref name="webhookId"/> breaks <see cref="StandardWebhooks.IsValidId"/>.</exception>
-    public async ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, string? webhookId, CancellationToken cancellationToken)
+    /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
+    /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
+    public async ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, string? webhookId, EnvelopeBudgetLease? lease, CancellationToken cancellationToken)
     {
         var keys = await _keys.GetSigningKeysAsync(cancellationToken).ConfigureAwait(false);
-        return SignAll(envelope, keys, webhookId ?? StandardWebhooks.NewId());
+        return SignAll(envelope, keys, webhookId ?? StandardWebhooks.NewId(), lease);
     }
 
     /// <summary>Signs <paramref name="envelope"/> with <paramref name="key"/> alone. Dispose the result.</summary>
-    public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKey key) => SignAll(envelope, new SigningKeys(key, []), StandardWebhooks.NewId());
+    public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKey key) => Sign(envelope, key, lease: null);
+
+    /// <summary>Signs <paramref name="envelope"/> with <paramref name="key"/> alone, charging <paramref name="lease"/> (which the result then owns). Dispose the result.</summary>
+    /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
+    /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
+    public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKey key, EnvelopeBudgetLease? lease) =>
+        SignAll(envelope, new SigningKeys(key, []), StandardWebhooks.NewId(), lease);
 
     /// <summary>
     /// Signs <paramref name="envelope"/>: the current key while the canonical bytes are written (<c>X-Signature</c>),
-    /// then each staged key and the Standard Webhooks form of each, streaming over the pooled blocks. Dispose the result.
+    /// then each staged key and the Standard Webhooks form of each, streaming over the pooled blocks. The canonical
+    /// blocks are charged to <paramref name="lease"/>, which the result then owns. Dispose the result.
     /// </summary>
-    public SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, string webhookId)
+    /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
+    /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
+    public SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, string webhookId, EnvelopeBudgetLease? lease = null)
     {
         ArgumentNullException.ThrowIfNull(envelope);
         ArgumentNullException.ThrowIfNull(keys);
         var key = keys.Current;
         // Sized up front from a lower bound (each widget's fixed members), so the stream doesn't grow its block
         // list one block at a time on large envelopes.
-        var estimate = EstimateCanonicalLength(envelope);
+        var estimate = Math.Min(EstimateCanonicalLength(envelope), _maxCanonicalBytes);
+        lease?.Cover(estimate);
         var canonical = _streams.GetStream(StreamTag, estimate);
         var inFlight = Interlocked.Increment(ref _inFlight);
         try
@@ -87,9 +110,10 @@ public sealed class EnvelopeSigner
             var overlap = estimate >= OverlapMinimumBytes && inFlight <= Environment.ProcessorCount / 2 && ThreadPool.PendingWorkItemCount == 0
                 ? OverlapChunkBytes
                 : 0;
-            var signature = key.SignWhileWriting(canonical, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks), overlap);
+            var destination = new BudgetedBufferWriter(canonical, lease, _maxCanonicalBytes);
+            var signature = key.SignWhileWriting(destination, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks), overlap);
             SigningLog.Signed(_logger, envelope.Widgets.Count, canonical.Length, key.KeyId);
-            var signed = new SignedEnvelope(canonical, signature, key.KeyId, envelope.Widgets.Count);
+            var signed = new SignedEnvelope(canonical, signature, key.KeyId, envelope.Widgets.Count, lease);
             AddRotationSignatures(signed, canonical.GetReadOnlySequence(), keys, webhookId);
             return signed;
         }

@@ -12,11 +12,13 @@ public sealed class SignedEnvelope : IDisposable, IAsyncDisposable
     /// <summary>The algorithm name reported to clients.</summary>
     public const string AlgorithmName = "HMACSHA256";
 
+    private readonly EnvelopeBudgetLease? _lease;
     private RecyclableMemoryStream? _canonical;
 
-    internal SignedEnvelope(RecyclableMemoryStream canonical, Signature signature, string keyId, int widgetCount)
+    internal SignedEnvelope(RecyclableMemoryStream canonical, Signature signature, string keyId, int widgetCount, EnvelopeBudgetLease? lease = null)
     {
         _canonical = canonical;
+        _lease = lease;
         Signature = signature;
         KeyId = keyId;
         WidgetCount = widgetCount;
@@ -62,7 +64,13 @@ public sealed class SignedEnvelope : IDisposable, IAsyncDisposable
         (_canonical ?? throw new ObjectDisposedException(nameof(SignedEnvelope))).GetReadOnlySequence();
 
     /// <inheritdoc />
-    public void Dispose() => Interlocked.Exchange(ref _canonical, null)?.Dispose();
+    public void Dispose()
+    {
+        Interlocked.Exchange(ref _canonical, null)?.Dispose();
+
+        // The blocks are back in the pool: the budget they were charged to has room again.
+        _lease?.Dispose();
+    }
 
     /// <inheritdoc />
     public ValueTask DisposeAsync()

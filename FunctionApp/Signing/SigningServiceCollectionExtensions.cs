@@ -41,10 +41,30 @@ public static class SigningServiceCollectionExtensions
         services.TryAddSingleton(provider => StreamPoolFactory.Create(
             provider.GetRequiredService<IOptions<StreamPoolOptions>>().Value,
             provider.GetRequiredService<ILoggerFactory>().CreateLogger("FunctionApp.StreamPool")));
+        services.AddOptions<MemoryBudgetOptions>()
+            .Bind(configuration.GetSection(MemoryBudgetOptions.SectionName))
+            .ValidateDataAnnotations()
+            .Validate(
+                o => o.MaxBytesInFlight is 0 or >= MemoryBudgetOptions.MinBytesInFlight,
+                $"{MemoryBudgetOptions.MaxBytesInFlightSetting} must be 0 (an eighth of the memory) or at least {MemoryBudgetOptions.MinBytesInFlight} bytes.")
+            .ValidateOnStart();
+        services.TryAddSingleton(provider => CreateBudget(
+            provider.GetRequiredService<IOptions<MemoryBudgetOptions>>().Value,
+            provider.GetRequiredService<ILoggerFactory>().CreateLogger("FunctionApp.MemoryBudget")));
         services.TryAddSingleton(provider => new WidgetEnvelopeReader(provider.GetRequiredService<IOptions<EnvelopeOptions>>().Value));
         services.TryAddSingleton<EnvelopeSigner>();
         services.TryAddSingleton<EnvelopeVerifier>();
         services.AddSigningKeySource(configuration);
         return services;
+    }
+
+    private static EnvelopeMemoryBudget CreateBudget(MemoryBudgetOptions options, ILogger logger)
+    {
+        // TotalAvailableMemoryBytes is the container's or job object's limit where there is one (the plan's memory), else
+        // the machine's.
+        var derived = options.MaxBytesInFlight == 0;
+        var capacity = derived ? EnvelopeMemoryBudget.DefaultFor(GC.GetGCMemoryInfo().TotalAvailableMemoryBytes) : options.MaxBytesInFlight;
+        SigningLog.BudgetConfigured(logger, capacity, derived ? "an eighth of the available memory" : "configured", MemoryBudgetOptions.MaxBytesInFlightSetting);
+        return new EnvelopeMemoryBudget(capacity, options.MaxWait, logger);
     }
 }

@@ -1,0 +1,177 @@
+using System.Globalization;
+using FunctionApp.Functions;
+using FunctionApp.Http;
+using FunctionApp.Signing;
+using FunctionApp.Tests.Infrastructure;
+using Microsoft.AspNetCore.Mvc;
+using Microsoft.AspNetCore.Mvc.Abstractions;
+using Microsoft.AspNetCore.Routing;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.IO;
+
+namespace FunctionApp.Tests.Functions;
+
+/// <summary>
+/// Issue 20, finding 1, at <c>/api/sign</c> in the WebJobs host: the canonical size bound, the memory budget and the slow
+/// client limits each answer with their own problem naming the setting, never 500, and leave the pool and budget empty.
+/// </summary>
+public sealed class SignFunctionLimitAttackTests : IAsyncLifetime
+{
+    private const long Budget = MemoryBudgetOptions.MinBytesInFlight;
+
+    private FunctionsTestHost? _host;
+
+    private FunctionsTestHost Host => _host ?? throw new InvalidOperationException("host not started");
+
+    public async Task InitializeAsync() => _host = await FunctionsTestHost.StartAsync(
+        new Dictionary<string, string?>
+        {
+            ["Signing:LocalKey"] = Vector.KeyBase64,
+            ["Http:MaxRequestBodyBytes"] = (4 * 1024 * 1024).ToString(CultureInfo.InvariantCulture),
+            ["Envelopes:MaxCanonicalBytes"] = (6 * 1024 * 1024).ToString(CultureInfo.InvariantCulture),
+            ["MemoryBudget:MaxBytesInFlight"] = Budget.ToString(CultureInfo.InvariantCulture),
+            ["MemoryBudget:MaxWait"] = "00:00:00.2",
+            ["Http:DataRateGracePeriod"] = "00:00:00.3",
+            ["Http:MinDataRateBytesPerSecond"] = "1048576",
+        },
+        typeof(SignFunction));
+
+    public async Task DisposeAsync()
+    {
+        if (_host is not null)
+        {
+            await _host.DisposeAsync();
+        }
+    }
+
+    [Fact]
+    public async Task RunAsync_CanonicalAmplificationAttack_413NamingTheSettingAndNothingSigned()
+    {
+        // Arrange: 4 MiB of raw U+0085 (2 bytes each) would be a 12 MiB canonical form of \u0085 escapes.
+        var body = AttackBodies.ControlCharacterEnvelope(4 * 1024 * 1024, "nel");
+
+        // Act
+        var response = await Host.InvokeHttpAsync(SignFunction.Name, TestRequests.Post("/api/sign", body, query: "?output=canonical"));
+
+        // Assert
+        Assert.Equal(413, response.Status);
+        Assert.Equal(ProblemTypes.CanonicalTooLarge, (string?)response.Json["type"]);
+        Assert.Contains(FunctionApp.Envelopes.EnvelopeOptions.MaxCanonicalBytesSetting, (string?)response.Json["detail"], StringComparison.Ordinal);
+        Assert.False(response.Headers.ContainsKey(SignatureHeaders.Signature));
+        AssertNothingHeld();
+    }
+
+    [Fact]
+    public async Task RunAsync_RawControlCharacterBodyAttack_400AtItsPath()
+    {
+        // Arrange: issue 20's body (raw U+0001, a 6-byte escape each in the canonical form), at this host's body limit.
+        var body = AttackBodies.ControlCharacterEnvelope(4 * 1024 * 1024, "raw");
+
+        // Act
+        var response = await Host.InvokeHttpAsync(SignFunction.Name, TestRequests.Post("/api/sign", body, query: "?output=canonical"));
+
+        // Assert
+        Assert.Equal(400, response.Status);
+        Assert.Equal(ProblemTypes.InvalidEnvelope, (string?)response.Json["type"]);
+        Assert.Equal("$.widgets[0].property0", (string?)response.Json["jsonPath"]);
+        AssertNothingHeld();
+    }
+
+    [Fact]
+    public async Task RunAsync_MemoryBudgetSpentAttack_503WithRetryAfterNamingTheSettingThenServed()
+    {
+        // Arrange: everything the budget allows is held by requests in flight.
+        var budget = Host.GetService<EnvelopeMemoryBudget>();
+        var vector = Vector.Load("one-widget");
+        var holder = budget.Lease();
+        holder.Cover(Budget);
+
+        // Act
+        var refused = await Host.InvokeHttpAsync(SignFunction.Name, TestRequests.Post("/api/sign", vector.Input));
+        holder.Dispose();
+        var served = await Host.InvokeHttpAsync(SignFunction.Name, TestRequests.Post("/api/sign", vector.Input));
+
+        // Assert
+        Assert.Equal(503, refused.Status);
+        Assert.Equal(ProblemTypes.MemoryBudget, (string?)refused.Json["type"]);
+        Assert.Contains(MemoryBudgetOptions.MaxBytesInFlightSetting, (string?)refused.Json["detail"], StringComparison.Ordinal);
+        Assert.Equal("1", refused.Header("Retry-After"));
+        Assert.Equal(200, served.Status);
+        Assert.Equal(vector.SignatureHex, (string?)served.Json["signature"]);
+        AssertNothingHeld();
+    }
+
+    [Fact]
+    public async Task RunAsync_SlowBodyAttack_408RequestTimeoutAndNothingHeld()
+    {
+        // Arrange: 40 bytes, then nothing (the connection stays open), well past the grace period.
+        var request = TestRequests.Post("/api/sign", [], sendContentLength: false, chunked: true);
+        request.Body = new StallingStream(Vector.Load("one-widget").Input[..40]);
+
+        // Act
+        var started = System.Diagnostics.Stopwatch.StartNew();
+        var response = await Host.InvokeHttpAsync(SignFunction.Name, request);
+
+        // Assert: refused within the grace period plus 40 bytes at the minimum rate, not after the client's whim.
+        Assert.Equal(408, response.Status);
+        Assert.Equal(ProblemTypes.RequestTimeout, (string?)response.Json["type"]);
+        Assert.Contains(HttpOptions.MinDataRateBytesPerSecondSetting, (string?)response.Json["detail"], StringComparison.Ordinal);
+        Assert.True(started.Elapsed < TimeSpan.FromSeconds(5), $"took {started.Elapsed}");
+        AssertNothingHeld();
+    }
+
+    [Fact]
+    public async Task ExecuteResult_SlowReaderAttack_AnswerCutAtTheMinimumRateAndNothingHeld()
+    {
+        // Arrange: a 2 MiB canonical answer read at ~0.6 MiB/s; the minimum is 1 MiB/s after 0.3 s.
+        var body = AttackBodies.ControlCharacterEnvelope(2 * 1024 * 1024, "escaped");
+        var request = TestRequests.Post("/api/sign", body, query: "?output=canonical");
+        var slow = new SlowReaderStream(TimeSpan.FromMilliseconds(100));
+        request.HttpContext.Response.Body = slow;
+        using var scope = Host.Services.CreateScope();
+        var function = ActivatorUtilities.CreateInstance<SignFunction>(scope.ServiceProvider);
+        var result = await function.RunAsync(request);
+
+        // Act
+        var started = System.Diagnostics.Stopwatch.StartNew();
+        var error = await Record.ExceptionAsync(() => result.ExecuteResultAsync(new ActionContext(request.HttpContext, new RouteData(), new ActionDescriptor())));
+
+        // Assert: no exception (no 500), the answer cut short after about 0.3 s + 2 s, and every block back.
+        Assert.Null(error);
+        Assert.True(slow.Written < body.Length, $"wrote {slow.Written:N0} of {body.Length:N0} bytes");
+        Assert.True(started.Elapsed < TimeSpan.FromSeconds(4), $"took {started.Elapsed}");
+        AssertNothingHeld();
+    }
+
+    private void AssertNothingHeld()
+    {
+        var pool = Host.GetService<RecyclableMemoryStreamManager>();
+        Assert.Equal(0, pool.SmallPoolInUseSize + pool.LargePoolInUseSize);
+        Assert.Equal(0, Host.GetService<EnvelopeMemoryBudget>().InUse);
+    }
+
+    /// <summary>A client that sends part of its body and then stalls with the connection open.</summary>
+    private sealed class StallingStream(byte[] first) : ForwardOnlyStream
+    {
+        private bool _sent;
+
+        public override bool CanWrite => false;
+
+        public override int Read(Span<byte> buffer) => throw new NotSupportedException("read asynchronously");
+
+        public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
+        {
+            if (!_sent)
+            {
+                _sent = true;
+                first.CopyTo(buffer);
+                return first.Length;
+            }
+
+            await Task.Delay(Timeout.Infinite, cancellationToken);
+            return 0;
+        }
+
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+    }
+}
