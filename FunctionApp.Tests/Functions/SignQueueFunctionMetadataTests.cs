@@ -23,20 +23,20 @@ public sealed class SignQueueFunctionMetadataTests
         var trigger = Assert.Single(bindings, b => b.Value<string>("type") == "queueTrigger");
         var sample = LocalSettingsSample();
 
-        // Assert: the queue is the app setting Queues:Input; the connection is the setting WidgetStorage.
-        Assert.Equal("%Queues:Input%", trigger.Value<string>("queueName"));
+        // Assert: the queue is the flat app setting WidgetInputQueue; the connection is the setting WidgetStorage.
+        Assert.Equal("%WidgetInputQueue%", trigger.Value<string>("queueName"));
         Assert.Equal("WidgetStorage", trigger.Value<string>("connection"));
         Assert.Equal(QueueOptions.ConnectionSetting, trigger.Value<string>("connection"));
-        Assert.Equal("widget-envelopes", sample["Queues:Input"]);
+        Assert.Equal("widget-envelopes", sample["WidgetInputQueue"]);
         Assert.Equal("UseDevelopmentStorage=true", sample["WidgetStorage"]);
 
         // Every output uses the same connection: forwarding and rejecting are extension bindings too.
         Assert.All(bindings, b => Assert.Equal("WidgetStorage", b.Value<string>("connection")));
         Assert.Equal(
-            ["%Queues:Output%", "%Queues:Rejected%"],
+            ["%WidgetOutputQueue%", "%WidgetRejectedQueue%"],
             bindings.Where(b => b.Value<string>("type") == "queue").Select(b => b.Value<string>("queueName")!).Order(StringComparer.Ordinal));
         Assert.Equal(
-            ["%Queues:CanonicalContainer%", "%Queues:ClaimCheckContainer%", "%Queues:RejectedContainer%"],
+            ["%WidgetCanonicalContainer%", "%WidgetClaimsContainer%", "%WidgetRejectedContainer%"],
             bindings.Where(b => b.Value<string>("type") == "blob").Select(b => b.Value<string>("blobPath")!).Order(StringComparer.Ordinal));
     }
 

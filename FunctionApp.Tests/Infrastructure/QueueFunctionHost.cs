@@ -82,12 +82,12 @@ public sealed class QueueFunctionHost : IAsyncDisposable
             [QueueOptions.ConnectionSetting] = azurite.ConnectionString,
             ["Signing:LocalKey"] = Vector.KeyBase64,
             ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
-            ["Queues:Input"] = prefix + "-in",
-            ["Queues:Output"] = prefix + "-out",
-            ["Queues:Rejected"] = prefix + "-rej",
-            ["Queues:ClaimCheckContainer"] = prefix + "-claims",
-            ["Queues:CanonicalContainer"] = prefix + "-canonical",
-            ["Queues:RejectedContainer"] = prefix + "-rejected",
+            ["WidgetInputQueue"] = prefix + "-in",
+            ["WidgetOutputQueue"] = prefix + "-out",
+            ["WidgetRejectedQueue"] = prefix + "-rej",
+            ["WidgetClaimsContainer"] = prefix + "-claims",
+            ["WidgetCanonicalContainer"] = prefix + "-canonical",
+            ["WidgetRejectedContainer"] = prefix + "-rejected",
 
         };
         foreach (var (key, value) in ShippedHostJson())

@@ -30,7 +30,7 @@ public sealed class QueueSigningProcessorTests
         var vector = Vector.Load("one-widget");
 
         // Act
-        var signed = await processor.SignAsync(new SigningQueueMessage("m1", 1, null, vector.Input), Container(names.ClaimCheckContainer), Container(names.CanonicalContainer), CancellationToken.None);
+        var signed = await processor.SignAsync(new SigningQueueMessage("m1", 1, null, vector.Input), Container(names.WidgetClaimsContainer), Container(names.WidgetCanonicalContainer), CancellationToken.None);
 
         // Assert
         Assert.Equal(vector.SignatureHex, signed.Signature);
@@ -38,7 +38,7 @@ public sealed class QueueSigningProcessorTests
         Assert.Equal(!inline, signed.CanonicalBlob is not null);
         if (!inline)
         {
-            Assert.Equal(new BlobReference(names.CanonicalContainer, "m1.json"), signed.CanonicalBlob);
+            Assert.Equal(new BlobReference(names.WidgetCanonicalContainer, "m1.json"), signed.CanonicalBlob);
             Assert.Equal(vector.Canonical, await DownloadAsync(signed.CanonicalBlob!));
         }
     }
@@ -49,13 +49,13 @@ public sealed class QueueSigningProcessorTests
         // Arrange
         var (processor, names) = Create(new() { ["Queues:MaxClaimCheckBytes"] = "1000" });
         var seed = Vector.Load("seed-3000-widgets");
-        var container = Container(names.ClaimCheckContainer);
+        var container = Container(names.WidgetClaimsContainer);
         await container.CreateIfNotExistsAsync();
         await container.GetBlockBlobReference("big.json").UploadFromByteArrayAsync(seed.Input, 0, seed.Input.Length);
         var message = new SigningQueueMessage("m2", 1, null, Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"big.json\"}}"));
 
         // Act
-        var error = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(message, container, Container(names.CanonicalContainer), CancellationToken.None));
+        var error = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(message, container, Container(names.WidgetCanonicalContainer), CancellationToken.None));
 
         // Assert
         Assert.Contains("Queues:MaxClaimCheckBytes", error.Message, StringComparison.Ordinal);
@@ -68,14 +68,14 @@ public sealed class QueueSigningProcessorTests
         // Arrange
         var (processor, names, services) = CreateWithServices(new());
         var seed = Vector.Load("seed-3000-widgets");
-        var container = Container(names.ClaimCheckContainer);
+        var container = Container(names.WidgetClaimsContainer);
         await container.CreateIfNotExistsAsync();
         await container.GetBlockBlobReference("seed.json").UploadFromByteArrayAsync(seed.Input, 0, seed.Input.Length);
         var pool = services.GetRequiredService<Microsoft.IO.RecyclableMemoryStreamManager>();
         var message = new SigningQueueMessage("m3", 1, null, Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"seed.json\"}}"));
 
         // Act
-        var signed = await processor.SignAsync(message, container, Container(names.CanonicalContainer), CancellationToken.None);
+        var signed = await processor.SignAsync(message, container, Container(names.WidgetCanonicalContainer), CancellationToken.None);
 
         // Assert: the blob went through the pool and every stream went back.
         Assert.Equal(seed.SignatureHex, signed.Signature);
@@ -85,27 +85,27 @@ public sealed class QueueSigningProcessorTests
         Assert.Equal(0, pool.LargePoolInUseSize);
     }
 
-    private (QueueSigningProcessor Processor, QueueOptions Names) Create(Dictionary<string, string?> settings)
+    private (QueueSigningProcessor Processor, QueueNames Names) Create(Dictionary<string, string?> settings)
     {
         var (processor, names, _) = CreateWithServices(settings);
         return (processor, names);
     }
 
-    private (QueueSigningProcessor Processor, QueueOptions Names, ServiceProvider Services) CreateWithServices(Dictionary<string, string?> settings)
+    private (QueueSigningProcessor Processor, QueueNames Names, ServiceProvider Services) CreateWithServices(Dictionary<string, string?> settings)
     {
         var prefix = "p" + Guid.NewGuid().ToString("N")[..12];
-        var names = new QueueOptions
+        var names = new QueueNames
         {
-            ClaimCheckContainer = prefix + "-claims",
-            CanonicalContainer = prefix + "-canonical",
-            RejectedContainer = prefix + "-rejected",
+            WidgetClaimsContainer = prefix + "-claims",
+            WidgetCanonicalContainer = prefix + "-canonical",
+            WidgetRejectedContainer = prefix + "-rejected",
         };
         settings["AzureWebJobsStorage"] = _azurite.ConnectionString;
         settings["Signing:LocalKey"] = Vector.KeyBase64;
         settings["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development";
-        settings["Queues:ClaimCheckContainer"] = names.ClaimCheckContainer;
-        settings["Queues:CanonicalContainer"] = names.CanonicalContainer;
-        settings["Queues:RejectedContainer"] = names.RejectedContainer;
+        settings["WidgetClaimsContainer"] = names.WidgetClaimsContainer;
+        settings["WidgetCanonicalContainer"] = names.WidgetCanonicalContainer;
+        settings["WidgetRejectedContainer"] = names.WidgetRejectedContainer;
         var configuration = new ConfigurationBuilder().AddInMemoryCollection(settings).Build();
         var services = new ServiceCollection()
             .AddLogging()

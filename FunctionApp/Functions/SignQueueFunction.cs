@@ -8,9 +8,9 @@ using Microsoft.Extensions.Logging;
 namespace FunctionApp.Functions;
 
 /// <summary>
-/// Queue-triggered signing on the official storage extension: each message on <c>Queues:Input</c> (an envelope inline
+/// Queue-triggered signing on the official storage extension: each message on <c>WidgetInputQueue</c> (an envelope inline
 /// or a claim check, base64 of the UTF-8 JSON) is signed by the same core as <c>/api/sign</c> and forwarded to
-/// <c>Queues:Output</c>. Invalid input is a permanent failure: it goes to <c>Queues:Rejected</c> with the reason and the
+/// <c>WidgetOutputQueue</c>. Invalid input is a permanent failure: it goes to <c>WidgetRejectedQueue</c> with the reason and the
 /// function completes, so it is not retried. Anything else (key source, storage) throws, so the extension retries it
 /// and, after host.json <c>maxDequeueCount</c>, moves it to <c>&lt;input&gt;-poison</c>.
 /// </summary>
@@ -32,12 +32,12 @@ public sealed class SignQueueFunction
     /// <summary>The queue trigger; every queue and container comes from the extension, on the <c>WidgetStorage</c> connection.</summary>
     [FunctionName(Name)]
     public async Task RunAsync(
-        [QueueTrigger("%Queues:Input%", Connection = QueueOptions.ConnectionSetting)] CloudQueueMessage message,
-        [Queue("%Queues:Output%", Connection = QueueOptions.ConnectionSetting)] IAsyncCollector<string> output,
-        [Queue("%Queues:Rejected%", Connection = QueueOptions.ConnectionSetting)] IAsyncCollector<string> rejected,
-        [Blob("%Queues:ClaimCheckContainer%", Connection = QueueOptions.ConnectionSetting)] CloudBlobContainer claims,
-        [Blob("%Queues:CanonicalContainer%", Connection = QueueOptions.ConnectionSetting)] CloudBlobContainer canonical,
-        [Blob("%Queues:RejectedContainer%", Connection = QueueOptions.ConnectionSetting)] CloudBlobContainer rejectedBodies,
+        [QueueTrigger("%WidgetInputQueue%", Connection = QueueOptions.ConnectionSetting)] CloudQueueMessage message,
+        [Queue("%WidgetOutputQueue%", Connection = QueueOptions.ConnectionSetting)] IAsyncCollector<string> output,
+        [Queue("%WidgetRejectedQueue%", Connection = QueueOptions.ConnectionSetting)] IAsyncCollector<string> rejected,
+        [Blob("%WidgetClaimsContainer%", Connection = QueueOptions.ConnectionSetting)] CloudBlobContainer claims,
+        [Blob("%WidgetCanonicalContainer%", Connection = QueueOptions.ConnectionSetting)] CloudBlobContainer canonical,
+        [Blob("%WidgetRejectedContainer%", Connection = QueueOptions.ConnectionSetting)] CloudBlobContainer rejectedBodies,
         CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(message);

@@ -22,6 +22,7 @@ public sealed class QueueSigningProcessor
     private readonly EnvelopeSigner _signer;
     private readonly QueueBlobStore _blobs;
     private readonly QueueOptions _options;
+    private readonly QueueNames _names;
     private readonly ILogger<QueueSigningProcessor> _logger;
 
     /// <summary>Creates the processor.</summary>
@@ -30,9 +31,12 @@ public sealed class QueueSigningProcessor
         EnvelopeSigner signer,
         QueueBlobStore blobs,
         IOptions<QueueOptions> options,
+        IOptions<QueueNames> names,
         ILogger<QueueSigningProcessor> logger)
     {
         ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(names);
+        _names = names.Value;
         _reader = reader;
         _signer = signer;
         _blobs = blobs;
@@ -113,7 +117,7 @@ public sealed class QueueSigningProcessor
         {
             if (message.DecodeError is null)
             {
-                ClaimCheck.TryRead(message, _options.ClaimCheckContainer, out claim);
+                ClaimCheck.TryRead(message, _names.WidgetClaimsContainer, out claim);
             }
         }
         catch (MessageRejectedException)
