@@ -45,6 +45,9 @@ param signingSecretName string = 'widget-signing-key'
 @description('Whether the signing-key secret exists already. The app\'s Key Vault grant is scoped to that secret, and a role assignment needs its scope to exist: the pipeline\'s Plan looks and sets this; on a first deployment Apply deploys again with true once the key bootstrap has created the key.')
 param signingKeyExists bool = true
 
+@description('Object id of the principal that uploads the app package (the pipeline\'s deploy connection); it gets Storage Blob Data Contributor on the package container only. Empty: whoever deploys this template (deployer()), for a manual deployment. The pipeline sets it so that the plan shows the real grant.')
+param packagePublisherPrincipalId string = ''
+
 @description('Object id of the smoke-test service connection\'s service principal: it gets message-send on the input queue and peek on the output queue, nothing else. Empty: no smoke-test grants.')
 param smokeTestPrincipalId string = ''
 
@@ -100,9 +103,10 @@ var names = {
   keyVault: empty(keyVaultName) ? take('kv-${environmentName}-${suffix}', 24) : keyVaultName
   plan: 'plan-${environmentName}-${suffix}'
   functionApp: 'func-${environmentName}-${suffix}'
-  // The host account's container with the app package (WEBSITE_RUN_FROM_PACKAGE).
-  packageContainer: 'function-releases'
 }
+
+// The host account's container with the app package (WEBSITE_RUN_FROM_PACKAGE); the account name is unique already.
+var packageContainerName = 'function-releases'
 
 module monitoring 'modules/monitoring.bicep' = {
   name: 'monitoring'
@@ -137,7 +141,7 @@ module storage 'modules/storage.bicep' = {
     claimCheckContainerName: claimCheckContainerName
     canonicalContainerName: canonicalContainerName
     rejectedContainerName: rejectedContainerName
-    packageContainerName: names.packageContainer
+    packageContainerName: packageContainerName
     workspaceId: monitoring.outputs.workspaceId
     tags: tags
   }
@@ -163,7 +167,7 @@ module roleAssignments 'modules/roleAssignments.bicep' = {
     signingKeyExists: signingKeyExists
     hostStorageAccountName: storage.outputs.hostStorageAccountName
     packageContainerName: storage.outputs.packageContainerName
-    deployerPrincipalId: deployer().objectId
+    deployerPrincipalId: empty(packagePublisherPrincipalId) ? deployer().objectId : packagePublisherPrincipalId
     smokeTestPrincipalId: smokeTestPrincipalId
     dataStorageAccountName: storage.outputs.dataStorageAccountName
     queueNames: storage.outputs.queueNames
