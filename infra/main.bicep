@@ -207,7 +207,7 @@ module functionApp 'modules/functionApp.bicep' = {
   ]
 }
 
-@description('Name of the function app (AzureFunctionApp@2 appName).')
+@description('Name of the function app (the deploy and smoke scripts).')
 output functionAppName string = functionApp.outputs.name
 
 @description('Default host name of the function app, for the smoke test.')

@@ -33,7 +33,7 @@ public sealed class TemplateSecurityTests
         Assert.Null(site["properties"]!["siteConfig"]!["linuxFxVersion"]);
         Assert.Equal("UserAssigned", (string?)site["identity"]!["type"]);
         Assert.Equal("[format('{0}', parameters('identityId'))]", Assert.Single(site["identity"]!["userAssignedIdentities"]!.AsObject()).Key);
-        // Key Vault references (WidgetStorage, the content share) resolve with that identity, not a system one.
+        // No setting is a Key Vault reference today; should one be added, it resolves with that identity, not a system one.
         Assert.Equal("[parameters('identityId')]", (string?)site["properties"]!["keyVaultReferenceIdentity"]);
     }
 

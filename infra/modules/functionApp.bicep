@@ -236,7 +236,7 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
   }
 }
 
-// No FTP and no basic-auth deployment: AzureFunctionApp@2 deploys with the service connection's Entra token.
+// No FTP and no basic-auth deployment: the pipeline uploads the package blob with its Entra token.
 resource ftpPublishing 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2025-03-01' = {
   parent: site
   name: 'ftp'
