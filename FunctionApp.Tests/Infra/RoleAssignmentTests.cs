@@ -78,6 +78,17 @@ public sealed class RoleAssignmentTests
     }
 
     [Fact]
+    public void Site_IsCreatedAfterTheGrants_AndNeedsNoneResolvedToBeCreated()
+    {
+        var dependsOn = Infra.Module("functionApp")["dependsOn"]!.AsArray().Select(d => (string)d!).ToList();
+
+        // The app's grants exist before its first start; and since no setting is a Key Vault reference (AppSettingsTests),
+        // site creation never waits on RBAC propagation: the app itself retries the key.
+        Assert.Contains("[resourceId('Microsoft.Resources/deployments', 'roleAssignments')]", dependsOn);
+        Assert.DoesNotContain("@Microsoft.KeyVault(", Infra.Module("functionApp").ToJsonString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void WriteContainers_AreCreateOnly_NoOverwriteNoDelete()
     {
         var writers = Infra.ResourcesOfType("Microsoft.Authorization/roleAssignments").Select(a => a.Resource)
