@@ -1,6 +1,6 @@
 // The widget signing service, from an empty resource group to a running, least-privilege deployment.
 // One module per concern; every name is derived from environmentName plus a uniqueString of the resource group.
-// Deploy: az deployment group create --resource-group <rg> --template-file infra/main.bicep --parameters infra/main.consumption.bicepparam
+// Deploy: az deployment group create --resource-group <rg> --template-file infra/main.bicep --parameters infra/main.elastic-premium.bicepparam
 // Compile and lint locally with the pinned compiler: .ci/bicep (docs/deploy.md).
 // The signing key is not here: the pipeline's key bootstrap stage creates it in the vault (docs/deploy.md).
 
@@ -14,14 +14,14 @@ param environmentName string = 'dev'
 @description('Azure region for every resource; defaults to the resource group\'s.')
 param location string = resourceGroup().location
 
-@description('Function app plan: Y1 (Windows Consumption, the default) or EP1-EP3 (Windows Elastic Premium).')
+@description('Function app plan: EP1 (Windows Elastic Premium, the default; EP2/EP3 larger) signs from the queue with runtime scale monitoring; Y1 (Windows Consumption) is for HTTP-only use: its scale controller does not know the custom queue trigger (docs/deploy.md, "Plans").')
 @allowed([
   'Y1'
   'EP1'
   'EP2'
   'EP3'
 ])
-param planSku string = 'Y1'
+param planSku string = 'EP1'
 
 @description('Elastic Premium only: the most instances the plan may scale out to.')
 @minValue(1)
@@ -37,17 +37,19 @@ param maximumElasticWorkerCount int = 20
 ])
 param storageSku string = 'Standard_LRS'
 
-@description('Storage account key (key1 or key2) the connection strings in the vault are built from. Switch it to rotate the other key (docs/deploy.md, "Storage key rotation").')
-@allowed([
-  'key1'
-  'key2'
-])
-param storageKeyName string = 'key1'
-
 @description('Name of the Key Vault secret that holds the signing key. The pipeline creates it; this template only points the app at it.')
 @minLength(1)
 @maxLength(127)
 param signingSecretName string = 'widget-signing-key'
+
+@description('Whether the signing-key secret exists already. The app\'s Key Vault grant is scoped to that secret, and a role assignment needs its scope to exist: the pipeline\'s Plan looks and sets this; on a first deployment Apply deploys again with true once the key bootstrap has created the key.')
+param signingKeyExists bool = true
+
+@description('Object id of the principal that uploads the app package (the pipeline\'s deploy connection); it gets Storage Blob Data Contributor on the package container only. Empty: whoever deploys this template (deployer()), for a manual deployment. The pipeline sets it so that the plan shows the real grant.')
+param packagePublisherPrincipalId string = ''
+
+@description('Object id of the smoke-test service connection\'s service principal: it gets message-send on the input queue and peek on the output queue, nothing else. Empty: no smoke-test grants.')
+param smokeTestPrincipalId string = ''
 
 @description('Days a deleted vault or secret stays recoverable (7-90). Purge protection keeps them for this long in any case.')
 @minValue(7)
@@ -63,22 +65,22 @@ param keyVaultName string = ''
 @maxValue(730)
 param logRetentionInDays int = 30
 
-@description('Queue the queue trigger reads envelopes from (Queues:Input).')
+@description('Queue the queue trigger reads envelopes from (WidgetInputQueue).')
 param inputQueueName string = 'widget-envelopes'
 
-@description('Queue the signatures are written to (Queues:Output).')
+@description('Queue the signatures are written to (WidgetOutputQueue).')
 param outputQueueName string = 'widget-signatures'
 
-@description('Queue rejected envelopes are moved to (Queues:Rejected).')
+@description('Queue rejected envelopes are moved to (WidgetRejectedQueue).')
 param rejectedQueueName string = 'widget-envelopes-rejected'
 
-@description('Blob container for claim-check envelopes (Queues:ClaimCheckContainer).')
+@description('Blob container for claim-check envelopes (WidgetClaimsContainer).')
 param claimCheckContainerName string = 'widget-claims'
 
-@description('Blob container for canonical bytes too large to send inline (Queues:CanonicalContainer).')
+@description('Blob container for canonical bytes too large to send inline (WidgetCanonicalContainer).')
 param canonicalContainerName string = 'widget-canonical'
 
-@description('Blob container for copies of rejected inline envelopes (Queues:RejectedContainer).')
+@description('Blob container for copies of rejected inline envelopes (WidgetRejectedContainer).')
 param rejectedContainerName string = 'widget-rejected'
 
 @description('Tags applied to every resource.')
@@ -101,15 +103,10 @@ var names = {
   keyVault: empty(keyVaultName) ? take('kv-${environmentName}-${suffix}', 24) : keyVaultName
   plan: 'plan-${environmentName}-${suffix}'
   functionApp: 'func-${environmentName}-${suffix}'
-  // Azure Files share names: 3-63 lowercase letters, digits and hyphens.
-  contentShare: toLower('func-${environmentName}-${suffix}-content')
 }
 
-// Vault secrets this template writes (connection strings built from listKeys); the signing key is not one of them.
-var connectionSecretNames = {
-  widgetStorage: 'widget-storage-connection'
-  contentShare: 'content-share-connection'
-}
+// The host account's container with the app package (WEBSITE_RUN_FROM_PACKAGE); the account name is unique already.
+var packageContainerName = 'function-releases'
 
 module monitoring 'modules/monitoring.bicep' = {
   name: 'monitoring'
@@ -144,7 +141,8 @@ module storage 'modules/storage.bicep' = {
     claimCheckContainerName: claimCheckContainerName
     canonicalContainerName: canonicalContainerName
     rejectedContainerName: rejectedContainerName
-    contentShareName: names.contentShare
+    packageContainerName: packageContainerName
+    workspaceId: monitoring.outputs.workspaceId
     tags: tags
   }
 }
@@ -155,19 +153,8 @@ module keyVault 'modules/keyVault.bicep' = {
     location: location
     keyVaultName: names.keyVault
     softDeleteRetentionInDays: keyVaultSoftDeleteRetentionInDays
+    workspaceId: monitoring.outputs.workspaceId
     tags: tags
-  }
-}
-
-module connectionSecrets 'modules/connectionSecrets.bicep' = {
-  name: 'connectionSecrets'
-  params: {
-    keyVaultName: keyVault.outputs.name
-    hostStorageAccountName: storage.outputs.hostStorageAccountName
-    dataStorageAccountName: storage.outputs.dataStorageAccountName
-    storageKeyName: storageKeyName
-    widgetStorageSecretName: connectionSecretNames.widgetStorage
-    contentShareSecretName: connectionSecretNames.contentShare
   }
 }
 
@@ -176,7 +163,12 @@ module roleAssignments 'modules/roleAssignments.bicep' = {
   params: {
     principalId: identity.outputs.principalId
     keyVaultName: keyVault.outputs.name
+    signingSecretName: signingSecretName
+    signingKeyExists: signingKeyExists
     hostStorageAccountName: storage.outputs.hostStorageAccountName
+    packageContainerName: storage.outputs.packageContainerName
+    deployerPrincipalId: empty(packagePublisherPrincipalId) ? deployer().objectId : packagePublisherPrincipalId
+    smokeTestPrincipalId: smokeTestPrincipalId
     dataStorageAccountName: storage.outputs.dataStorageAccountName
     queueNames: storage.outputs.queueNames
     containerNames: storage.outputs.containerNames
@@ -194,9 +186,9 @@ module functionApp 'modules/functionApp.bicep' = {
     identityId: identity.outputs.id
     identityClientId: identity.outputs.clientId
     hostStorageAccountName: storage.outputs.hostStorageAccountName
-    contentShareName: storage.outputs.contentShareName
-    contentShareSecretUri: connectionSecrets.outputs.contentShareSecretUri
-    widgetStorageSecretUri: connectionSecrets.outputs.widgetStorageSecretUri
+    packageBlobUrl: storage.outputs.packageBlobUrl
+    dataQueueServiceUri: storage.outputs.dataQueueServiceUri
+    dataBlobServiceUri: storage.outputs.dataBlobServiceUri
     appInsightsName: monitoring.outputs.appInsightsName
     keyVaultUri: keyVault.outputs.vaultUri
     signingSecretName: signingSecretName
@@ -208,13 +200,14 @@ module functionApp 'modules/functionApp.bicep' = {
     rejectedContainerName: rejectedContainerName
     tags: tags
   }
-  // The app must not start before its identity may read the key and reach its storage.
+  // The app should find its storage grants in place when it first starts (the signing key it retries for; no
+  // setting is a Key Vault reference, so nothing must resolve while the site is created).
   dependsOn: [
     roleAssignments
   ]
 }
 
-@description('Name of the function app (AzureFunctionApp@2 appName).')
+@description('Name of the function app (the deploy and smoke scripts).')
 output functionAppName string = functionApp.outputs.name
 
 @description('Default host name of the function app, for the smoke test.')
@@ -237,3 +230,12 @@ output dataStorageAccountName string = storage.outputs.dataStorageAccountName
 
 @description('Name of the queue the app reads envelopes from.')
 output inputQueueName string = inputQueueName
+
+@description('Name of the queue the app forwards signatures to (the smoke test peeks it).')
+output outputQueueName string = outputQueueName
+
+@description('Name of the host storage account (the pipeline uploads the app package there).')
+output hostStorageAccountName string = storage.outputs.hostStorageAccountName
+
+@description('Name of the container the app package is uploaded to.')
+output packageContainerName string = storage.outputs.packageContainerName

@@ -105,8 +105,6 @@ public sealed class AppSettingsTests
         {
             Assert.Equal(Sample[name], Settings[name]);
         }
-
-        Assert.Equal("1", Settings["WEBSITE_RUN_FROM_PACKAGE"]);
     }
 
     [Fact]
@@ -146,37 +144,38 @@ public sealed class AppSettingsTests
     }
 
     [Fact]
-    public void Connections_TheAppReads_AreKeyVaultReferencesOrIdentityBased()
+    public void Connections_TheAppReads_AreIdentityBased()
     {
         Assert.Contains("WidgetStorage", ConnectionNames);
         Assert.All(ConnectionNames, name =>
         {
             Assert.True(Sample.ContainsKey(name), $"local.settings.sample.json does not set connection '{name}'");
-            if (Settings.TryGetValue(name, out var value))
-            {
-                Assert.StartsWith("[format('@Microsoft.KeyVault(SecretUri={0})', parameters('", value, StringComparison.Ordinal);
-            }
-            else
-            {
-                Assert.True(Settings.ContainsKey($"{name}__credential"), $"connection '{name}' is neither a Key Vault reference nor identity-based");
-            }
+            Assert.False(Settings.ContainsKey(name), $"connection '{name}' is a connection string in Azure; it must be identity-based");
+            Assert.Equal("managedidentity", Settings[$"{name}__credential"]);
+            Assert.Equal(Settings["AzureWebJobsStorage__clientId"], Settings[$"{name}__clientId"]);
         });
     }
 
     [Fact]
-    public void KeyedSettings_AreKeyVaultReferencesToTheGeneratedSecrets()
+    public void WidgetStorage_UsesTheDataAccountsQueueAndBlobEndpoints_WithTheNames5xReads()
     {
-        var passed = Infra.Module("functionApp")["properties"]!["parameters"]!;
+        Assert.Equal("[reference(resourceId('Microsoft.Resources/deployments', 'storage'), '2025-04-01').outputs.dataQueueServiceUri.value]", Settings["WidgetStorage__queueServiceUri"]);
+        Assert.Equal("[reference(resourceId('Microsoft.Resources/deployments', 'storage'), '2025-04-01').outputs.dataBlobServiceUri.value]", Settings["WidgetStorage__blobServiceUri"]);
+        var outputs = CompiledInfra.Template(Infra.Module("storage"))["outputs"]!;
+        Assert.Equal("[reference(resourceId('Microsoft.Storage/storageAccounts', parameters('dataStorageAccountName')), '2026-06-01').primaryEndpoints.queue]", (string?)outputs["dataQueueServiceUri"]!["value"]);
+        Assert.Equal("[reference(resourceId('Microsoft.Storage/storageAccounts', parameters('dataStorageAccountName')), '2026-06-01').primaryEndpoints.blob]", (string?)outputs["dataBlobServiceUri"]!["value"]);
+    }
 
-        Assert.Equal("[format('@Microsoft.KeyVault(SecretUri={0})', parameters('widgetStorageSecretUri'))]", Settings["WidgetStorage"]);
-        Assert.Equal("[format('@Microsoft.KeyVault(SecretUri={0})', parameters('contentShareSecretUri'))]", Settings["WEBSITE_CONTENTAZUREFILECONNECTIONSTRING"]);
-        Assert.Equal("[reference(resourceId('Microsoft.Resources/deployments', 'connectionSecrets'), '2025-04-01').outputs.widgetStorageSecretUri.value]", (string?)passed["widgetStorageSecretUri"]!["value"]);
-        Assert.Equal("[reference(resourceId('Microsoft.Resources/deployments', 'connectionSecrets'), '2025-04-01').outputs.contentShareSecretUri.value]", (string?)passed["contentShareSecretUri"]!["value"]);
-        // A reference cannot be validated when the site is written: validation is skipped and the share pre-created.
-        Assert.Equal("1", Settings["WEBSITE_SKIP_CONTENTSHARE_VALIDATION"]);
-        Assert.Equal("[reference(resourceId('Microsoft.Resources/deployments', 'storage'), '2025-04-01').outputs.contentShareName.value]", Settings["WEBSITE_CONTENTSHARE"]);
-        Assert.Single(Infra.ResourcesOfType("Microsoft.Storage/storageAccounts/fileServices/shares"));
-        Assert.DoesNotContain(Settings.Values, v => v.Contains("listKeys", StringComparison.OrdinalIgnoreCase) || v.Contains("AccountKey", StringComparison.OrdinalIgnoreCase));
+    [Fact]
+    public void AppSettings_HoldNoKeyAndNoKeyVaultReference_SoTheSiteNeedsNothingResolvedAtCreation()
+    {
+        Assert.DoesNotContain(Settings.Values, v => v.Contains("@Microsoft.KeyVault", StringComparison.OrdinalIgnoreCase) || v.Contains("listKeys", StringComparison.OrdinalIgnoreCase) || v.Contains("AccountKey", StringComparison.OrdinalIgnoreCase));
+        // No Azure Files content share: its setting takes only a connection string (an account key).
+        Assert.DoesNotContain(Settings.Keys, k => k.StartsWith("WEBSITE_CONTENT", StringComparison.Ordinal) || k == "WEBSITE_SKIP_CONTENTSHARE_VALIDATION");
+        Assert.Empty(Infra.ResourcesOfType("Microsoft.Storage/storageAccounts/fileServices/shares"));
+        // The app runs from the package blob, which the platform fetches with the app's user-assigned identity.
+        Assert.Equal("[reference(resourceId('Microsoft.Resources/deployments', 'storage'), '2025-04-01').outputs.packageBlobUrl.value]", Settings["WEBSITE_RUN_FROM_PACKAGE"]);
+        Assert.Equal("[reference(resourceId('Microsoft.Resources/deployments', 'identity'), '2025-04-01').outputs.id.value]", Settings["WEBSITE_RUN_FROM_PACKAGE_BLOB_MI_RESOURCE_ID"]);
     }
 
     [Fact]

@@ -33,7 +33,7 @@ public sealed class TemplateSecurityTests
         Assert.Null(site["properties"]!["siteConfig"]!["linuxFxVersion"]);
         Assert.Equal("UserAssigned", (string?)site["identity"]!["type"]);
         Assert.Equal("[format('{0}', parameters('identityId'))]", Assert.Single(site["identity"]!["userAssignedIdentities"]!.AsObject()).Key);
-        // Key Vault references (WidgetStorage, the content share) resolve with that identity, not a system one.
+        // No setting is a Key Vault reference today; should one be added, it resolves with that identity, not a system one.
         Assert.Equal("[parameters('identityId')]", (string?)site["properties"]!["keyVaultReferenceIdentity"]);
     }
 
@@ -71,7 +71,8 @@ public sealed class TemplateSecurityTests
         Assert.Equal(2, accounts.Count);
         Assert.All(accounts, a =>
         {
-            var properties = a.Resource["properties"]!;
+            Assert.Equal("[variables('accountProperties')]", (string?)a.Resource["properties"]);
+            var properties = CompiledInfra.Template(Infra.Module("storage"))["variables"]!["accountProperties"]!;
             Assert.Equal("TLS1_2", (string?)properties["minimumTlsVersion"]);
             Assert.True((bool)properties["supportsHttpsTrafficOnly"]!);
             Assert.False((bool)properties["allowBlobPublicAccess"]!);
@@ -79,6 +80,66 @@ public sealed class TemplateSecurityTests
             Assert.False((bool)properties["allowCrossTenantReplication"]!);
         });
         Assert.All(Infra.ResourcesOfType("Microsoft.Storage/storageAccounts/blobServices/containers"), c => Assert.Equal("None", (string?)c.Resource["properties"]!["publicAccess"]));
+    }
+
+    [Fact]
+    public void StorageAccounts_DataAndHost_AllowNoSharedKey()
+    {
+        var storage = CompiledInfra.Template(Infra.Module("storage"));
+        var accounts = Infra.ResourcesOfType("Microsoft.Storage/storageAccounts");
+
+        // Both accounts take their properties from one variable, which turns shared keys off.
+        Assert.False((bool)storage["variables"]!["accountProperties"]!["allowSharedKeyAccess"]!);
+        Assert.Equal(2, accounts.Count);
+        Assert.All(accounts, a => Assert.Equal("[variables('accountProperties')]", (string?)a.Resource["properties"]));
+        Assert.Contains(accounts, a => (string?)a.Resource["name"] == "[parameters('dataStorageAccountName')]");
+        // No key is ever read, so none can reach a setting, a secret or an output.
+        Assert.DoesNotContain("listKeys", Infra.Main.ToJsonString(), StringComparison.OrdinalIgnoreCase);
+        Assert.DoesNotContain("AccountKey", Infra.Main.ToJsonString(), StringComparison.OrdinalIgnoreCase);
+    }
+
+    [Fact]
+    public void DiagnosticSettings_KeyVaultAuditEventAndEveryStorageService_GoToTheWorkspace()
+    {
+        var settings = Infra.ResourcesOfType("Microsoft.Insights/diagnosticSettings");
+        const string workspace = "[reference(resourceId('Microsoft.Resources/deployments', 'monitoring'), '2025-04-01').outputs.workspaceId.value]";
+
+        var vault = Assert.Single(settings, s => s.Module == "keyVault").Resource;
+        Assert.Equal("[resourceId('Microsoft.KeyVault/vaults', parameters('keyVaultName'))]", (string?)vault["scope"]);
+        Assert.Contains(vault["properties"]!["logs"]!.AsArray(), l => (string?)l!["category"] == "AuditEvent" && (bool)l["enabled"]!);
+        Assert.Equal(workspace, (string?)Infra.Module("keyVault")["properties"]!["parameters"]!["workspaceId"]!["value"]);
+
+        var storage = settings.Where(s => s.Module == "storage").Select(s => (string)s.Resource["scope"]!).Order(StringComparer.Ordinal).ToList();
+        Assert.Equal(
+            [
+                "[resourceId('Microsoft.Storage/storageAccounts/blobServices', parameters('dataStorageAccountName'), 'default')]",
+                "[resourceId('Microsoft.Storage/storageAccounts/blobServices', parameters('hostStorageAccountName'), 'default')]",
+                "[resourceId('Microsoft.Storage/storageAccounts/queueServices', parameters('dataStorageAccountName'), 'default')]",
+                "[resourceId('Microsoft.Storage/storageAccounts/queueServices', parameters('hostStorageAccountName'), 'default')]",
+                "[resourceId('Microsoft.Storage/storageAccounts/tableServices', parameters('hostStorageAccountName'), 'default')]",
+            ],
+            storage);
+        var logs = CompiledInfra.Template(Infra.Module("storage"))["variables"]!["serviceLogs"]!.AsArray().Select(l => (string)l!["category"]!);
+        Assert.Equal(["StorageRead", "StorageWrite", "StorageDelete"], logs);
+        Assert.All(settings, s => Assert.Equal("[parameters('workspaceId')]", (string?)s.Resource["properties"]!["workspaceId"]));
+        Assert.Equal(workspace, (string?)Infra.Module("storage")["properties"]!["parameters"]!["workspaceId"]!["value"]);
+    }
+
+    [Fact]
+    public void LintSuppressions_OnlyForTheDiagnosticSettingsApiVersion()
+    {
+        foreach (var file in Directory.GetFiles(RepoFiles.File("infra"), "*.bicep*", SearchOption.AllDirectories))
+        {
+            var lines = File.ReadAllLines(file);
+            for (var i = 0; i < lines.Length; i++)
+            {
+                if (lines[i].Contains("#disable-", StringComparison.Ordinal))
+                {
+                    Assert.Equal("#disable-next-line use-recent-api-versions", lines[i].Trim());
+                    Assert.Contains("'Microsoft.Insights/diagnosticSettings@", lines[i + 1], StringComparison.Ordinal);
+                }
+            }
+        }
     }
 
     [Fact]
@@ -120,16 +181,15 @@ public sealed class TemplateSecurityTests
     }
 
     [Fact]
-    public void Templates_NeverHoldTheSigningKey_OnlyTheConnectionSecrets()
+    public void Templates_WriteNoSecret_SoNoneLacksAnExpiry()
     {
-        var secrets = Infra.ResourcesOfType("Microsoft.KeyVault/vaults/secrets");
-
-        // The template writes the two storage connection strings; the signing key is the key bootstrap's alone.
-        Assert.Equal(["connectionSecrets", "connectionSecrets"], secrets.Select(s => s.Module));
-        Assert.DoesNotContain(secrets, s => s.Resource.ToJsonString().Contains("signingSecretName", StringComparison.Ordinal));
+        // Every secret the template writes must carry exp (an Azure Policy often denies secrets without one); the
+        // template writes none: no storage key is stored anywhere and the signing key is the key bootstrap's alone,
+        // which sets exp itself (BootstrapSigningKeyScriptTests).
+        Assert.DoesNotContain(Infra.ResourcesOfType("Microsoft.KeyVault/vaults/secrets"), s => s.Resource["properties"]?["attributes"]?["exp"] is null);
+        Assert.Empty(Infra.ResourcesOfType("Microsoft.KeyVault/vaults/secrets"));
         Assert.DoesNotContain(Infra.Parameters, p => ((string?)p.Value!["type"])!.StartsWith("secure", StringComparison.OrdinalIgnoreCase));
-        // listKeys is read in one module only, and only into those secrets.
-        Assert.Equal(["connectionSecrets"], Infra.Modules.Where(m => m.ToJsonString().Contains("listKeys", StringComparison.Ordinal)).Select(m => (string)m["name"]!));
+        Assert.DoesNotContain("@Microsoft.KeyVault(", Infra.Main.ToJsonString(), StringComparison.Ordinal);
     }
 
     [Fact]

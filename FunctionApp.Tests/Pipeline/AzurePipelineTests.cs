@@ -11,27 +11,29 @@ namespace FunctionApp.Tests.Pipeline;
 /// </summary>
 public sealed class AzurePipelineTests
 {
-    private static readonly string[] StageOrder = ["Build", "Plan", "Apply", "KeyBootstrap", "Deploy", "SmokeTest"];
+    private static readonly string[] StageOrder = ["Build", "Plan", "Apply", "SmokeTest"];
 
-    private static readonly string[] ExportedOutputs = ["functionAppName", "functionAppHostName", "keyVaultName", "signingSecretName"];
+    private static readonly string[] ExportedOutputs = ["functionAppName", "functionAppHostName", "keyVaultName", "signingSecretName", "hostStorageAccountName", "packageContainerName", "dataStorageAccountName", "inputQueueName", "outputQueueName"];
 
     private readonly PipelineDocument _pipeline = PipelineDocument.Load();
 
     private static string Yaml => RepoFiles.ReadAllText("azure-pipelines.yml");
 
-    private string ApplyScript => Input(Assert.Single(Tasks(_pipeline.Stage("Apply"), "AzureCLI@2")), "inlineScript");
+    private string ApplyScript => Input(Assert.Single(Tasks(_pipeline.Stage("Apply"), "AzureCLI@2"), t => Scalar(Mapping(t, "inputs"), "inlineScript") is not null), "inlineScript");
 
     private string PlanScript => Input(Assert.Single(Tasks(_pipeline.Stage("Plan"), "AzureCLI@2")), "inlineScript");
 
     [Fact]
-    public void Stages_RunBuildPlanApplyKeyBootstrapDeployThenSmokeTest()
+    public void Stages_RunBuildPlanApplyThenSmokeTest()
     {
         Assert.Equal(StageOrder, _pipeline.Stages.Select(s => Scalar(s, "stage")));
         Assert.Equal(["Build"], DependsOn(_pipeline.Stage("Plan")));
         Assert.Equal(["Plan"], DependsOn(_pipeline.Stage("Apply")));
-        Assert.Equal(["Apply"], DependsOn(_pipeline.Stage("KeyBootstrap")));
-        Assert.Contains("KeyBootstrap", DependsOn(_pipeline.Stage("Deploy")));
-        Assert.Contains("Deploy", DependsOn(_pipeline.Stage("SmokeTest")));
+        Assert.Equal(["Apply"], DependsOn(_pipeline.Stage("SmokeTest")));
+        // Every change (template, key, app package) is in the one Apply stage: the privileged connection's checks are
+        // asked once per run, when that stage starts.
+        Assert.Equal(["Apply", "Deploy"], Jobs(_pipeline.Stage("Apply")).Select(j => Scalar(j, "deployment") ?? Scalar(j, "job")));
+        Assert.Equal(["Apply"], DependsOn(Jobs(_pipeline.Stage("Apply"))[1]));
         // Pull requests stop after Build: nothing is planned or changed for one.
         Assert.All(StageOrder.Skip(1), s => Assert.Equal("and(succeeded(), ne(variables['Build.Reason'], 'PullRequest'))", Scalar(_pipeline.Stage(s), "condition")));
     }
@@ -47,7 +49,7 @@ public sealed class AzurePipelineTests
         Assert.DoesNotContain("az group create", PlanScript, StringComparison.Ordinal);
         Assert.Contains("| tee \"$plan/what-if.txt\"", PlanScript, StringComparison.Ordinal);
         Assert.Contains("##vso[task.uploadsummary]$plan/what-if.md", PlanScript, StringComparison.Ordinal);
-        Assert.Contains("sha256sum main.json deployment.parameters.json > plan.sha256", PlanScript, StringComparison.Ordinal);
+        Assert.Contains("sha256sum main.json deployment.parameters*.json > plan.sha256", PlanScript, StringComparison.Ordinal);
         var publish = Assert.Single(Tasks(plan, "PublishPipelineArtifact@1"));
         Assert.Equal("plan", Input(publish, "artifact"));
         Assert.Equal("$(Build.ArtifactStagingDirectory)/plan", Input(publish, "targetPath"));
@@ -64,7 +66,7 @@ public sealed class AzurePipelineTests
         // One approval per run: only Apply targets the environment, and later stages need Apply to have succeeded.
         var apply = Assert.Single(deploymentJobs);
         Assert.Equal("Apply", apply.Stage);
-        Assert.Equal("${{ parameters.environment }}", Scalar(apply.Job, "environment"));
+        Assert.Equal("widget-signing-${{ parameters.target }}", Scalar(apply.Job, "environment"));
         Assert.True(Array.IndexOf(StageOrder, "Plan") < Array.IndexOf(StageOrder, "Apply"));
     }
 
@@ -76,12 +78,29 @@ public sealed class AzurePipelineTests
         var create = script.IndexOf("az deployment group create", StringComparison.Ordinal);
 
         Assert.True(check >= 0 && create > check, "Apply must check the plan's checksums before it deploys");
-        Assert.Equal(["plan"], Downloads(_pipeline.Stage("Apply")));
-        const string files = "--template-file \"$plan/main.json\" --parameters \"@$plan/deployment.parameters.json\"";
-        Assert.Contains(files, script, StringComparison.Ordinal);
-        Assert.Equal(2, Regex.Matches(PlanScript, Regex.Escape(files)).Count);
+        Assert.Equal(["plan", "app"], Downloads(_pipeline.Stage("Apply")));
+        Assert.Contains("--template-file \"$plan/main.json\" --parameters \"@$plan/$2\"", script, StringComparison.Ordinal);
+        Assert.Contains("deploy 1 deployment.parameters.json", script, StringComparison.Ordinal);
+        Assert.Contains("deploy 2 deployment.parameters.key-granted.json", script, StringComparison.Ordinal);
+        const string planned = "--template-file \"$plan/main.json\" --parameters \"@$plan/deployment.parameters.json\"";
+        Assert.Equal(2, Regex.Matches(PlanScript, Regex.Escape(planned)).Count);
+        Assert.Contains("sha256sum main.json deployment.parameters*.json > plan.sha256", PlanScript, StringComparison.Ordinal);
         Assert.Contains("set -euo pipefail", script, StringComparison.Ordinal);
-        Assert.Equal("deployOutputs", Scalar(Assert.Single(Tasks(_pipeline.Stage("Apply"), "AzureCLI@2")), "name"));
+        Assert.Equal("deployOutputs", Scalar(Assert.Single(Tasks(_pipeline.Stage("Apply"), "AzureCLI@2"), t => Scalar(Mapping(t, "inputs"), "inlineScript") is not null), "name"));
+    }
+
+    [Fact]
+    public void Apply_CreatesTheSigningKeyBetweenTheTemplateAndTheKeyGrant()
+    {
+        var script = ApplyScript;
+        var first = script.IndexOf("deploy 1 deployment.parameters.json", StringComparison.Ordinal);
+        var bootstrap = script.IndexOf("infra/scripts/bootstrap-signing-key.sh", StringComparison.Ordinal);
+        var grant = script.IndexOf("deploy 2 deployment.parameters.key-granted.json", StringComparison.Ordinal);
+
+        Assert.True(first >= 0 && bootstrap > first && grant > bootstrap, "Apply: template, then the key, then the key grant");
+        Assert.Contains("\"$(output keyVaultName)\" \"$(output signingSecretName)\"", script, StringComparison.Ordinal);
+        var job = Jobs(_pipeline.Stage("Apply"))[0];
+        Assert.Contains(Sequence(Mapping(Mapping(Mapping(job, "strategy"), "runOnce"), "deploy"), "steps").Cast<YamlMappingNode>(), s => Scalar(s, "checkout") == "self");
     }
 
     [Fact]
@@ -95,7 +114,8 @@ public sealed class AzurePipelineTests
         }
 
         var overridden = Regex.Matches(PlanScript, @"\(""(\w+)"", ""[A-Z_]+""\)").Select(m => m.Groups[1].Value).ToList();
-        Assert.Equal(["environmentName", "location", "planSku"], overridden);
+        Assert.Equal(["environmentName", "location", "planSku", "packagePublisherPrincipalId", "smokeTestPrincipalId"], overridden);
+        Assert.True(main.Parameters.ContainsKey("signingKeyExists"));
         Assert.All(overridden, p => Assert.True(main.Parameters.ContainsKey(p), $"main.bicep has no parameter '{p}'"));
     }
 
@@ -119,32 +139,42 @@ public sealed class AzurePipelineTests
     }
 
     [Fact]
-    public void Targets_AreRuntimeParametersWithDefaults()
+    public void Parameters_AreAllowListed_NoFreeTextEnvironmentConnectionOrResourceGroup()
     {
         var parameters = _pipeline.Parameters;
 
-        Assert.Equal(["serviceConnection", "environment", "resourceGroup", "location", "planSku", "environmentName"], parameters.Keys);
+        // A free-text environment would let a run name a new environment, which Azure DevOps creates with no checks.
+        Assert.Equal(["target", "location", "planSku"], parameters.Keys);
         Assert.All(parameters.Values, p =>
         {
             Assert.Equal("string", Scalar(p, "type"));
-            Assert.False(string.IsNullOrWhiteSpace(Scalar(p, "default")), $"parameter {Scalar(p, "name")} has no default");
+            var values = Sequence(p, "values").Children.Cast<YamlScalarNode>().Select(v => v.Value!).ToList();
+            Assert.NotEmpty(values);
+            Assert.Contains(Scalar(p, "default"), values);
             Assert.False(string.IsNullOrWhiteSpace(Scalar(p, "displayName")));
         });
+        Assert.Equal(["dev", "prod"], Sequence(parameters["target"], "values").Children.Cast<YamlScalarNode>().Select(v => v.Value!));
         var planSku = parameters["planSku"];
-        Assert.Equal(CompiledInfra.Instance.Allowed("planSku"), Sequence(planSku, "values").Children.Cast<YamlScalarNode>().Select(v => v.Value!));
+        Assert.Equal(CompiledInfra.Instance.Allowed("planSku").Order(StringComparer.Ordinal), Sequence(planSku, "values").Children.Cast<YamlScalarNode>().Select(v => v.Value!).Order(StringComparer.Ordinal));
         Assert.Equal((string?)CompiledInfra.Instance.Parameters["planSku"]!["defaultValue"], Scalar(planSku, "default"));
-        // Compile-time variables cannot be overridden at queue time: none of the targets is one.
+        // Environment, resource group and connections are derived from the allow-listed target, never typed in.
         Assert.DoesNotContain("${{ variables.", Yaml, StringComparison.Ordinal);
-        Assert.DoesNotContain(_pipeline.Variables.Keys, k => k is "serviceConnection" or "pipelineEnvironment" or "resourceGroupName" or "location" or "planSku");
+        Assert.DoesNotMatch(@"parameters\.(environment|serviceConnection|resourceGroup)\b", Yaml);
+        Assert.All(Regex.Matches(Yaml, @"RESOURCE_GROUP: (.+)").Select(m => m.Groups[1].Value), v => Assert.Equal("rg-widget-signing-${{ parameters.target }}", v));
     }
 
     [Fact]
-    public void AzureTasks_UseTheServiceConnectionParameter()
+    public void ServiceConnections_PlanIsReadOnly_ChangesUseTheDeployConnection_SmokeItsOwn()
     {
-        var azureTasks = _pipeline.Stages.SelectMany(Steps).Where(s => Scalar(s, "task") is "AzureCLI@2" or "AzureFunctionApp@2").ToList();
+        var azureTasks = _pipeline.Stages.SelectMany(s => Steps(s).Select(t => (Stage: Scalar(s, "stage")!, Task: t)))
+            .Where(x => Scalar(x.Task, "task") is "AzureCLI@2" or "AzureFunctionApp@2").ToList();
 
-        Assert.Equal(5, azureTasks.Count);
-        Assert.All(azureTasks, t => Assert.Equal("${{ parameters.serviceConnection }}", Input(t, "azureSubscription")));
+        Assert.Equal(4, azureTasks.Count);
+        Assert.Equal(
+            ["Plan widget-signing-${{ parameters.target }}-plan", "Apply widget-signing-${{ parameters.target }}-deploy", "Apply widget-signing-${{ parameters.target }}-deploy", "SmokeTest widget-signing-${{ parameters.target }}-smoke"],
+            azureTasks.Select(x => $"{x.Stage} {Input(x.Task, "azureSubscription")}"));
+        // The plan connection only reads: no deployment, group or role change in its script.
+        Assert.DoesNotMatch(@"az (deployment group create|group create|resource create|role assignment|storage)", PlanScript);
     }
 
     [Fact]
@@ -184,7 +214,7 @@ public sealed class AzurePipelineTests
     }
 
     [Fact]
-    public void LaterStages_TakeResourceNamesFromApplysOutputs_WhichMainHas()
+    public void LaterJobs_TakeResourceNamesFromApplysOutputs_WhichMainHas()
     {
         foreach (var name in ExportedOutputs)
         {
@@ -192,52 +222,49 @@ public sealed class AzurePipelineTests
         }
 
         Assert.Contains($"for name in {string.Join(' ', ExportedOutputs)}; do", ApplyScript, StringComparison.Ordinal);
-        foreach (var stageName in new[] { "KeyBootstrap", "Deploy", "SmokeTest" })
+        var deploy = Mapping(Jobs(_pipeline.Stage("Apply"))[1], "variables");
+        var smoke = Mapping(_pipeline.Stage("SmokeTest"), "variables");
+        foreach (var (variables, prefix) in new[] { (deploy, "dependencies.Apply"), (smoke, "stageDependencies.Apply.Apply") })
         {
-            var variables = Mapping(_pipeline.Stage(stageName), "variables");
             Assert.NotEmpty(variables.Children);
             foreach (var (key, value) in variables.Children.Select(c => (((YamlScalarNode)c.Key).Value!, ((YamlScalarNode)c.Value).Value!)))
             {
                 Assert.Contains(key, ExportedOutputs);
-                Assert.Equal($"$[ stageDependencies.Apply.Apply.outputs['Apply.deployOutputs.{key}'] ]", value);
+                Assert.Equal($"$[ {prefix}.outputs['Apply.deployOutputs.{key}'] ]", value);
             }
         }
     }
 
     [Fact]
-    public void KeyBootstrap_RunsTheCreateOnceScript()
+    public void Deploy_UploadsThePackageBlobWithTheDeployConnection_ThenRestartsAndSyncsTriggers()
     {
-        var task = Assert.Single(Tasks(_pipeline.Stage("KeyBootstrap"), "AzureCLI@2"));
+        var task = Assert.Single(Tasks(_pipeline.Stage("Apply"), "AzureCLI@2"), t => Scalar(Mapping(t, "inputs"), "scriptPath") is not null);
 
-        Assert.Equal("infra/scripts/bootstrap-signing-key.sh", Input(task, "scriptPath"));
-        Assert.Equal("${{ parameters.resourceGroup }} $(keyVaultName) $(signingSecretName)", Input(task, "arguments"));
+        Assert.Equal("infra/scripts/deploy-package.sh", Input(task, "scriptPath"));
+        Assert.Equal("rg-widget-signing-${{ parameters.target }} $(functionAppName) $(hostStorageAccountName) $(packageContainerName) $(Pipeline.Workspace)/app/FunctionApp.zip", Input(task, "arguments"));
+        var script = RepoFiles.ReadAllText("infra", "scripts", "deploy-package.sh");
+        Assert.Contains("az storage blob upload --auth-mode login", script, StringComparison.Ordinal);
+        Assert.DoesNotContain("--account-key", script, StringComparison.Ordinal);
+        Assert.DoesNotContain("--connection-string", script, StringComparison.Ordinal);
+        Assert.Contains("--action syncfunctiontriggers", script, StringComparison.Ordinal);
+        // The blob the template points WEBSITE_RUN_FROM_PACKAGE at.
+        Assert.Contains("FunctionApp.zip", (string?)CompiledInfra.Template(CompiledInfra.Instance.Module("storage"))["outputs"]!["packageBlobUrl"]!["value"], StringComparison.Ordinal);
+        Assert.Contains("--name FunctionApp.zip", script, StringComparison.Ordinal);
     }
 
     [Fact]
-    public void Deploy_UsesAzureFunctionApp2WithTheBuildArtifact()
-    {
-        var stage = _pipeline.Stage("Deploy");
-        var task = Assert.Single(Tasks(stage, "AzureFunctionApp@2"));
-
-        Assert.Equal("functionApp", Input(task, "appType"));
-        Assert.Equal("$(functionAppName)", Input(task, "appName"));
-        Assert.Equal("$(Pipeline.Workspace)/app/FunctionApp.zip", Input(task, "package"));
-        Assert.Equal("runFromPackage", Input(task, "deploymentMethod"));
-        Assert.Equal(["app"], Downloads(stage));
-    }
-
-    [Fact]
-    public void SmokeTest_SignsVerifiesAndTampersAgainstTheDeployedHost()
+    public void SmokeTest_SignsVerifiesTampersAndRoundTripsTheQueue_AgainstTheDeployedHost()
     {
         var task = Assert.Single(Tasks(_pipeline.Stage("SmokeTest"), "AzureCLI@2"));
 
         Assert.Equal("infra/scripts/smoke-test.sh", Input(task, "scriptPath"));
-        const string target = "https://$(functionAppHostName) ${{ parameters.resourceGroup }} $(functionAppName) ";
-        Assert.StartsWith(target, Input(task, "arguments"), StringComparison.Ordinal);
-        var vectors = Input(task, "arguments")[target.Length..];
+        const string vectors = "FunctionApp.Tests/TestData/vectors";
+        Assert.Equal($"https://$(functionAppHostName) rg-widget-signing-${{{{ parameters.target }}}} $(functionAppName) {vectors} $(dataStorageAccountName) $(inputQueueName) $(outputQueueName)", Input(task, "arguments"));
         Assert.True(Directory.Exists(RepoFiles.File(vectors, "one-widget")), $"{vectors}/one-widget is missing");
         var script = RepoFiles.ReadAllText("infra", "scripts", "smoke-test.sh");
         Assert.Contains("call /api/verify \"$work/tampered.json\"", script, StringComparison.Ordinal);
+        Assert.Contains("az storage message put --auth-mode login", script, StringComparison.Ordinal);
+        Assert.Contains("az storage message peek --auth-mode login", script, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -248,15 +275,16 @@ public sealed class AzurePipelineTests
         var commands = shell.SelectMany(s => s.Split('\n')).Select(l => l.Trim())
             .Where(l => l.Length > 0 && !l.StartsWith('#') && !l.StartsWith("echo ", StringComparison.Ordinal)).ToList();
 
-        // Build's six scripts, Plan's and Apply's inline scripts, the bootstrap and smoke scripts.
+        // Build's six scripts, Plan's and Apply's inline scripts (Apply runs the bootstrap script), the deploy and smoke scripts.
         Assert.Equal(10, shell.Count);
+        Assert.Contains(shell, s => s.Contains("infra/scripts/bootstrap-signing-key.sh", StringComparison.Ordinal));
         Assert.DoesNotContain(commands, l => l.Contains("az keyvault", StringComparison.Ordinal));
         Assert.DoesNotContain(commands, l => l.Contains("--query value", StringComparison.Ordinal));
         Assert.DoesNotContain(commands, l => l.Contains("role assignment", StringComparison.Ordinal));
         Assert.DoesNotContain(commands, l => l.Contains("set -x", StringComparison.Ordinal));
         Assert.DoesNotContain(commands, l => l.Contains("--debug", StringComparison.Ordinal));
-        // No parameter grants the pipeline a role on the vault any more.
-        Assert.DoesNotContain(CompiledInfra.Instance.Parameters, p => p.Key.Contains("Principal", StringComparison.Ordinal));
+        // The pipeline's principals get storage grants only (RoleAssignmentTests), never a Key Vault role.
+        Assert.Equal(["packagePublisherPrincipalId", "smokeTestPrincipalId"], CompiledInfra.Instance.Parameters.Select(p => p.Key).Where(k => k.Contains("Principal", StringComparison.Ordinal)));
     }
 
     [Fact]

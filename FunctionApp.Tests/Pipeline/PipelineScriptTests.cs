@@ -8,21 +8,33 @@ namespace FunctionApp.Tests.Pipeline;
 
 /// <summary>
 /// The Plan and Apply stages' inline scripts, taken from azure-pipelines.yml and run with bash against a fake az and
-/// the compiled infra/: Plan writes a checksummed plan with this run's values, Apply deploys exactly those files, and a
-/// plan changed after it was reviewed stops Apply before anything is deployed.
+/// the compiled infra/: Plan writes a checksummed plan with this run's values (and, while the signing key is missing,
+/// the key-grant deployment that follows the key bootstrap), Apply deploys exactly those files, and a plan changed
+/// after it was reviewed stops Apply before anything is deployed.
 /// </summary>
 public sealed class PipelineScriptTests : IDisposable
 {
+    private const string DeployPrincipal = "11111111-2222-3333-4444-555555555555";
+    private const string SmokePrincipal = "66666666-7777-8888-9999-000000000000";
+
     private const string FakeAz = """
         #!/usr/bin/env bash
-        # Fake az: records calls; the resource group exists when FAKE_GROUP_EXISTS=true.
+        # Fake az: records calls; the resource group exists when FAKE_GROUP_EXISTS=true, its vaults are FAKE_VAULTS,
+        # and the signing-key secret exists when FAKE_KEY_EXISTS=true.
         echo "$*" >> "$FAKE_DIR/calls.log"
+        case "$1 $2" in
+          "group exists") echo "${FAKE_GROUP_EXISTS:-false}"; exit 0 ;;
+          "group create") exit 0 ;;
+          "resource list") echo "${FAKE_VAULTS:-}"; exit 0 ;;
+          "resource show")
+            if [[ "${FAKE_KEY_EXISTS:-false}" == "true" ]]; then echo "/subscriptions/s/resourceGroups/rg-test/providers/Microsoft.KeyVault/vaults/kv-x/secrets/widget-signing-key"; exit 0; fi
+            echo "ERROR: (ResourceNotFound) The Resource 'Microsoft.KeyVault/vaults/kv-x/secrets/widget-signing-key' under resource group 'rg-test' was not found." >&2; exit 3 ;;
+          "resource create") exit 0 ;;
+        esac
         case "$1 $2 $3" in
-          "group exists "*) echo "${FAKE_GROUP_EXISTS:-false}"; exit 0 ;;
-          "group create "*) exit 0 ;;
           "deployment group what-if") echo "Resource changes: 14 to create."; exit 0 ;;
           "deployment group create")
-            echo '{"functionAppName":{"value":"func-x"},"functionAppHostName":{"value":"func-x.azurewebsites.net"},"keyVaultName":{"value":"kv-x"},"signingSecretName":{"value":"widget-signing-key"}}'
+            echo '{"functionAppName":{"value":"func-x"},"functionAppHostName":{"value":"func-x.azurewebsites.net"},"keyVaultName":{"value":"kv-x"},"signingSecretName":{"value":"widget-signing-key"},"hostStorageAccountName":{"value":"sthx"},"packageContainerName":{"value":"function-releases"},"dataStorageAccountName":{"value":"stdx"},"inputQueueName":{"value":"widget-envelopes"},"outputQueueName":{"value":"widget-signatures"}}'
             exit 0 ;;
         esac
         echo "fake az: unexpected command: $*" >&2
@@ -65,15 +77,59 @@ public sealed class PipelineScriptTests : IDisposable
         var run = await RunStageAsync("Plan", ("PLAN_SKU", "EP2"));
 
         Assert.True(run.ExitCode == 0, run.Error);
-        var parameters = JsonNode.Parse(File.ReadAllText(Path.Combine(PlanFolder, "deployment.parameters.json")))!["parameters"]!;
+        var parameters = Parameters("deployment.parameters.json");
         Assert.Equal("EP2", (string?)parameters["planSku"]!["value"]);
         Assert.Equal("prod", (string?)parameters["environmentName"]!["value"]);
         Assert.Equal("northeurope", (string?)parameters["location"]!["value"]);
+        Assert.Equal(DeployPrincipal, (string?)parameters["packagePublisherPrincipalId"]!["value"]);
+        Assert.Equal(SmokePrincipal, (string?)parameters["smokeTestPrincipalId"]!["value"]);
         Assert.Equal("Standard_ZRS", (string?)parameters["storageSku"]!["value"]); // from the Elastic Premium file
         Assert.Equal(CompiledInfra.Instance.Main.ToJsonString(), File.ReadAllText(Path.Combine(PlanFolder, "main.json")));
         Assert.Contains("does not exist", File.ReadAllText(Path.Combine(PlanFolder, "what-if.txt")), StringComparison.Ordinal);
         Assert.Contains($"##vso[task.uploadsummary]{PlanFolder}/what-if.md", run.Output, StringComparison.Ordinal);
-        Assert.DoesNotContain(Calls, c => c.StartsWith("group create", StringComparison.Ordinal) || c.StartsWith("deployment group create", StringComparison.Ordinal));
+        Assert.DoesNotContain(Calls, c => c.StartsWith("group create", StringComparison.Ordinal) || c.StartsWith("deployment group create", StringComparison.Ordinal) || c.StartsWith("resource create", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Plan_SigningKeyMissing_PlansTheKeyGrantAsASecondChecksummedParametersFile()
+    {
+        var run = await RunStageAsync("Plan");
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        var first = Parameters("deployment.parameters.json");
+        var second = Parameters("deployment.parameters.key-granted.json");
+        Assert.False((bool)first["signingKeyExists"]!["value"]!);
+        Assert.True((bool)second["signingKeyExists"]!["value"]!);
+        // The second file differs from the first only in signingKeyExists.
+        second["signingKeyExists"] = JsonNode.Parse("""{"value":false}""");
+        Assert.Equal(first.ToJsonString(), second.ToJsonString());
+        var sums = File.ReadAllText(Path.Combine(PlanFolder, "plan.sha256"));
+        Assert.Contains("deployment.parameters.key-granted.json", sums, StringComparison.Ordinal);
+        Assert.Contains("signingKeyExists=true", File.ReadAllText(Path.Combine(PlanFolder, "what-if.txt")), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Plan_SigningKeyExists_PlansOneDeploymentWithTheGrant()
+    {
+        var run = await RunStageAsync("Plan", ("FAKE_GROUP_EXISTS", "true"), ("FAKE_VAULTS", "kv-x"), ("FAKE_KEY_EXISTS", "true"));
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.True((bool)Parameters("deployment.parameters.json")["signingKeyExists"]!["value"]!);
+        Assert.False(File.Exists(Path.Combine(PlanFolder, "deployment.parameters.key-granted.json")));
+        // Looked up through Resource Manager metadata only.
+        Assert.Contains(Calls, c => c.StartsWith("resource show", StringComparison.Ordinal) && c.Contains("--parent vaults/kv-x --resource-type secrets --name widget-signing-key", StringComparison.Ordinal));
+    }
+
+    [Theory]
+    [InlineData("DEPLOY_PRINCIPAL_ID", "deployPrincipalId_prod")]
+    [InlineData("SMOKE_PRINCIPAL_ID", "smokePrincipalId_prod")]
+    public async Task Plan_PrincipalIdNotSetUp_FailsNamingTheVariable(string variable, string name)
+    {
+        var run = await RunStageAsync("Plan", (variable, string.Empty));
+
+        Assert.NotEqual(0, run.ExitCode);
+        Assert.Contains($"Set {name}", run.Error, StringComparison.Ordinal);
+        Assert.False(File.Exists(Path.Combine(PlanFolder, "plan.sha256")));
     }
 
     [Fact]
@@ -89,7 +145,7 @@ public sealed class PipelineScriptTests : IDisposable
     }
 
     [Fact]
-    public async Task Apply_AfterPlan_DeploysExactlyThePlannedFilesAndExportsTheOutputs()
+    public async Task Apply_FirstDeployment_DeploysThePlannedFiles_CreatesTheKey_ThenDeploysTheKeyGrant()
     {
         await RunStageAsync("Plan");
         MovePlanToWorkspace();
@@ -98,10 +154,31 @@ public sealed class PipelineScriptTests : IDisposable
 
         Assert.True(run.ExitCode == 0, run.Error);
         var planned = Path.Combine(Workspace, "plan");
-        var create = Assert.Single(Calls, c => c.StartsWith("deployment group create", StringComparison.Ordinal));
-        Assert.Contains($"--template-file {planned}/main.json --parameters @{planned}/deployment.parameters.json", create, StringComparison.Ordinal);
+        var calls = Calls.ToList();
+        var creates = calls.Select((c, i) => (c, i)).Where(x => x.c.StartsWith("deployment group create", StringComparison.Ordinal)).ToList();
+        Assert.Equal(2, creates.Count);
+        Assert.Contains($"--template-file {planned}/main.json --parameters @{planned}/deployment.parameters.json", creates[0].c, StringComparison.Ordinal);
+        Assert.Contains($"--template-file {planned}/main.json --parameters @{planned}/deployment.parameters.key-granted.json", creates[1].c, StringComparison.Ordinal);
+        // The key bootstrap runs between the two: the grant's scope (the secret) exists when it is made.
+        var keyCreate = calls.FindIndex(c => c.StartsWith("resource create", StringComparison.Ordinal) && c.Contains("--parent vaults/kv-x", StringComparison.Ordinal));
+        Assert.True(keyCreate > creates[0].i && keyCreate < creates[1].i, string.Join('\n', calls));
         Assert.Contains("##vso[task.setvariable variable=keyVaultName;isOutput=true]kv-x", run.Output, StringComparison.Ordinal);
         Assert.Contains("##vso[task.setvariable variable=functionAppHostName;isOutput=true]func-x.azurewebsites.net", run.Output, StringComparison.Ordinal);
+        Assert.Contains("##vso[task.setvariable variable=outputQueueName;isOutput=true]widget-signatures", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Apply_KeyAlreadyThere_DeploysThePlannedFilesOnce_AndLeavesTheKey()
+    {
+        await RunStageAsync("Plan", ("FAKE_GROUP_EXISTS", "true"), ("FAKE_VAULTS", "kv-x"), ("FAKE_KEY_EXISTS", "true"));
+        MovePlanToWorkspace();
+
+        var run = await RunStageAsync("Apply", ("FAKE_KEY_EXISTS", "true"));
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        var create = Assert.Single(Calls, c => c.StartsWith("deployment group create", StringComparison.Ordinal));
+        Assert.Contains("@" + Path.Combine(Workspace, "plan", "deployment.parameters.json"), create, StringComparison.Ordinal);
+        Assert.DoesNotContain(Calls, c => c.StartsWith("resource create", StringComparison.Ordinal));
     }
 
     [Fact]
@@ -109,30 +186,33 @@ public sealed class PipelineScriptTests : IDisposable
     {
         await RunStageAsync("Plan");
         MovePlanToWorkspace();
-        var parameters = Path.Combine(Workspace, "plan", "deployment.parameters.json");
+        var parameters = Path.Combine(Workspace, "plan", "deployment.parameters.key-granted.json");
         File.WriteAllText(parameters, File.ReadAllText(parameters).Replace("\"Y1\"", "\"EP3\"", StringComparison.Ordinal));
 
         var run = await RunStageAsync("Apply");
 
         Assert.NotEqual(0, run.ExitCode);
-        Assert.Contains("deployment.parameters.json: FAILED", run.Output, StringComparison.Ordinal);
+        Assert.Contains("deployment.parameters.key-granted.json: FAILED", run.Output, StringComparison.Ordinal);
         Assert.DoesNotContain(Calls, c => c.StartsWith("deployment group create", StringComparison.Ordinal) || c.StartsWith("group create", StringComparison.Ordinal));
     }
 
     public void Dispose() => _root.Delete(recursive: true);
 
+    private JsonNode Parameters(string file) => JsonNode.Parse(File.ReadAllText(Path.Combine(PlanFolder, file)))!["parameters"]!;
+
     private void MovePlanToWorkspace() => Directory.Move(PlanFolder, Path.Combine(Workspace, "plan"));
 
     private async Task<(int ExitCode, string Output, string Error)> RunStageAsync(string stage, params (string Name, string Value)[] settings)
     {
-        var task = Assert.Single(Tasks(_pipeline.Stage(stage), "AzureCLI@2"));
+        var task = Assert.Single(Tasks(_pipeline.Stage(stage), "AzureCLI@2"), t => Scalar(Mapping(t, "inputs"), "inlineScript") is not null);
         // The agent's macros, as it expands them before the script runs.
         var script = Input(task, "inlineScript")
             .Replace("$(Pipeline.Workspace)", Workspace, StringComparison.Ordinal)
             .Replace("$(Build.ArtifactStagingDirectory)", Staging, StringComparison.Ordinal)
             .Replace("$(Agent.TempDirectory)", _root.FullName, StringComparison.Ordinal)
-            .Replace("$(Build.BuildId)", "42", StringComparison.Ordinal);
-        Assert.DoesNotContain("$(", script.Replace("$(az ", string.Empty, StringComparison.Ordinal).Replace("$(cd ", string.Empty, StringComparison.Ordinal).Replace("$(python3 ", string.Empty, StringComparison.Ordinal), StringComparison.Ordinal);
+            .Replace("$(Build.BuildId)", "42", StringComparison.Ordinal)
+            .Replace("$(Build.SourcesDirectory)", RepoFiles.Path, StringComparison.Ordinal);
+        Assert.DoesNotContain("$(", script.Replace("$(az ", string.Empty, StringComparison.Ordinal).Replace("$(cd ", string.Empty, StringComparison.Ordinal).Replace("$(python3 ", string.Empty, StringComparison.Ordinal).Replace("$(output ", string.Empty, StringComparison.Ordinal), StringComparison.Ordinal);
 
         var start = new ProcessStartInfo("bash") { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true, UseShellExecute = false };
         start.ArgumentList.Add("-c");
@@ -144,6 +224,8 @@ public sealed class PipelineScriptTests : IDisposable
         start.Environment["LOCATION"] = "northeurope";
         start.Environment["PLAN_SKU"] = "Y1";
         start.Environment["ENVIRONMENT_NAME"] = "prod";
+        start.Environment["DEPLOY_PRINCIPAL_ID"] = DeployPrincipal;
+        start.Environment["SMOKE_PRINCIPAL_ID"] = SmokePrincipal;
         foreach (var (name, value) in settings)
         {
             start.Environment[name] = value;

@@ -1,6 +1,7 @@
-// Function app: a Windows plan (Consumption by default, Elastic Premium by parameter) and the .NET 8 in-process
-// function app, running as the user-assigned identity: identity-based host storage and Key Vault access, and the
-// two connection strings the platform and the queue trigger still need as Key Vault references (no key in a setting).
+// Function app: a Windows plan (Elastic Premium EP1 by default, Consumption Y1 for HTTP-only use) and the .NET 8
+// in-process function app, running as the user-assigned identity. Every connection is identity-based: host storage,
+// the WidgetStorage queues and blobs, the app package (run from a blob URL) and the signing key. No setting holds a
+// key or a Key Vault reference, so nothing has to resolve while the site is created (docs/deploy.md).
 
 @description('Azure region for the plan and the app.')
 param location string
@@ -11,7 +12,7 @@ param planName string
 @description('Name of the function app (also its default host name prefix).')
 param functionAppName string
 
-@description('Plan SKU: Y1 is Windows Consumption; EP1-EP3 are Elastic Premium.')
+@description('Plan SKU: EP1-EP3 are Elastic Premium (queue signing: runtime scale monitoring); Y1 is Windows Consumption (HTTP only).')
 @allowed([
   'Y1'
   'EP1'
@@ -31,17 +32,17 @@ param identityId string
 @description('Client id of that identity (selects it for AzureWebJobsStorage and Key Vault).')
 param identityClientId string
 
-@description('Name of the storage account behind AzureWebJobsStorage and the content share.')
+@description('Name of the storage account behind AzureWebJobsStorage.')
 param hostStorageAccountName string
 
-@description('Name of the Azure Files share with the app\'s content (created by storage.bicep).')
-param contentShareName string
+@description('URL of the app package blob (WEBSITE_RUN_FROM_PACKAGE), read with the app\'s identity.')
+param packageBlobUrl string
 
-@description('Versionless URI of the vault secret with the host account\'s connection string (content share).')
-param contentShareSecretUri string
+@description('Queue service endpoint of the data account (WidgetStorage__queueServiceUri).')
+param dataQueueServiceUri string
 
-@description('Versionless URI of the vault secret with the data account\'s connection string (WidgetStorage).')
-param widgetStorageSecretUri string
+@description('Blob service endpoint of the data account (WidgetStorage__blobServiceUri).')
+param dataBlobServiceUri string
 
 @description('Name of the Application Insights component the app reports to.')
 param appInsightsName string
@@ -123,6 +124,11 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
       ftpsState: 'Disabled'
       http20Enabled: true
       remoteDebuggingEnabled: false
+      // Elastic Premium: the scale controller asks the host (our trigger's IScaleMonitor, queue length) instead of
+      // watching event sources itself, which it cannot do for a custom trigger. It needs one always-ready instance.
+      functionsRuntimeScaleMonitoringEnabled: isElasticPremium
+      minimumElasticInstanceCount: isElasticPremium ? 1 : null
+      preWarmedInstanceCount: isElasticPremium ? 1 : null
       appSettings: [
         // Identity-based host storage: no account key in AzureWebJobsStorage.
         {
@@ -137,22 +143,6 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
           name: 'AzureWebJobsStorage__clientId'
           value: identityClientId
         }
-        // Windows Consumption and Elastic Premium keep the app's content on an Azure Files share that takes a
-        // connection string (no identity option on these plans). It is a Key Vault reference, not a key: the
-        // platform resolves it with keyVaultReferenceIdentity. A reference cannot be checked while the site is
-        // written, so the content-share validation is skipped and storage.bicep creates the share beforehand.
-        {
-          name: 'WEBSITE_CONTENTAZUREFILECONNECTIONSTRING'
-          value: '@Microsoft.KeyVault(SecretUri=${contentShareSecretUri})'
-        }
-        {
-          name: 'WEBSITE_CONTENTSHARE'
-          value: contentShareName
-        }
-        {
-          name: 'WEBSITE_SKIP_CONTENTSHARE_VALIDATION'
-          value: '1'
-        }
         {
           name: 'FUNCTIONS_EXTENSION_VERSION'
           value: '~4'
@@ -166,10 +156,16 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
           name: 'FUNCTIONS_INPROC_NET8_ENABLED'
           value: '1'
         }
-        // Run from the deployed zip, read-only; AzureFunctionApp@2 uploads the package.
+        // Run from the package blob, read-only, fetched with the user-assigned identity: no Azure Files content
+        // share, whose setting (WEBSITE_CONTENTAZUREFILECONNECTIONSTRING) would need an account key. The pipeline
+        // uploads the blob, restarts the app and syncs its triggers.
         {
           name: 'WEBSITE_RUN_FROM_PACKAGE'
-          value: '1'
+          value: packageBlobUrl
+        }
+        {
+          name: 'WEBSITE_RUN_FROM_PACKAGE_BLOB_MI_RESOURCE_ID'
+          value: identityId
         }
         // The host's own request body limit, equal to the app's default body limit (16 MiB): larger bodies are
         // refused by the host before the app reads them.
@@ -194,11 +190,22 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
           name: 'KeyVault__ManagedIdentityClientId'
           value: identityClientId
         }
-        // The queue trigger's connection (the storage extension reads the WidgetStorage setting): a Key Vault
-        // reference to the connection string connectionSecrets.bicep keeps in the vault, never the key itself.
+        // The queue trigger's connection, identity-based (the names the official 5.x storage extension reads).
         {
-          name: 'WidgetStorage'
-          value: '@Microsoft.KeyVault(SecretUri=${widgetStorageSecretUri})'
+          name: 'WidgetStorage__queueServiceUri'
+          value: dataQueueServiceUri
+        }
+        {
+          name: 'WidgetStorage__blobServiceUri'
+          value: dataBlobServiceUri
+        }
+        {
+          name: 'WidgetStorage__credential'
+          value: 'managedidentity'
+        }
+        {
+          name: 'WidgetStorage__clientId'
+          value: identityClientId
         }
         {
           name: 'WidgetInputQueue'
@@ -229,7 +236,7 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
   }
 }
 
-// No FTP and no basic-auth deployment: AzureFunctionApp@2 deploys with the service connection's Entra token.
+// No FTP and no basic-auth deployment: the pipeline uploads the package blob with its Entra token.
 resource ftpPublishing 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2025-03-01' = {
   parent: site
   name: 'ftp'

@@ -1,4 +1,4 @@
-// Key Vault: holds the HMAC signing key as a secret. RBAC mode (no access policies), soft delete and purge
+// Key Vault: holds the HMAC signing key as a secret, and nothing else (no storage key: the accounts allow Entra ID only). RBAC mode (no access policies), soft delete and purge
 // protection on. This template never creates the signing key: the pipeline's key bootstrap does (through Resource Manager), with a random
 // value, only if it does not exist yet, so a redeployment can never overwrite or reveal the key.
 
@@ -14,6 +14,9 @@ param keyVaultName string
 @minValue(7)
 @maxValue(90)
 param softDeleteRetentionInDays int
+
+@description('Resource id of the Log Analytics workspace that receives the vault\'s audit log.')
+param workspaceId string
 
 @description('Tags applied to every resource.')
 param tags object
@@ -35,11 +38,36 @@ resource vault 'Microsoft.KeyVault/vaults@2026-05-15' = {
     enabledForDeployment: false
     enabledForDiskEncryption: false
     enabledForTemplateDeployment: false
+    // Public endpoint with Entra ID and RBAC only: see docs/deploy.md, "Network posture".
     publicNetworkAccess: 'Enabled'
     networkAcls: {
       bypass: 'AzureServices'
       defaultAction: 'Allow'
     }
+  }
+}
+
+// Every data-plane access (each read of the signing key included) lands in the workspace as an AuditEvent.
+// 2021-05-01-preview is the newest diagnosticSettings version the pinned compiler has types for; the only GA one it
+// offers (2016-09-01) is the old subscription log profile shape, which cannot target a workspace per resource.
+#disable-next-line use-recent-api-versions
+resource vaultDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'to-log-analytics'
+  scope: vault
+  properties: {
+    workspaceId: workspaceId
+    logs: [
+      {
+        category: 'AuditEvent'
+        enabled: true
+      }
+    ]
+    metrics: [
+      {
+        category: 'AllMetrics'
+        enabled: true
+      }
+    ]
   }
 }
 

@@ -1,25 +1,36 @@
-// Role assignments: every grant the running app needs, each on the narrowest scope that works. Nothing for the
-// pipeline: it holds no Key Vault data role at all (the key bootstrap writes through Resource Manager, the smoke
-// test never reads the key), so no run, and no one who edits the pipeline, can read the signing key through it.
+// Role assignments: every grant the running app needs, each on the narrowest scope Azure RBAC offers, plus the two
+// narrow grants the pipeline needs (the package upload and the queue smoke test). No one but the app may read the
+// signing key: the pipeline has no Key Vault data role (the key bootstrap writes through Resource Manager, the smoke
+// test never reads the key).
 //
 // App identity                          Role                                   Scope
-// reads the signing key                 Key Vault Secrets User                 the vault
-// host storage (leases, host keys)      Storage Blob Data Owner                host account (the host creates its containers)
+// reads the signing key                 Key Vault Secrets User                 the signing-key secret (not the vault)
+// host storage (leases, host keys,      Storage Blob Data Owner                host account (the host creates its containers)
+//   the app package)
 // host diagnostic events                Storage Table Data Contributor         host account
-// queue trigger: queue length, peek     Storage Queue Data Reader              input queue
-// queue trigger: receive, delete        Storage Queue Data Message Processor   input queue
-// queue trigger: move to poison         Storage Queue Data Message Sender      poison queue
+// queue trigger: receive, peek, renew   Storage Queue Data Contributor         input queue
+//   visibility (Update Message), delete, queue length
+// move to poison                        Storage Queue Data Message Sender      poison queue
 // signatures out                        Storage Queue Data Message Sender      output queue
 // rejected envelopes out                Storage Queue Data Message Sender      rejected queue
-// claim-check envelopes                 Storage Blob Data Contributor          claim-check container
-// large canonical bytes out             Storage Blob Data Contributor          canonical container
-// copies of rejected bodies             Storage Blob Data Contributor          rejected container
+// claim-check envelopes                 Storage Blob Data Reader               claim-check container
+// large canonical bytes out             Storage Blob Data Contributor,         canonical container
+//                                         condition: create only
+// copies of rejected bodies             Storage Blob Data Contributor,         rejected container
+//                                         condition: create only
 //
-// The Key Vault Secrets User grant also lets the platform resolve the app's Key Vault references (the WidgetStorage
-// and content-share connection strings). The queue trigger reaches the data account through the WidgetStorage
-// connection string today; the data-account grants are the narrow set for an identity-based connection.
-// Senders get no queue-create right: the WebJobs queue bindings send first and create only on "queue not found",
-// and storage.bicep creates every queue they use.
+// Pipeline (privileged connection)      Storage Blob Data Contributor          package container (uploads FunctionApp.zip)
+// Smoke-test connection (optional)      Storage Queue Data Message Sender      input queue
+//                                       Storage Queue Data Reader              output queue (peek only)
+//
+// Why Contributor on the input queue: Update Message (the trigger renews a message's visibility while it is being
+// processed) needs queues/messages/write, which neither Message Processor nor Reader has; the scope is that one queue.
+// Why a condition on the two write containers: Contributor is the only built-in role that creates blobs; the
+// condition denies blobs/write (overwrite) and blobs/delete, so only blobs/add/action (create a new blob) and reads
+// remain. No queue-create right anywhere: storage.bicep creates every queue and container.
+//
+// The signing-key grant needs the secret to exist: the pipeline's Plan sets signingKeyExists, and on a first
+// deployment Apply deploys again with it true once the key bootstrap has created the key (docs/deploy.md).
 
 @description('Object (principal) id of the function app\'s managed identity.')
 param principalId string
@@ -27,8 +38,23 @@ param principalId string
 @description('Name of the Key Vault that holds the signing key.')
 param keyVaultName string
 
+@description('Name of the signing-key secret (the app\'s only Key Vault grant is on this secret).')
+param signingSecretName string
+
+@description('Whether the signing-key secret exists yet; the grant on it is made only then (a role assignment needs its scope to exist).')
+param signingKeyExists bool
+
 @description('Name of the storage account behind AzureWebJobsStorage.')
 param hostStorageAccountName string
+
+@description('Name of the container in the host account that holds the app package.')
+param packageContainerName string
+
+@description('Object id of the principal that deploys this template (the pipeline\'s privileged connection); it uploads the app package.')
+param deployerPrincipalId string
+
+@description('Object id of the smoke-test connection\'s service principal; empty: no smoke-test grants.')
+param smokeTestPrincipalId string
 
 @description('Name of the storage account with the queues and the claim-check container.')
 param dataStorageAccountName string
@@ -44,18 +70,40 @@ var roleIds = {
   keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6'
   storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'
   storageBlobDataContributor: 'ba92f5b4-2d11-453d-a403-e96b0029c9fe'
+  storageBlobDataReader: '2a2b9908-6ea1-4ae2-8e65-a410df84e7d1'
   storageTableDataContributor: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
+  storageQueueDataContributor: '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
   storageQueueDataReader: '19e7f393-937e-4f77-808e-94535e297925'
-  storageQueueDataMessageProcessor: '8a0f0c08-91a1-4084-bc3d-661d67233fed'
   storageQueueDataMessageSender: 'c6a89b2d-59bc-44d0-9896-0f6e12d7b80a'
 }
+
+// Create-only: with this condition, Storage Blob Data Contributor can read and create blobs (blobs/add/action) but
+// cannot overwrite (blobs/write) or delete them.
+var createOnlyCondition = '((!(ActionMatches{\'Microsoft.Storage/storageAccounts/blobServices/containers/blobs/write\'})) AND (!(ActionMatches{\'Microsoft.Storage/storageAccounts/blobServices/containers/blobs/delete\'})))'
+
+var grantSmokeTest = !empty(smokeTestPrincipalId)
 
 resource vault 'Microsoft.KeyVault/vaults@2026-05-15' existing = {
   name: keyVaultName
 }
 
+resource signingSecret 'Microsoft.KeyVault/vaults/secrets@2026-05-15' existing = {
+  parent: vault
+  name: signingSecretName
+}
+
 resource hostStorage 'Microsoft.Storage/storageAccounts@2026-06-01' existing = {
   name: hostStorageAccountName
+}
+
+resource hostBlobService 'Microsoft.Storage/storageAccounts/blobServices@2026-06-01' existing = {
+  parent: hostStorage
+  name: 'default'
+}
+
+resource packageContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2026-06-01' existing = {
+  parent: hostBlobService
+  name: packageContainerName
 }
 
 resource dataStorage 'Microsoft.Storage/storageAccounts@2026-06-01' existing = {
@@ -107,14 +155,14 @@ resource rejectedContainer 'Microsoft.Storage/storageAccounts/blobServices/conta
   name: containerNames.rejected
 }
 
-resource appKeyVaultSecretsUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  name: guid(vault.id, principalId, roleIds.keyVaultSecretsUser)
-  scope: vault
+resource appSigningKeyReader 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (signingKeyExists) {
+  name: guid(signingSecret.id, principalId, roleIds.keyVaultSecretsUser)
+  scope: signingSecret
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.keyVaultSecretsUser)
     principalId: principalId
     principalType: 'ServicePrincipal'
-    description: 'Function app reads the signing key.'
+    description: 'Function app reads the signing key (this secret only).'
   }
 }
 
@@ -125,7 +173,7 @@ resource appHostBlobDataOwner 'Microsoft.Authorization/roleAssignments@2022-04-0
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageBlobDataOwner)
     principalId: principalId
     principalType: 'ServicePrincipal'
-    description: 'Functions host storage (AzureWebJobsStorage): leases, host keys, its own containers.'
+    description: 'Functions host storage (AzureWebJobsStorage): leases, host keys, its own containers; the app package.'
   }
 }
 
@@ -140,25 +188,14 @@ resource appHostTableDataContributor 'Microsoft.Authorization/roleAssignments@20
   }
 }
 
-resource appInputQueueReader 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  name: guid(inputQueue.id, principalId, roleIds.storageQueueDataReader)
+resource appInputQueueContributor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(inputQueue.id, principalId, roleIds.storageQueueDataContributor)
   scope: inputQueue
   properties: {
-    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageQueueDataReader)
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageQueueDataContributor)
     principalId: principalId
     principalType: 'ServicePrincipal'
-    description: 'Queue trigger: queue properties and length.'
-  }
-}
-
-resource appInputQueueProcessor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  name: guid(inputQueue.id, principalId, roleIds.storageQueueDataMessageProcessor)
-  scope: inputQueue
-  properties: {
-    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageQueueDataMessageProcessor)
-    principalId: principalId
-    principalType: 'ServicePrincipal'
-    description: 'Queue trigger: receive and delete envelope messages.'
+    description: 'Queue trigger: receive, peek, renew visibility, delete; queue length for the scale monitor.'
   }
 }
 
@@ -195,35 +232,72 @@ resource appRejectedQueueSender 'Microsoft.Authorization/roleAssignments@2022-04
   }
 }
 
-resource appClaimCheckBlobContributor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  name: guid(claimCheckContainer.id, principalId, roleIds.storageBlobDataContributor)
+resource appClaimCheckBlobReader 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(claimCheckContainer.id, principalId, roleIds.storageBlobDataReader)
   scope: claimCheckContainer
   properties: {
-    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageBlobDataContributor)
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageBlobDataReader)
     principalId: principalId
     principalType: 'ServicePrincipal'
-    description: 'Claim-check envelopes: read, write, delete.'
+    description: 'Claim-check envelopes: read.'
   }
 }
 
-resource appCanonicalBlobContributor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+resource appCanonicalBlobCreator 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(canonicalContainer.id, principalId, roleIds.storageBlobDataContributor)
   scope: canonicalContainer
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageBlobDataContributor)
     principalId: principalId
     principalType: 'ServicePrincipal'
-    description: 'Canonical bytes too large to send inline.'
+    description: 'Canonical bytes too large to send inline: create only.'
+    condition: createOnlyCondition
+    conditionVersion: '2.0'
   }
 }
 
-resource appRejectedBlobContributor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+resource appRejectedBlobCreator 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(rejectedContainer.id, principalId, roleIds.storageBlobDataContributor)
   scope: rejectedContainer
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageBlobDataContributor)
     principalId: principalId
     principalType: 'ServicePrincipal'
-    description: 'Copies of rejected inline envelopes.'
+    description: 'Copies of rejected inline envelopes: create only.'
+    condition: createOnlyCondition
+    conditionVersion: '2.0'
+  }
+}
+
+// The deploying principal uploads the app package; it may be a user for a manual deployment, so no principalType.
+resource deployerPackageUploader 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(packageContainer.id, deployerPrincipalId, roleIds.storageBlobDataContributor)
+  scope: packageContainer
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageBlobDataContributor)
+    principalId: deployerPrincipalId
+    description: 'Deployment: upload the app package (this container only).'
+  }
+}
+
+resource smokeInputQueueSender 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (grantSmokeTest) {
+  name: guid(inputQueue.id, smokeTestPrincipalId, roleIds.storageQueueDataMessageSender)
+  scope: inputQueue
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageQueueDataMessageSender)
+    principalId: smokeTestPrincipalId
+    principalType: 'ServicePrincipal'
+    description: 'Smoke test: put one envelope on the input queue.'
+  }
+}
+
+resource smokeOutputQueueReader 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (grantSmokeTest) {
+  name: guid(outputQueue.id, smokeTestPrincipalId, roleIds.storageQueueDataReader)
+  scope: outputQueue
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageQueueDataReader)
+    principalId: smokeTestPrincipalId
+    principalType: 'ServicePrincipal'
+    description: 'Smoke test: peek the forwarded signature on the output queue.'
   }
 }

@@ -1,16 +1,19 @@
-// Storage: two accounts, so that each identity grant can be as narrow as its purpose.
-// - The host account backs AzureWebJobsStorage (identity-based: leases, host keys, diagnostic events) and the Windows
-//   content share. It keeps shared-key access ON only because the content share (WEBSITE_CONTENTAZUREFILECONNECTIONSTRING)
-//   takes a connection string on Windows Consumption and Elastic Premium plans.
-// - The data account holds the envelope queues and the claim-check, canonical and rejected containers. Its shared
-//   key stays ON because the app's queue trigger (the storage extension) reads the WidgetStorage connection string.
-// Both connection strings live only in Key Vault (connectionSecrets.bicep), built from the key named by
-// storageKeyName, and reach the app as Key Vault references; the identity also holds the narrow data roles.
+// Storage: two accounts, both reached only with Entra ID (allowSharedKeyAccess: false), so no account key is in any
+// app setting, Key Vault secret, parameter or output, and a leaked key could not be used anyway.
+// - The host account backs AzureWebJobsStorage (identity-based) and keeps the app's package: WEBSITE_RUN_FROM_PACKAGE
+//   is the URL of a blob in its releases container, fetched with the app's managed identity. The app has no Azure
+//   Files content share: that share takes only a connection string (an account key) on Windows Consumption and
+//   Elastic Premium, and a Key Vault reference to it cannot be resolved reliably while the site is created
+//   (docs/deploy.md, "No content share").
+// - The data account holds the envelope queues and the claim-check, canonical and rejected containers; the app's
+//   WidgetStorage connection is identity-based (WidgetStorage__queueServiceUri / __blobServiceUri / __credential /
+//   __clientId), with data roles per queue and per container (roleAssignments.bicep).
+// Every storage service sends its read, write and delete logs to the Log Analytics workspace.
 
 @description('Azure region for the storage accounts.')
 param location string
 
-@description('Name of the storage account behind AzureWebJobsStorage and the content share (3-24 lowercase letters and digits).')
+@description('Name of the storage account behind AzureWebJobsStorage and the app package (3-24 lowercase letters and digits).')
 @minLength(3)
 @maxLength(24)
 param hostStorageAccountName string
@@ -29,35 +32,74 @@ param dataStorageAccountName string
 ])
 param skuName string
 
-@description('Queue the queue trigger reads envelopes from (Queues:Input).')
+@description('Queue the queue trigger reads envelopes from (WidgetInputQueue).')
 param inputQueueName string
 
-@description('Queue the signatures are written to (Queues:Output).')
+@description('Queue the signatures are written to (WidgetOutputQueue).')
 param outputQueueName string
 
-@description('Queue rejected envelopes are moved to, with the reason (Queues:Rejected).')
+@description('Queue rejected envelopes are moved to, with the reason (WidgetRejectedQueue).')
 param rejectedQueueName string
 
-@description('Blob container for claim-check envelopes too large for a queue message (Queues:ClaimCheckContainer).')
+@description('Blob container for claim-check envelopes too large for a queue message (WidgetClaimsContainer).')
 param claimCheckContainerName string
 
-@description('Blob container for canonical bytes too large to send inline (Queues:CanonicalContainer).')
+@description('Blob container for canonical bytes too large to send inline (WidgetCanonicalContainer).')
 param canonicalContainerName string
 
-@description('Blob container for copies of rejected inline envelopes (Queues:RejectedContainer).')
+@description('Blob container for copies of rejected inline envelopes (WidgetRejectedContainer).')
 param rejectedContainerName string
 
-@description('Name of the Azure Files share that holds the app\'s content (WEBSITE_CONTENTSHARE); created here because the app skips the platform\'s content-share validation (see functionApp.bicep).')
-@minLength(3)
-@maxLength(63)
-param contentShareName string
+@description('Blob container in the host account that holds the app package (WEBSITE_RUN_FROM_PACKAGE points into it).')
+param packageContainerName string
+
+@description('Resource id of the Log Analytics workspace that receives the storage logs.')
+param workspaceId string
 
 @description('Tags applied to every resource.')
 param tags object
 
-// The Functions queue trigger moves a message that failed maxDequeueCount times to "<queue>-poison". Creating it
-// here means the app only ever needs to send to it, never to create queues.
+// The queue trigger moves a message that failed maxDequeueCount times to "<queue>-poison". Creating it here means
+// the app only ever needs to send to it, never to create queues.
 var poisonQueueName = '${inputQueueName}-poison'
+
+// Entra ID only, HTTPS only, no public blobs. Public network access stays on: see docs/deploy.md, "Network posture"
+// (the Consumption plan cannot reach private endpoints; this template adds none on Elastic Premium either).
+var accountProperties = {
+  minimumTlsVersion: 'TLS1_2'
+  supportsHttpsTrafficOnly: true
+  allowBlobPublicAccess: false
+  allowSharedKeyAccess: false
+  defaultToOAuthAuthentication: true
+  allowCrossTenantReplication: false
+  publicNetworkAccess: 'Enabled'
+  networkAcls: {
+    bypass: 'AzureServices'
+    defaultAction: 'Allow'
+  }
+}
+
+// Read, write and delete logs of one storage service; transaction metrics.
+var serviceLogs = [
+  {
+    category: 'StorageRead'
+    enabled: true
+  }
+  {
+    category: 'StorageWrite'
+    enabled: true
+  }
+  {
+    category: 'StorageDelete'
+    enabled: true
+  }
+]
+var serviceMetrics = [
+  {
+    category: 'Transaction'
+    enabled: true
+  }
+]
 
 resource hostStorage 'Microsoft.Storage/storageAccounts@2026-06-01' = {
   name: hostStorageAccountName
@@ -67,16 +109,7 @@ resource hostStorage 'Microsoft.Storage/storageAccounts@2026-06-01' = {
   sku: {
     name: skuName
   }
-  properties: {
-    minimumTlsVersion: 'TLS1_2'
-    supportsHttpsTrafficOnly: true
-    allowBlobPublicAccess: false
-    // Needed by the content share's connection string only (see the top of this file).
-    allowSharedKeyAccess: true
-    defaultToOAuthAuthentication: true
-    allowCrossTenantReplication: false
-    publicNetworkAccess: 'Enabled'
-  }
+  properties: accountProperties
 }
 
 resource dataStorage 'Microsoft.Storage/storageAccounts@2026-06-01' = {
@@ -87,28 +120,31 @@ resource dataStorage 'Microsoft.Storage/storageAccounts@2026-06-01' = {
   sku: {
     name: skuName
   }
-  properties: {
-    minimumTlsVersion: 'TLS1_2'
-    supportsHttpsTrafficOnly: true
-    allowBlobPublicAccess: false
-    // Needed by the WidgetStorage connection string only (see the top of this file).
-    allowSharedKeyAccess: true
-    defaultToOAuthAuthentication: true
-    allowCrossTenantReplication: false
-    publicNetworkAccess: 'Enabled'
-  }
+  properties: accountProperties
 }
 
-resource fileService 'Microsoft.Storage/storageAccounts/fileServices@2026-06-01' = {
+resource hostBlobService 'Microsoft.Storage/storageAccounts/blobServices@2026-06-01' = {
   parent: hostStorage
   name: 'default'
 }
 
-// The platform creates the content share itself only while it validates WEBSITE_CONTENTAZUREFILECONNECTIONSTRING;
-// a Key Vault reference cannot be validated, so the share must exist before the app does.
-resource contentShare 'Microsoft.Storage/storageAccounts/fileServices/shares@2026-06-01' = {
-  parent: fileService
-  name: contentShareName
+resource hostQueueService 'Microsoft.Storage/storageAccounts/queueServices@2026-06-01' = {
+  parent: hostStorage
+  name: 'default'
+}
+
+resource hostTableService 'Microsoft.Storage/storageAccounts/tableServices@2026-06-01' = {
+  parent: hostStorage
+  name: 'default'
+}
+
+// The pipeline uploads FunctionApp.zip here (its identity holds Blob Data Contributor on this container only).
+resource packageContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2026-06-01' = {
+  parent: hostBlobService
+  name: packageContainerName
+  properties: {
+    publicAccess: 'None'
+  }
 }
 
 resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2026-06-01' = {
@@ -165,14 +201,89 @@ resource rejectedContainer 'Microsoft.Storage/storageAccounts/blobServices/conta
   }
 }
 
+// Diagnostic settings, one per storage service the app uses (Azure Monitor collects storage logs per service).
+// 2021-05-01-preview is the newest diagnosticSettings version the pinned compiler has types for; the only GA one it
+// offers (2016-09-01) is the old subscription log profile shape, which cannot target a workspace per resource.
+#disable-next-line use-recent-api-versions
+resource hostBlobDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'to-log-analytics'
+  scope: hostBlobService
+  properties: {
+    workspaceId: workspaceId
+    logs: serviceLogs
+    metrics: serviceMetrics
+  }
+}
+
+// 2021-05-01-preview is the newest diagnosticSettings version the pinned compiler has types for; the only GA one it
+// offers (2016-09-01) is the old subscription log profile shape, which cannot target a workspace per resource.
+#disable-next-line use-recent-api-versions
+resource hostQueueDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'to-log-analytics'
+  scope: hostQueueService
+  properties: {
+    workspaceId: workspaceId
+    logs: serviceLogs
+    metrics: serviceMetrics
+  }
+}
+
+// 2021-05-01-preview is the newest diagnosticSettings version the pinned compiler has types for; the only GA one it
+// offers (2016-09-01) is the old subscription log profile shape, which cannot target a workspace per resource.
+#disable-next-line use-recent-api-versions
+resource hostTableDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'to-log-analytics'
+  scope: hostTableService
+  properties: {
+    workspaceId: workspaceId
+    logs: serviceLogs
+    metrics: serviceMetrics
+  }
+}
+
+// 2021-05-01-preview is the newest diagnosticSettings version the pinned compiler has types for; the only GA one it
+// offers (2016-09-01) is the old subscription log profile shape, which cannot target a workspace per resource.
+#disable-next-line use-recent-api-versions
+resource dataQueueDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'to-log-analytics'
+  scope: queueService
+  properties: {
+    workspaceId: workspaceId
+    logs: serviceLogs
+    metrics: serviceMetrics
+  }
+}
+
+// 2021-05-01-preview is the newest diagnosticSettings version the pinned compiler has types for; the only GA one it
+// offers (2016-09-01) is the old subscription log profile shape, which cannot target a workspace per resource.
+#disable-next-line use-recent-api-versions
+resource dataBlobDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'to-log-analytics'
+  scope: blobService
+  properties: {
+    workspaceId: workspaceId
+    logs: serviceLogs
+    metrics: serviceMetrics
+  }
+}
+
 @description('Name of the host storage account (AzureWebJobsStorage).')
 output hostStorageAccountName string = hostStorage.name
 
-@description('Name of the content share.')
-output contentShareName string = contentShare.name
+@description('URL of the app package blob (WEBSITE_RUN_FROM_PACKAGE); the pipeline uploads it.')
+output packageBlobUrl string = '${hostStorage.properties.primaryEndpoints.blob}${packageContainer.name}/FunctionApp.zip'
+
+@description('Name of the container that holds the app package.')
+output packageContainerName string = packageContainer.name
 
 @description('Name of the data storage account (queues and claim-check blobs).')
 output dataStorageAccountName string = dataStorage.name
+
+@description('Queue service endpoint of the data account (WidgetStorage__queueServiceUri).')
+output dataQueueServiceUri string = dataStorage.properties.primaryEndpoints.queue
+
+@description('Blob service endpoint of the data account (WidgetStorage__blobServiceUri).')
+output dataBlobServiceUri string = dataStorage.properties.primaryEndpoints.blob
 
 @description('Names of the queues (the poison queue included), for the queue-scoped role assignments.')
 output queueNames object = {

@@ -5,6 +5,10 @@
 # An existing secret is never touched (no new version, no rotation); a soft-deleted one stops the run, because
 # recovering or purging a signing key is a decision for a person, not a pipeline.
 #
+# The key gets an expiry (exp, SIGNING_KEY_LIFETIME_DAYS from now, 365 by default), so a "Key Vault secrets should
+# have an expiration date" policy admits it; rotation before that date is a person's step (docs/deploy.md,
+# "Signing key rotation").
+#
 # Usage: bootstrap-signing-key.sh <resource-group> <vault-name> <secret-name>
 # Needs: az (logged in, allowed Microsoft.KeyVault/vaults/secrets/read and write, e.g. Contributor), openssl.
 set -euo pipefail
@@ -15,6 +19,9 @@ vault="${2:?$usage}"
 secret="${3:?$usage}"
 # The Key Vault API version infra/ compiles against (modules/keyVault.bicep).
 api_version="2026-05-15"
+lifetime_days="${SIGNING_KEY_LIFETIME_DAYS:-365}"
+[[ "$lifetime_days" =~ ^[1-9][0-9]{0,3}$ ]] || { echo "SIGNING_KEY_LIFETIME_DAYS must be 1-9999 days, not '$lifetime_days'" >&2; exit 1; }
+expires=$(( $(date +%s) + lifetime_days * 86400 ))
 secret_args=(--resource-group "$resource_group" --namespace Microsoft.KeyVault --parent "vaults/$vault"
   --resource-type secrets --name "$secret" --api-version "$api_version")
 
@@ -36,7 +43,7 @@ trap 'rm -f "$body"' EXIT
 {
   printf '{"value":"'
   openssl rand -base64 32 | tr -d '\n'
-  printf '","contentType":"application/x-hmac-sha256-key; encoding=base64","attributes":{"enabled":true}}'
+  printf '","contentType":"application/x-hmac-sha256-key; encoding=base64","attributes":{"enabled":true,"exp":%d}}' "$expires"
 } >"$body"
 
 if ! output=$(az resource create "${secret_args[@]}" --properties "@$body" --output none 2>&1); then

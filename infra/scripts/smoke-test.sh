@@ -6,18 +6,25 @@
 #    not the vector's (made with the public test key),
 #  - /api/verify accepts that signature for that envelope, and refuses it for a tampered envelope and for a tampered
 #    signature (so the app really verifies with the key it signed with),
-#  - malformed JSON is a 400 problem+json, and a call without a function key is a 401.
+#  - malformed JSON is a 400 problem+json, and a call without a function key is a 401,
+#  - the queue path: the same envelope put on the input queue comes out on the output queue with the same message
+#    id, a Key Vault key version, and a signature /api/verify accepts for that envelope.
+# The function key is fetched inside the retry loop: a cold host may have no keys yet.
 #
-# Usage: smoke-test.sh <base-url> <resource-group> <function-app-name> <vectors-dir>
-# Needs: az (logged in, allowed to list the app's function keys), curl, python3.
-# SMOKE_RETRIES / SMOKE_RETRY_SECONDS: how long to wait for a cold start after deployment.
+# Usage: smoke-test.sh <base-url> <resource-group> <function-app-name> <vectors-dir> <data-account> <input-queue> <output-queue>
+# Needs: az (logged in as an identity allowed to list the app's function keys, with Storage Queue Data Message Sender
+# on the input queue and Storage Queue Data Reader on the output queue, nothing else), curl, python3, base64.
+# SMOKE_RETRIES / SMOKE_RETRY_SECONDS: how long to wait for a cold start, and for the queue's answer.
 set -euo pipefail
 
-usage="usage: smoke-test.sh <base-url> <resource-group> <function-app-name> <vectors-dir>"
+usage="usage: smoke-test.sh <base-url> <resource-group> <function-app-name> <vectors-dir> <data-account> <input-queue> <output-queue>"
 base_url="${1:?$usage}"
 resource_group="${2:?$usage}"
 app_name="${3:?$usage}"
 vectors="${4:?$usage}"
+data_account="${5:?$usage}"
+input_queue="${6:?$usage}"
+output_queue="${7:?$usage}"
 retries="${SMOKE_RETRIES:-20}"
 delay="${SMOKE_RETRY_SECONDS:-15}"
 
@@ -27,11 +34,15 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "SMOKE FAIL: $*" >&2; exit 1; }
 
 # The function key goes to curl through a private header file, not its command line; Azure Pipelines masks it.
-function_key="$(az functionapp keys list --resource-group "$resource_group" --name "$app_name" --query functionKeys.default --output tsv)"
-[[ -n "$function_key" ]] || fail "no default function key on '$app_name'"
-[[ -n "${TF_BUILD:-}" ]] && echo "##vso[task.setsecret]$function_key"
-printf 'x-functions-key: %s\n' "$function_key" >"$work/key-header"
+# Fetched inside the retry loop below: right after a deployment the host may not have started, and has no keys yet.
 : >"$work/no-header"
+fetch_key() {
+  local function_key
+  function_key="$(az functionapp keys list --resource-group "$resource_group" --name "$app_name" --query functionKeys.default --output tsv 2>/dev/null)" || return 1
+  [[ -n "$function_key" ]] || return 1
+  if [[ -n "${TF_BUILD:-}" ]]; then echo "##vso[task.setsecret]$function_key"; fi
+  printf 'x-functions-key: %s\n' "$function_key" >"$work/key-header"
+}
 
 # call <path> <body-file> <with-key: yes|no> [extra header]... -> prints the status; body and headers land in $work.
 call() {
@@ -49,11 +60,16 @@ json_field() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get(s
 
 status="000"
 for ((attempt = 1; attempt <= retries; attempt++)); do
-  status="$(call "/api/sign?output=canonical" "$vectors/one-widget/input.json" yes)"
-  [[ "$status" == "200" ]] && break
-  echo "Attempt $attempt of $retries: HTTP $status; waiting ${delay}s for the app to start."
+  if [[ -s "$work/key-header" ]] || fetch_key; then
+    status="$(call "/api/sign?output=canonical" "$vectors/one-widget/input.json" yes)"
+    [[ "$status" == "200" ]] && break
+    echo "Attempt $attempt of $retries: HTTP $status; waiting ${delay}s for the app to start."
+  else
+    echo "Attempt $attempt of $retries: no function key yet; waiting ${delay}s for the host to start."
+  fi
   sleep "$delay"
 done
+[[ -s "$work/key-header" ]] || fail "no default function key on '$app_name' after $retries attempts"
 [[ "$status" == "200" ]] || fail "POST /api/sign answered $status, expected 200"
 
 cmp --silent "$work/body" "$vectors/one-widget/canonical.json" || fail "canonical bytes differ from the vector"
@@ -92,4 +108,43 @@ status="$(call "/api/sign?output=canonical" "$vectors/not-json/input.json" yes)"
 status="$(call "/api/sign?output=canonical" "$vectors/one-widget/input.json" no)"
 [[ "$status" == "401" ]] || fail "a call without a function key answered $status, expected 401"
 
-echo "Smoke test passed: $base_url signed the known-answer envelope with Key Vault key version $key_id, verified it, and refused tampering."
+# The queue path: the envelope goes on the input queue (base64, as the trigger reads it) with the only data right this
+# identity has there (message send); its output is found by message id with a peek (the only right on the output
+# queue), never received or deleted, so the app's consumers still get it.
+message_id="$(az storage message put --auth-mode login --account-name "$data_account" --queue-name "$input_queue" \
+  --content "$(base64 -w0 <"$vectors/one-widget/input.json")" --query id --output tsv)" || fail "could not put the envelope on queue '$input_queue'"
+[[ -n "$message_id" ]] || fail "queue '$input_queue' returned no message id"
+found=""
+for ((attempt = 1; attempt <= retries; attempt++)); do
+  az storage message peek --auth-mode login --account-name "$data_account" --queue-name "$output_queue" \
+    --num-messages 32 --query "[].content" --output tsv >"$work/peeked" || true
+  if found="$(python3 - "$work/peeked" "$message_id" "$work/forwarded.json" <<'PY'
+import base64, json, sys
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if not line:
+        continue
+    try:
+        message = json.loads(base64.b64decode(line))
+    except ValueError:
+        continue
+    if isinstance(message, dict) and message.get("messageId") == sys.argv[2]:
+        json.dump(message, open(sys.argv[3], "w"))
+        print("yes")
+        break
+PY
+)" && [[ "$found" == "yes" ]]; then break; fi
+  echo "Attempt $attempt of $retries: no signature for message $message_id on '$output_queue' yet; waiting ${delay}s."
+  sleep "$delay"
+done
+[[ "$found" == "yes" ]] || fail "no output for message $message_id on queue '$output_queue' after $retries attempts"
+forwarded() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], ""))' "$work/forwarded.json" "$1"; }
+queue_signature="$(forwarded signature)"
+queue_key_id="$(forwarded keyId)"
+[[ "$(forwarded algorithm)" == "HMACSHA256" ]] || fail "the queue output's algorithm is not HMACSHA256"
+[[ "$queue_key_id" =~ ^[0-9a-f]{32}$ ]] || fail "the queue output's keyId is '$queue_key_id', not a Key Vault secret version"
+[[ "$queue_signature" =~ ^[0-9a-f]{64}$ ]] || fail "the queue output's signature is not 64 hex digits"
+status="$(call /api/verify "$vectors/one-widget/input.json" yes "X-Signature: $queue_signature" "X-Signature-Key-Id: $queue_key_id")"
+[[ "$status" == "200" && "$(json_field valid)" == "true" ]] || fail "/api/verify did not accept the signature forwarded on the queue (HTTP $status)"
+
+echo "Smoke test passed: $base_url signed the known-answer envelope with Key Vault key version $key_id, verified it, and refused tampering; queue message $message_id came back signed on '$output_queue'."

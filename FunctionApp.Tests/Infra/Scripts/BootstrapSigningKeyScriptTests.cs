@@ -24,6 +24,36 @@ public sealed class BootstrapSigningKeyScriptTests : IDisposable
         Assert.Empty(_az.Violations);
     }
 
+    [Theory]
+    [InlineData(null, 365)]
+    [InlineData("30", 30)]
+    public async Task Run_SecretMissing_SetsAnExpiry_SoAnExpirationDatePolicyAdmitsTheKey(string? lifetime, int days)
+    {
+        var before = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+        var run = lifetime is null
+            ? await RunAsync(("FAKE_AZ_SHOW", "missing"))
+            : await RunAsync(("FAKE_AZ_SHOW", "missing"), ("SIGNING_KEY_LIFETIME_DAYS", lifetime));
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        var attributes = _az.StoredProperties!["attributes"]!;
+        Assert.True((bool)attributes["enabled"]!);
+        var exp = (long)attributes["exp"]!;
+        Assert.InRange(exp, before + (days * 86400L), DateTimeOffset.UtcNow.ToUnixTimeSeconds() + (days * 86400L));
+    }
+
+    [Theory]
+    [InlineData("0")]
+    [InlineData("-5")]
+    [InlineData("ten")]
+    public async Task Run_LifetimeNotADayCount_FailsBeforeLookingOrCreating(string lifetime)
+    {
+        var run = await RunAsync(("FAKE_AZ_SHOW", "missing"), ("SIGNING_KEY_LIFETIME_DAYS", lifetime));
+
+        Assert.NotEqual(0, run.ExitCode);
+        Assert.Contains("SIGNING_KEY_LIFETIME_DAYS", run.Error, StringComparison.Ordinal);
+        Assert.Empty(_az.Calls);
+    }
+
     [Fact]
     public async Task Run_KeyVaultApiVersion_IsTheOneInfraCompilesAgainst()
     {

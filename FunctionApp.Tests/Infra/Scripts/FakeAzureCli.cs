@@ -38,7 +38,21 @@ public sealed class FakeAzureCli : IDisposable
               *) rm -f "$FAKE_AZ_DIR/stored-properties"; echo "ERROR: (InternalServerError) boom" >&2; exit 1 ;;
             esac ;;
           "functionapp keys")
+            # FAKE_AZ_KEY_FROM_CALL=n: the host has no keys (an error) until the n-th call, as on a cold start.
+            count=$(( $(cat "$FAKE_AZ_DIR/key-calls" 2>/dev/null || echo 0) + 1 ))
+            echo "$count" > "$FAKE_AZ_DIR/key-calls"
+            if (( count < ${FAKE_AZ_KEY_FROM_CALL:-1} )); then echo "ERROR: (BadRequest) Encountered an error (ServiceUnavailable) from host runtime." >&2; exit 1; fi
             printf '%s\n' "$FAKE_AZ_FUNCTION_KEY"; exit 0 ;;
+          "storage message")
+            case "$3" in
+              put)
+                while [[ $# -gt 0 ]]; do
+                  if [[ "$1" == "--content" ]]; then printf '%s' "$2" > "$FAKE_AZ_DIR/put-content"; fi
+                  shift
+                done
+                echo "${FAKE_AZ_MESSAGE_ID:-msg-1}"; exit 0 ;;
+              peek) printf '%s\n' "${FAKE_AZ_PEEK:-}"; exit 0 ;;
+            esac ;;
         esac
         echo "fake az: unexpected command: $*" >&2
         exit 2
@@ -71,6 +85,10 @@ public sealed class FakeAzureCli : IDisposable
     /// <summary>The properties body of the secret the script created through Resource Manager, if any.</summary>
     public System.Text.Json.Nodes.JsonNode? StoredProperties =>
         File.Exists(Path.Combine(Directory, "stored-properties")) ? System.Text.Json.Nodes.JsonNode.Parse(File.ReadAllText(Path.Combine(Directory, "stored-properties"))) : null;
+
+    /// <summary>The content the script put on a queue (base64, as sent), if any.</summary>
+    public string? PutContent =>
+        File.Exists(Path.Combine(Directory, "put-content")) ? File.ReadAllText(Path.Combine(Directory, "put-content")) : null;
 
     /// <summary>The secret value the script stored, if any.</summary>
     public string? StoredSecret => (string?)StoredProperties?["value"];

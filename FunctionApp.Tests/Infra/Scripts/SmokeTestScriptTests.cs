@@ -5,7 +5,9 @@ namespace FunctionApp.Tests.Infra.Scripts;
 
 /// <summary>
 /// infra/scripts/smoke-test.sh against a loopback fake of /api/sign and /api/verify and a fake az: it passes only for an
-/// app that signs with a Key Vault key version and verifies honestly, and it never touches the vault.
+/// app that signs with a Key Vault key version and verifies honestly, over HTTP and through the queues, it fetches the
+/// function key inside its retry loop, and it uses only what its identity is granted (function keys, message send on
+/// the input queue, peek on the output queue), never the vault.
 /// </summary>
 public sealed class SmokeTestScriptTests : IDisposable
 {
@@ -23,8 +25,8 @@ public sealed class SmokeTestScriptTests : IDisposable
 
         Assert.True(run.ExitCode == 0, run.Error);
         Assert.Contains("Smoke test passed", run.Output, StringComparison.Ordinal);
-        // sign, verify, tampered envelope, tampered signature, bad JSON, no key.
-        Assert.Equal(6, app.Requests);
+        // sign, verify, tampered envelope, tampered signature, bad JSON, no key, verify of the queue's signature.
+        Assert.Equal(7, app.Requests);
         Assert.Empty(_az.Violations);
         Assert.DoesNotContain(_az.Calls, c => c.Contains("keyvault", StringComparison.Ordinal));
         Assert.DoesNotContain(FakeSignService.FunctionKey, run.Output + run.Error, StringComparison.Ordinal);
@@ -88,7 +90,91 @@ public sealed class SmokeTestScriptTests : IDisposable
         Assert.Contains(_az.Calls, c => c.StartsWith("functionapp keys list", StringComparison.Ordinal));
     }
 
+    [Fact]
+    public async Task Run_FunctionKeyNotThereOnTheFirstAttempts_FetchesItAgainInsideTheRetryLoop()
+    {
+        using var app = new FakeSignService(_vaultKey, VaultVersion);
+
+        var run = await RunAsync(app, ("FAKE_AZ_KEY_FROM_CALL", "3"), ("SMOKE_RETRIES", "3"));
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Equal(3, _az.Calls.Count(c => c.StartsWith("functionapp keys list", StringComparison.Ordinal)));
+        Assert.Contains("no function key yet", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Run_FunctionKeyNeverThere_FailsAfterItsRetries()
+    {
+        using var app = new FakeSignService(_vaultKey, VaultVersion);
+
+        var run = await RunAsync(app, ("FAKE_AZ_KEY_FROM_CALL", "99"));
+
+        Assert.NotEqual(0, run.ExitCode);
+        Assert.Contains("no default function key on 'func-test' after 2 attempts", run.Error, StringComparison.Ordinal);
+        Assert.Equal(0, app.Requests);
+    }
+
+    [Fact]
+    public async Task Run_QueuePath_PutsTheEnvelopeAndVerifiesItsForwardedSignature_UsingOnlySendAndPeek()
+    {
+        using var app = new FakeSignService(_vaultKey, VaultVersion);
+
+        var run = await RunAsync(app);
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Equal(Vector.Load("one-widget").Input, Convert.FromBase64String(_az.PutContent!));
+        Assert.Contains("queue message msg-1 came back signed", run.Output, StringComparison.Ordinal);
+        // Only what the smoke identity is granted: list the function keys, send to the input queue, peek the output.
+        Assert.All(_az.Calls, c => Assert.True(
+            c.StartsWith("functionapp keys list ", StringComparison.Ordinal)
+            || c.StartsWith("storage message put --auth-mode login --account-name stdtest --queue-name widget-envelopes ", StringComparison.Ordinal)
+            || c.StartsWith("storage message peek --auth-mode login --account-name stdtest --queue-name widget-signatures ", StringComparison.Ordinal),
+            $"the smoke test ran 'az {c}', which its identity is not granted"));
+        Assert.DoesNotContain(_az.Calls, c => c.Contains("--account-key", StringComparison.Ordinal) || c.Contains("--connection-string", StringComparison.Ordinal) || c.Contains("--sas-token", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Run_QueueForwardsASignatureTheVerifierRefuses_Fails()
+    {
+        using var app = new FakeSignService(_vaultKey, VaultVersion);
+
+        var run = await RunAsync(app, ("FAKE_AZ_PEEK", Output("msg-1", VaultVersion, new string('0', 64))));
+
+        Assert.NotEqual(0, run.ExitCode);
+        Assert.Contains("did not accept the signature forwarded on the queue", run.Error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Run_QueueOutputForAnotherMessageOnly_FailsAfterItsRetries()
+    {
+        using var app = new FakeSignService(_vaultKey, VaultVersion);
+
+        var run = await RunAsync(app, ("FAKE_AZ_PEEK", Output("someone-else", VaultVersion, Signature(_vaultKey))));
+
+        Assert.NotEqual(0, run.ExitCode);
+        Assert.Contains("no output for message msg-1 on queue 'widget-signatures' after 2 attempts", run.Error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Run_QueueSignsWithTheDevelopmentKeyId_Fails()
+    {
+        using var app = new FakeSignService(_vaultKey, VaultVersion);
+
+        var run = await RunAsync(app, ("FAKE_AZ_PEEK", Output("msg-1", "local", Signature(_vaultKey))));
+
+        Assert.NotEqual(0, run.ExitCode);
+        Assert.Contains("the queue output's keyId is 'local'", run.Error, StringComparison.Ordinal);
+    }
+
     public void Dispose() => _az.Dispose();
+
+    private static string Signature(byte[] key) =>
+        Convert.ToHexString(HMACSHA256.HashData(key, Vector.Load("one-widget").Canonical)).ToLowerInvariant();
+
+    /// <summary>One output-queue message as the trigger forwards it, base64 as az shows its content.</summary>
+    private static string Output(string messageId, string keyId, string signature) =>
+        Convert.ToBase64String(System.Text.Encoding.UTF8.GetBytes(
+            $$"""{"messageId":"{{messageId}}","dequeueCount":1,"algorithm":"HMACSHA256","keyId":"{{keyId}}","signature":"{{signature}}","widgetCount":1}"""));
 
     private Task<ScriptRun> RunAsync(FakeSignService app, params (string Name, string Value)[] extra) =>
         ScriptRun.RunAsync(
@@ -96,6 +182,7 @@ public sealed class SmokeTestScriptTests : IDisposable
             _az.Environment(
                 [
                     ("FAKE_AZ_FUNCTION_KEY", FakeSignService.FunctionKey),
+                    ("FAKE_AZ_PEEK", "bm90IGpzb24=\n" + Output("msg-1", VaultVersion, Signature(_vaultKey))),
                     ("SMOKE_RETRIES", "2"),
                     ("SMOKE_RETRY_SECONDS", "0"),
                     .. extra,
@@ -103,5 +190,8 @@ public sealed class SmokeTestScriptTests : IDisposable
             app.BaseUrl,
             "rg-test",
             "func-test",
-            "FunctionApp.Tests/TestData/vectors");
+            "FunctionApp.Tests/TestData/vectors",
+            "stdtest",
+            "widget-envelopes",
+            "widget-signatures");
 }
