@@ -64,7 +64,17 @@ public static class HostCompatibilityChecker
     /// ships. Under <c>minorMatchOrLower</c> such a request fails to load (the SDK left the host's assemblies out of bin/);
     /// under <c>runtimeVersion</c> the app silently gets the host's older copy. Compared by major.minor.
     /// </summary>
-    public static IReadOnlyList<CompatibilityProblem> CheckUnifiedAssemblies(string appRoot, HostFacts facts)
+    public static IReadOnlyList<CompatibilityProblem> CheckUnifiedAssemblies(string appRoot, HostFacts facts) =>
+        UnifiedAssemblyRequests(appRoot, facts, established: true);
+
+    /// <summary>
+    /// Requests for unified assemblies whose host version host-facts.json does not establish (null): neither passed nor
+    /// failed, listed so the local host can warn and a reader can settle them.
+    /// </summary>
+    public static IReadOnlyList<CompatibilityProblem> UnverifiableUnifiedAssemblies(string appRoot, HostFacts facts) =>
+        UnifiedAssemblyRequests(appRoot, facts, established: false);
+
+    private static List<CompatibilityProblem> UnifiedAssemblyRequests(string appRoot, HostFacts facts, bool established)
     {
         var unified = facts.UnifiedAssemblies.ToDictionary(a => a.Name, StringComparer.OrdinalIgnoreCase);
         var requests = new SortedDictionary<string, SortedSet<string>>(StringComparer.Ordinal);
@@ -78,7 +88,8 @@ public static class HostCompatibilityChecker
                 }
 
                 var hostVersion = rule.HostVersion is null ? null : new Version(rule.HostVersion);
-                if (hostVersion is not null && (version.Major, version.Minor).CompareTo((hostVersion.Major, hostVersion.Minor)) <= 0)
+                if ((hostVersion is not null) != established
+                    || (hostVersion is not null && (version.Major, version.Minor).CompareTo((hostVersion.Major, hostVersion.Minor)) <= 0))
                 {
                     continue;
                 }
@@ -95,7 +106,7 @@ public static class HostCompatibilityChecker
             }
         }
 
-        return [.. requests.Select(r => new CompatibilityProblem("unified-assembly", $"{r.Key}; asked for by {string.Join(", ", r.Value)}."))];
+        return [.. requests.Select(r => new CompatibilityProblem(established ? "unified-assembly" : "unified-assembly-unverifiable", $"{r.Key}; asked for by {string.Join(", ", r.Value)}."))];
     }
 
     /// <summary><c>Microsoft.NET.Sdk.Functions</c> (which writes each function.json's <c>generatedBy</c>) is at least the minimum.</summary>
