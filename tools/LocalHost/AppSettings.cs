@@ -6,7 +6,7 @@ namespace LocalHost;
 /// <summary>Settings as func start assembles them: local.settings.json <c>Values</c> at the root, host.json under <c>AzureFunctionsJobHost</c>.</summary>
 public static class AppSettings
 {
-    /// <summary>The flattened settings; environment variables override local.settings.json, as with func start.</summary>
+    /// <summary>The flattened settings; environment variables are settings too and override local.settings.json, as with func start.</summary>
     public static Dictionary<string, string?> Read(string appRoot, string? localSettingsPath)
     {
         var settings = new Dictionary<string, string?>(StringComparer.OrdinalIgnoreCase);
@@ -30,13 +30,13 @@ public static class AppSettings
             }
         }
 
-        foreach (var key in settings.Keys.ToList())
+        // The environment wins, and every variable is a setting, as in the host's configuration; A:B is spelled A__B
+        // there (also for host.json keys: AzureFunctionsJobHost__extensions__queues__visibilityTimeout).
+        foreach (var (key, value) in new ConfigurationBuilder().AddEnvironmentVariables().Build().AsEnumerable())
         {
-            // func start lets the environment win; A:B keys are spelled A__B there.
-            var fromEnvironment = Environment.GetEnvironmentVariable(key.Replace(":", "__", StringComparison.Ordinal));
-            if (fromEnvironment is not null)
+            if (value is not null)
             {
-                settings[key] = fromEnvironment;
+                settings[key] = value;
             }
         }
 
