@@ -10,9 +10,9 @@ namespace FunctionApp;
 /// <summary>
 /// The in-process host's entry point for DI. Everything it registers lives in the host-independent
 /// <see cref="SigningServiceCollectionExtensions"/>, <see cref="HttpServiceCollectionExtensions"/> and
-/// <see cref="QueueSigningServiceCollectionExtensions"/>. The queue trigger and bindings are the official storage extension,
-/// which the host loads itself (extensions.json lists its startup); only this class and the adapters in Functions/ know
-/// about Functions.
+/// <see cref="QueueSigningServiceCollectionExtensions"/>. The queue trigger is our own WebJobs extension, registered by its
+/// own <c>[assembly: WebJobsStartup]</c> (Functions/QueueTrigger), which the host loads from extensions.json like any
+/// extension; only this class and Functions/ know about Functions.
 /// </summary>
 public sealed class Startup : FunctionsStartup
 {

@@ -84,6 +84,28 @@ public sealed class DependencyDirectionTests
     }
 
     [Fact]
+    public void SourceFiles_WithWebJobsTypes_AreOnlyInFunctionsItsQueueTriggerFolderAndStartup()
+    {
+        // Arrange: the host's types live exactly here: the function adapters (Functions/*.cs), our queue trigger
+        // (Functions/QueueTrigger/*.cs, the WebJobs extension) and Startup.cs. Everything else moves unchanged to the isolated worker.
+        string[] allowed = ["FunctionApp/Startup.cs", "FunctionApp/Functions/", "FunctionApp/Functions/QueueTrigger/"];
+        var root = Path.Combine(RepoRoot.Path, "FunctionApp");
+
+        // Act
+        var offenders = Directory.EnumerateFiles(root, "*.cs", SearchOption.AllDirectories)
+            .Where(f => !f.Contains($"{Path.DirectorySeparatorChar}obj{Path.DirectorySeparatorChar}", StringComparison.Ordinal) &&
+                        !f.Contains($"{Path.DirectorySeparatorChar}bin{Path.DirectorySeparatorChar}", StringComparison.Ordinal))
+            .Where(f => File.ReadAllText(f) is var text &&
+                        (text.Contains("Microsoft.Azure.WebJobs", StringComparison.Ordinal) || text.Contains("Microsoft.Azure.Functions", StringComparison.Ordinal)))
+            .Select(f => Path.GetRelativePath(RepoRoot.Path, f).Replace(Path.DirectorySeparatorChar, '/'))
+            .Where(f => !allowed.Any(a => a.EndsWith('/') ? Path.GetDirectoryName(f)!.Replace(Path.DirectorySeparatorChar, '/') + "/" == a : f == a))
+            .ToList();
+
+        // Assert
+        Assert.Empty(offenders);
+    }
+
+    [Fact]
     public void CompiledTypes_EveryFolder_HasARule()
     {
         // Arrange

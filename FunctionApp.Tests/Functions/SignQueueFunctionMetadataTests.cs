@@ -1,4 +1,5 @@
 using FunctionApp.Functions;
+using FunctionApp.Functions.QueueTrigger;
 using FunctionApp.Queues;
 using FunctionApp.Tests.Infrastructure;
 using Newtonsoft.Json.Linq;
@@ -7,7 +8,7 @@ namespace FunctionApp.Tests.Functions;
 
 /// <summary>
 /// What the platform reads from the build output: the generated function.json (the scale controller watches the queue
-/// it names, on the connection it names) and extensions.json (the host loads the storage extension from it).
+/// it names, on the connection it names) and extensions.json (the host loads our trigger's startup from it).
 /// </summary>
 public sealed class SignQueueFunctionMetadataTests
 {
@@ -20,28 +21,22 @@ public sealed class SignQueueFunctionMetadataTests
 
         // Act
         var bindings = (JArray)JObject.Parse(File.ReadAllText(path))["bindings"]!;
-        var trigger = Assert.Single(bindings, b => b.Value<string>("type") == "queueTrigger");
+        var trigger = Assert.Single(bindings, b => b.Value<string>("type") == "widgetQueueTrigger");
         var sample = LocalSettingsSample();
 
-        // Assert: the queue is the app setting Queues:Input; the connection is the setting WidgetStorage.
-        Assert.Equal("%Queues:Input%", trigger.Value<string>("queueName"));
+        // Assert: the queue is the flat app setting WidgetInputQueue; the connection is the setting WidgetStorage.
+        Assert.Equal("%WidgetInputQueue%", trigger.Value<string>("queueName"));
         Assert.Equal("WidgetStorage", trigger.Value<string>("connection"));
         Assert.Equal(QueueOptions.ConnectionSetting, trigger.Value<string>("connection"));
-        Assert.Equal("widget-envelopes", sample["Queues:Input"]);
+        Assert.Equal("widget-envelopes", sample["WidgetInputQueue"]);
         Assert.Equal("UseDevelopmentStorage=true", sample["WidgetStorage"]);
 
-        // Every output uses the same connection: forwarding and rejecting are extension bindings too.
-        Assert.All(bindings, b => Assert.Equal("WidgetStorage", b.Value<string>("connection")));
-        Assert.Equal(
-            ["%Queues:Output%", "%Queues:Rejected%"],
-            bindings.Where(b => b.Value<string>("type") == "queue").Select(b => b.Value<string>("queueName")!).Order(StringComparer.Ordinal));
-        Assert.Equal(
-            ["%Queues:CanonicalContainer%", "%Queues:ClaimCheckContainer%", "%Queues:RejectedContainer%"],
-            bindings.Where(b => b.Value<string>("type") == "blob").Select(b => b.Value<string>("blobPath")!).Order(StringComparer.Ordinal));
+        // The trigger is the only binding: outputs go through the app's own clients on the same connection.
+        Assert.Single(bindings);
     }
 
     [Fact]
-    public void ExtensionsJson_BuildOutput_LoadsTheStorageExtension()
+    public void ExtensionsJson_BuildOutput_ListsOurTriggerStartupAndNoStorageExtension()
     {
         // Arrange
         var path = Path.Combine(AppOutput(), "bin", "extensions.json");
@@ -49,9 +44,9 @@ public sealed class SignQueueFunctionMetadataTests
         // Act
         var extensions = (JArray)JObject.Parse(File.ReadAllText(path))["extensions"]!;
 
-        // Assert
-        Assert.Contains(extensions, e => e.Value<string>("typeName")!.StartsWith(
-            "Microsoft.Azure.WebJobs.Extensions.Storage.AzureStorageWebJobsStartup, Microsoft.Azure.WebJobs.Extensions.Storage, Version=4.0.2.0", StringComparison.Ordinal));
+        // Assert: the host loads our trigger from here; the storage extension it refuses (4.0.2 < 4.0.4) is gone.
+        Assert.Contains(extensions, e => e.Value<string>("typeName")!.StartsWith(typeof(WidgetQueueWebJobsStartup).FullName + ", FunctionApp,", StringComparison.Ordinal));
+        Assert.DoesNotContain(extensions, e => e.Value<string>("typeName")!.Contains("Microsoft.Azure.WebJobs.Extensions.Storage", StringComparison.Ordinal));
     }
 
     [Fact]
@@ -63,8 +58,8 @@ public sealed class SignQueueFunctionMetadataTests
         // Act
         var keys = ((JObject)host["extensions"]!["queues"]!).Properties().Select(p => p.Name).ToList();
 
-        // Assert: the QueuesOptions of Microsoft.Azure.WebJobs.Extensions.Storage 4.x (no messageEncoding: messages are base64).
-        var known = typeof(Microsoft.Azure.WebJobs.Host.QueuesOptions).GetProperties().Select(p => p.Name).ToHashSet(StringComparer.OrdinalIgnoreCase);
+        // Assert: keys our trigger's options bind (no messageEncoding: messages are base64).
+        var known = typeof(WidgetQueueOptions).GetProperties().Where(p => p.CanWrite).Select(p => p.Name).ToHashSet(StringComparer.OrdinalIgnoreCase);
         Assert.All(keys, key => Assert.Contains(key, known));
         Assert.DoesNotContain("messageEncoding", keys);
     }

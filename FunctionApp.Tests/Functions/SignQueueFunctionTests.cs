@@ -3,11 +3,10 @@ using System.Diagnostics;
 using System.Security.Cryptography;
 using System.Text;
 using FunctionApp.Keys;
-using Microsoft.Azure.Storage.Blob;
-using Microsoft.Azure.Storage.Queue;
-using Microsoft.Azure.WebJobs.Host;
-using Microsoft.Azure.WebJobs.Host.Executors;
-using Microsoft.Azure.WebJobs.Host.Queues;
+using Azure.Core;
+using Azure.Core.Pipeline;
+using FunctionApp.Functions.QueueTrigger;
+using FunctionApp.Queues;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
@@ -17,7 +16,7 @@ using Xunit.Abstractions;
 
 namespace FunctionApp.Tests.Functions;
 
-/// <summary>The queue function in the real WebJobs SDK host, listening to Azurite.</summary>
+/// <summary>The queue function on our trigger in the real WebJobs SDK host, listening to Azurite.</summary>
 [Collection(AzuriteCollection.Name)]
 public sealed class SignQueueFunctionTests
 {
@@ -90,7 +89,7 @@ public sealed class SignQueueFunctionTests
 
         var reference = output["canonicalBlob"]!;
         Assert.Equal(host.Canonical.Name, reference.Value<string>("container"));
-        var canonical = await DownloadAsync(host, reference);
+        var canonical = await host.DownloadAsync(reference);
         Assert.Equal(seed.Canonical, canonical);
         Assert.Equal(seed.SignatureHex, Hmac(canonical));
         Assert.True(await QueueFunctionHost.WaitEmptyAsync(host.Input, Patience), "the input queue should be empty");
@@ -128,7 +127,7 @@ public sealed class SignQueueFunctionTests
             if (body is not null)
             {
                 // The inline body is kept, byte for byte: nothing the producer sent is lost.
-                Assert.Equal(body, await DownloadAsync(host, message["body"]!));
+                Assert.Equal(body, await host.DownloadAsync(message["body"]!));
             }
             else
             {
@@ -153,7 +152,7 @@ public sealed class SignQueueFunctionTests
         foreach (var vector in vectors)
         {
             Assert.Equal(vector.SignatureHex, expected[vector.Name]);
-            await host.Claims.GetBlockBlobReference(vector.Name + ".json").UploadFromByteArrayAsync(vector.Input, 0, vector.Input.Length);
+            await host.Claims.GetBlobClient(vector.Name + ".json").UploadAsync(new BinaryData(vector.Input), overwrite: true);
         }
 
         // Every 4th message is a claim check (every 20th the 1 MB seed); the rest are inline envelopes.
@@ -233,7 +232,7 @@ public sealed class SignQueueFunctionTests
         await using var host = await QueueFunctionHost.StartAsync(
             _azurite,
             _output,
-            new Dictionary<string, string?> { ["visibilityTimeout"] = "00:00:00", ["maxDequeueCount"] = "3" },
+            new Dictionary<string, string?> { ["visibilityTimeout"] = "00:00:01", ["maxDequeueCount"] = "3" },
             services => services.AddSingleton<ISigningKeySource>(keys));
         var body = Vector.Load("one-widget").Input;
 
@@ -257,11 +256,11 @@ public sealed class SignQueueFunctionTests
 
         // Act
         await using var host = await QueueFunctionHost.StartAsync(_azurite, _output);
-        var options = host.Services.GetRequiredService<IOptions<QueuesOptions>>().Value;
+        var options = host.Services.GetRequiredService<IOptions<WidgetQueueOptions>>().Value;
 
-        // Assert: the values docs/queue.md explains reach the extension (maxPollingInterval is the tests' own).
+        // Assert: the values docs/queue.md explains reach the trigger (maxPollingInterval is the tests' own).
         Assert.Equal(hostJson.GetValue<int>("batchSize"), options.BatchSize);
-        Assert.Equal(hostJson.GetValue<int>("newBatchThreshold"), options.NewBatchThreshold);
+        Assert.Equal(hostJson.GetValue<int>("newBatchThreshold"), options.EffectiveNewBatchThreshold);
         Assert.Equal(hostJson.GetValue<int>("maxDequeueCount"), options.MaxDequeueCount);
         Assert.Equal(hostJson.GetValue<TimeSpan>("visibilityTimeout"), options.VisibilityTimeout);
         Assert.Equal(QueueFunctionHost.TestPollingInterval, options.MaxPollingInterval);
@@ -275,8 +274,8 @@ public sealed class SignQueueFunctionTests
         var victim = host.Canonical;
         await victim.CreateIfNotExistsAsync();
         var envelope = Vector.Load("one-widget").Input;
-        await victim.GetBlockBlobReference("secret.json").UploadFromByteArrayAsync(envelope, 0, envelope.Length);
-        await host.Claims.GetBlockBlobReference("inside.json").UploadFromByteArrayAsync(envelope, 0, envelope.Length);
+        await victim.GetBlobClient("secret.json").UploadAsync(new BinaryData(envelope));
+        await host.Claims.GetBlobClient("inside.json").UploadAsync(new BinaryData(envelope));
         var names = new[]
         {
             $"../{victim.Name}/secret.json",
@@ -320,7 +319,7 @@ public sealed class SignQueueFunctionTests
         Assert.Equal(id, rejected.Value<string>("messageId"));
         Assert.True(rejected.ToString(Newtonsoft.Json.Formatting.None).Length < 4096, "the rejected message should echo a bounded prefix only");
         Assert.Contains("Unknown or duplicate member 'mmm", rejected.Value<string>("reason"), StringComparison.Ordinal);
-        Assert.Equal(body, await DownloadAsync(host, rejected["body"]!));
+        Assert.Equal(body, await host.DownloadAsync(rejected["body"]!));
         Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Poison));
     }
 
@@ -339,7 +338,7 @@ public sealed class SignQueueFunctionTests
         Assert.Equal(id, rejected.Value<string>("messageId"));
         Assert.Equal(1, rejected.Value<int>("dequeueCount"));
         Assert.Contains("not valid base64", rejected.Value<string>("reason"), StringComparison.Ordinal);
-        Assert.Equal(Encoding.UTF8.GetBytes(text), await DownloadAsync(host, rejected["body"]!));
+        Assert.Equal(Encoding.UTF8.GetBytes(text), await host.DownloadAsync(rejected["body"]!));
         Assert.True(await QueueFunctionHost.WaitEmptyAsync(host.Input, Patience), "the input queue should be empty");
         Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Poison));
         Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Output));
@@ -348,13 +347,16 @@ public sealed class SignQueueFunctionTests
     [Fact]
     public async Task RunAsync_DuplicateDeliveryAfterOutputBeforeDelete_YieldsOutputsDeduplicableByMessageId()
     {
-        // Arrange: the first successful run of each message "crashes" after its output and before the delete
-        // (the message is released instead of deleted, as when an instance dies or its lease is lost).
-        var crashed = new ConcurrentDictionary<string, bool>(StringComparer.Ordinal);
+        // Arrange: the first successful run of each message "crashes" after its output and before the delete: the
+        // connection drops on every try of that delete (as when an instance dies), so the lease runs out and the
+        // message comes back.
+        var crashed = new ConcurrentDictionary<string, string>(StringComparer.Ordinal);
         await using var host = await QueueFunctionHost.StartAsync(
             _azurite,
             _output,
-            overrideServices: services => services.AddSingleton<IQueueProcessorFactory>(new CrashBeforeDeleteFactory(crashed)));
+            new Dictionary<string, string?> { ["visibilityTimeout"] = "00:00:02" },
+            overrideServices: services => services.AddSingleton(provider =>
+                new WidgetStorageClientFactory(provider.GetRequiredService<IConfiguration>(), transport: new FirstDeleteFailsTransport(crashed))));
         var small = Vector.Load("one-widget");
         var seed = Vector.Load("seed-3000-widgets");
 
@@ -383,8 +385,8 @@ public sealed class SignQueueFunctionTests
         Assert.Equal(small.SignatureHex, byId[inline][0].Value<string>("signature"));
         Assert.Equal(seed.SignatureHex, byId[claim][0].Value<string>("signature"));
 
-        // The large canonical bytes were written twice to the same blob, with the same bytes.
-        Assert.Equal(seed.Canonical, await DownloadAsync(host, byId[claim][1]["canonicalBlob"]!));
+        // The large canonical bytes: both deliveries signed the same bytes, so both point at one create-only blob.
+        Assert.Equal(seed.Canonical, await host.DownloadAsync(byId[claim][1]["canonicalBlob"]!));
         Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Poison));
         Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Rejected));
     }
@@ -399,44 +401,42 @@ public sealed class SignQueueFunctionTests
     /// <summary>The signature computed independently of the service: plain HMACSHA256 over the canonical bytes.</summary>
     private static string Hmac(byte[] canonical) => Convert.ToHexString(HMACSHA256.HashData(Vector.Key, canonical)).ToLowerInvariant();
 
-    private static async Task<byte[]> DownloadAsync(QueueFunctionHost host, JToken reference)
+    /// <summary>
+    /// The real HTTP transport, except that every delete of a message with the first pop receipt it sees for that
+    /// message fails as a dropped connection (the SDK's retries included): a crash between output and delete.
+    /// </summary>
+    private sealed class FirstDeleteFailsTransport(ConcurrentDictionary<string, string> crashed) : HttpPipelineTransport
     {
-        var blob = host.Account.CreateCloudBlobClient()
-            .GetContainerReference(reference.Value<string>("container"))
-            .GetBlockBlobReference(reference.Value<string>("blob"));
-        using var buffer = new MemoryStream();
-        await blob.DownloadToStreamAsync(buffer);
-        return buffer.ToArray();
-    }
+        private readonly HttpClientTransport _inner = new();
 
-    /// <summary>The extension's own queue processor, except that the first successful run of each message is not deleted.</summary>
-    private sealed class CrashBeforeDeleteFactory(ConcurrentDictionary<string, bool> crashed) : IQueueProcessorFactory
-    {
-        public QueueProcessor Create(QueueProcessorFactoryContext context) => new CrashBeforeDeleteProcessor(context, crashed);
-    }
+        public override Request CreateRequest() => _inner.CreateRequest();
 
-    private sealed class CrashBeforeDeleteProcessor : QueueProcessor
-    {
-        private readonly CloudQueue _queue;
-        private readonly ConcurrentDictionary<string, bool> _crashed;
-
-        public CrashBeforeDeleteProcessor(QueueProcessorFactoryContext context, ConcurrentDictionary<string, bool> crashed)
-            : base(context)
+        public override void Process(HttpMessage message)
         {
-            _queue = context.Queue;
-            _crashed = crashed;
+            Fault(message);
+            _inner.Process(message);
         }
 
-        public override async Task CompleteProcessingMessageAsync(CloudQueueMessage message, FunctionResult result, CancellationToken cancellationToken)
+        public override ValueTask ProcessAsync(HttpMessage message)
         {
-            if (result.Succeeded && _crashed.TryAdd(message.Id, true))
+            Fault(message);
+            return _inner.ProcessAsync(message);
+        }
+
+        private void Fault(HttpMessage message)
+        {
+            var uri = message.Request.Uri.ToUri();
+            if (message.Request.Method != RequestMethod.Delete || !uri.AbsolutePath.Contains("/messages/", StringComparison.Ordinal))
             {
-                // The output is already sent; the message becomes visible again instead of being deleted.
-                await _queue.UpdateMessageAsync(message, TimeSpan.Zero, MessageUpdateFields.Visibility, null, null, cancellationToken);
                 return;
             }
 
-            await base.CompleteProcessingMessageAsync(message, result, cancellationToken);
+            var id = uri.AbsolutePath[(uri.AbsolutePath.LastIndexOf('/') + 1)..];
+            var receipt = System.Web.HttpUtility.ParseQueryString(uri.Query)["popreceipt"] ?? string.Empty;
+            if (crashed.GetOrAdd(id, receipt) == receipt)
+            {
+                throw new IOException("test: the instance died between the output and the delete");
+            }
         }
     }
 

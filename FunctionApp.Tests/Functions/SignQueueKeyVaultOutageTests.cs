@@ -46,7 +46,7 @@ public sealed class SignQueueKeyVaultOutageTests
         var version = vault.SetSecret(KeyVaultHarness.SecretName, Vector.KeyBase64);
         vault.Fault = fault;
         var logs = new CapturedLogs();
-        await using var host = await StartHostAsync(vault, time, logs, visibilityTimeout: "00:00:00.500", maxDequeueCount: 20);
+        await using var host = await StartHostAsync(vault, time, logs, visibilityTimeout: "00:00:01", maxDequeueCount: 20);
         var source = Assert.IsType<KeyVaultSigningKeySource>(host.Services.GetRequiredService<ISigningKeySource>());
 
         // Act: the message fails while no key was ever loaded; wait for a second failed attempt (a real retry).
@@ -92,7 +92,7 @@ public sealed class SignQueueKeyVaultOutageTests
         vault.SetSecret(KeyVaultHarness.SecretName, Vector.KeyBase64);
         vault.Fault = FakeKeyVaultFault.ServerError;
         var logs = new CapturedLogs();
-        await using var host = await StartHostAsync(vault, time, logs, visibilityTimeout: "00:00:00", maxDequeueCount: 3);
+        await using var host = await StartHostAsync(vault, time, logs, visibilityTimeout: "00:00:01", maxDequeueCount: 3);
 
         // Act
         var id = await host.EnqueueAsync(OneWidget.Input);

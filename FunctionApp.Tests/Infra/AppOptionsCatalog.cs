@@ -5,13 +5,14 @@ namespace FunctionApp.Tests.Infra;
 /// <summary>
 /// The settings the app reads, found by reflection rather than listed by hand (other work adds and moves options):
 /// every options class with a <c>SectionName</c> constant and its settable properties, and every connection name a
-/// function's trigger or binding attribute asks for.
+/// function's trigger or binding attribute asks for. An empty <c>SectionName</c> means flat settings at the root
+/// (the queue and container names): their keys are the bare property names.
 /// </summary>
 public static class AppOptionsCatalog
 {
     private static readonly Assembly App = typeof(FunctionApp.Startup).Assembly;
 
-    /// <summary>Options classes by section name (e.g. <c>KeyVault</c>, <c>Queues</c>).</summary>
+    /// <summary>Options classes by section name (e.g. <c>KeyVault</c>, <c>Queues</c>; empty for flat settings).</summary>
     public static IReadOnlyDictionary<string, Type> Sections { get; } = App.GetTypes()
         .Where(t => t.IsClass && !t.IsAbstract)
         .Select(t => (Type: t, Field: t.GetField("SectionName", BindingFlags.Public | BindingFlags.Static)))
@@ -22,14 +23,20 @@ public static class AppOptionsCatalog
     public static IReadOnlyList<PropertyInfo> Properties(Type options) =>
         options.GetProperties(BindingFlags.Public | BindingFlags.Instance).Where(p => p.CanWrite && p.SetMethod!.IsPublic).ToList();
 
-    /// <summary>Every option as <c>Section:Property</c> with its documented default (a fresh instance's value).</summary>
+    /// <summary>Every option as <c>Section:Property</c> (or the bare name of a flat one) with its documented default (a fresh instance's value).</summary>
     public static IReadOnlyDictionary<string, object?> Defaults { get; } = Sections
         .SelectMany(s =>
         {
             var instance = Activator.CreateInstance(s.Value);
-            return Properties(s.Value).Select(p => KeyValuePair.Create($"{s.Key}:{p.Name}", p.GetValue(instance)));
+            return Properties(s.Value).Select(p => KeyValuePair.Create(s.Key.Length == 0 ? p.Name : $"{s.Key}:{p.Name}", p.GetValue(instance)));
         })
         .ToDictionary(StringComparer.OrdinalIgnoreCase);
+
+    /// <summary>The flat settings (options classes with an empty section name), by name.</summary>
+    public static IReadOnlySet<string> FlatSettings { get; } = Sections
+        .Where(s => s.Key.Length == 0)
+        .SelectMany(s => Properties(s.Value).Select(p => p.Name))
+        .ToHashSet(StringComparer.OrdinalIgnoreCase);
 
     /// <summary>
     /// Connection names the functions' attributes ask for (a <c>Connection</c> property, e.g. the storage extension's
@@ -46,12 +53,18 @@ public static class AppOptionsCatalog
         .ToList();
 
     /// <summary>
-    /// Whether <paramref name="key"/> (<c>Section:Property</c> or <c>Section__Property</c>) is a section the app has;
-    /// then <paramref name="known"/> tells whether that section's options class has the property.
+    /// Whether <paramref name="key"/> (<c>Section:Property</c> or <c>Section__Property</c>, or a flat setting's name)
+    /// is a setting of an options class the app has; then <paramref name="known"/> tells whether that class has the property.
     /// </summary>
     public static bool InSection(string key, out bool known)
     {
         ArgumentNullException.ThrowIfNull(key);
+        if (FlatSettings.Contains(key))
+        {
+            known = true;
+            return true;
+        }
+
         var parts = key.Replace("__", ":", StringComparison.Ordinal).Split(':');
         known = false;
         if (parts.Length < 2 || !Sections.TryGetValue(parts[0], out var options))

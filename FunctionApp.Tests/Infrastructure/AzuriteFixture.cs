@@ -7,7 +7,7 @@ namespace FunctionApp.Tests.Infrastructure;
 /// Starts Azurite (the Azure Storage emulator, from the repo's node_modules) on free loopback ports with a temporary
 /// workspace, and stops it at the end. If it cannot start, every test that uses it fails with the reason: none is skipped.
 /// </summary>
-public sealed class AzuriteFixture : IAsyncLifetime
+public class AzuriteFixture : IAsyncLifetime
 {
     /// <summary>The emulator's well-known development account (public, documented by Microsoft; not a secret).</summary>
     public const string AccountName = "devstoreaccount1";
@@ -21,6 +21,18 @@ public sealed class AzuriteFixture : IAsyncLifetime
     private string? _location;
 
     public string ConnectionString { get; private set; } = string.Empty;
+
+    /// <summary>The queue service's URI (<c>http(s)://127.0.0.1:port/devstoreaccount1</c>).</summary>
+    public Uri QueueServiceUri { get; private set; } = null!;
+
+    /// <summary>The blob service's URI.</summary>
+    public Uri BlobServiceUri { get; private set; } = null!;
+
+    /// <summary>http, or https where a subclass serves TLS.</summary>
+    protected virtual string Scheme => "http";
+
+    /// <summary>Arguments a subclass adds (e.g. OAuth mode); <paramref name="workspace"/> is the emulator's temporary folder.</summary>
+    protected virtual IEnumerable<string> ExtraArguments(string workspace) => [];
 
     public async Task InitializeAsync()
     {
@@ -44,12 +56,12 @@ public sealed class AzuriteFixture : IAsyncLifetime
         foreach (var argument in new[]
         {
             // --disableTelemetry: otherwise Azurite tries to reach an outside telemetry endpoint. No --loose and no
-            // --skipApiVersionCheck: the storage SDK 11.x the extension uses speaks an API version Azurite serves strictly.
+            // --skipApiVersionCheck: the storage SDK speaks an API version Azurite serves strictly.
             "--silent", "--disableTelemetry", "--location", _location,
             "--blobHost", "127.0.0.1", "--blobPort", blobPort.ToString(System.Globalization.CultureInfo.InvariantCulture),
             "--queueHost", "127.0.0.1", "--queuePort", queuePort.ToString(System.Globalization.CultureInfo.InvariantCulture),
             "--tableHost", "127.0.0.1", "--tablePort", tablePort.ToString(System.Globalization.CultureInfo.InvariantCulture),
-        })
+        }.Concat(ExtraArguments(_location)))
         {
             start.ArgumentList.Add(argument);
         }
@@ -77,9 +89,11 @@ public sealed class AzuriteFixture : IAsyncLifetime
         }
 
         ConnectionString =
-            $"DefaultEndpointsProtocol=http;AccountName={AccountName};AccountKey={AccountKey};" +
-            $"BlobEndpoint=http://127.0.0.1:{blobPort}/{AccountName};QueueEndpoint=http://127.0.0.1:{queuePort}/{AccountName};" +
-            $"TableEndpoint=http://127.0.0.1:{tablePort}/{AccountName};";
+            $"DefaultEndpointsProtocol={Scheme};AccountName={AccountName};AccountKey={AccountKey};" +
+            $"BlobEndpoint={Scheme}://127.0.0.1:{blobPort}/{AccountName};QueueEndpoint={Scheme}://127.0.0.1:{queuePort}/{AccountName};" +
+            $"TableEndpoint={Scheme}://127.0.0.1:{tablePort}/{AccountName};";
+        QueueServiceUri = new Uri($"{Scheme}://127.0.0.1:{queuePort}/{AccountName}");
+        BlobServiceUri = new Uri($"{Scheme}://127.0.0.1:{blobPort}/{AccountName}");
     }
 
     public async Task DisposeAsync()

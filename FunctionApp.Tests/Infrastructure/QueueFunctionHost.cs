@@ -1,12 +1,11 @@
 using System.Diagnostics;
 using System.Text;
+using Azure.Storage.Blobs;
+using Azure.Storage.Queues;
 using FunctionApp.Functions;
+using FunctionApp.Functions.QueueTrigger;
 using FunctionApp.Queues;
-using Microsoft.Azure.Storage;
-using Microsoft.Azure.Storage.Blob;
-using Microsoft.Azure.Storage.Queue;
 using Microsoft.Azure.WebJobs;
-using Microsoft.Azure.WebJobs.Host;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
@@ -19,10 +18,11 @@ namespace FunctionApp.Tests.Infrastructure;
 
 /// <summary>
 /// The queue function running in the real WebJobs SDK host against Azurite, wired the way the in-process Functions
-/// host wires it: the official storage extension (<c>AddAzureStorage()</c>, as extensions.json has the host load it),
-/// the shipped host.json under <c>AzureFunctionsJobHost</c>, <c>FunctionApp.Startup</c> run through
-/// <c>UseWebJobsStartup</c> with a builder context, and function discovery limited to <see cref="SignQueueFunction"/>.
-/// Each host gets its own queue and container names, so tests sharing one Azurite do not see each other's messages.
+/// host wires it: every startup the build's <c>bin/extensions.json</c> lists (our trigger's
+/// <see cref="WidgetQueueWebJobsStartup"/> and <c>FunctionApp.Startup</c>), run through <c>UseWebJobsStartup</c> with a
+/// builder context, the shipped host.json under <c>AzureFunctionsJobHost</c>, and function discovery limited to
+/// <see cref="SignQueueFunction"/>. Each host gets its own queue and container names, so tests sharing one Azurite do
+/// not see each other's messages.
 /// </summary>
 public sealed class QueueFunctionHost : IAsyncDisposable
 {
@@ -30,50 +30,61 @@ public sealed class QueueFunctionHost : IAsyncDisposable
     public static readonly TimeSpan TestPollingInterval = TimeSpan.FromMilliseconds(200);
 
     private readonly IHost _host;
+    private bool _stopped;
 
-    private QueueFunctionHost(IHost host, CloudStorageAccount account, string prefix)
+    private QueueFunctionHost(IHost host, QueueServiceClient queues, BlobServiceClient blobs, string prefix)
     {
         _host = host;
-        Account = account;
-        Input = Queue(prefix + "-in");
-        Output = Queue(prefix + "-out");
-        Rejected = Queue(prefix + "-rej");
-        Poison = Queue(prefix + "-in-poison");
-        Claims = account.CreateCloudBlobClient().GetContainerReference(prefix + "-claims");
-        Canonical = account.CreateCloudBlobClient().GetContainerReference(prefix + "-canonical");
-        RejectedBodies = account.CreateCloudBlobClient().GetContainerReference(prefix + "-rejected");
+        QueueService = queues;
+        BlobService = blobs;
+        Prefix = prefix;
+        Input = queues.GetQueueClient(prefix + "-in");
+        Output = queues.GetQueueClient(prefix + "-out");
+        Rejected = queues.GetQueueClient(prefix + "-rej");
+        Poison = queues.GetQueueClient(prefix + "-in-poison");
+        Claims = blobs.GetBlobContainerClient(prefix + "-claims");
+        Canonical = blobs.GetBlobContainerClient(prefix + "-canonical");
+        RejectedBodies = blobs.GetBlobContainerClient(prefix + "-rejected");
     }
 
-    public CloudStorageAccount Account { get; }
+    public string Prefix { get; }
 
-    public CloudQueue Input { get; }
+    public QueueServiceClient QueueService { get; }
 
-    public CloudQueue Output { get; }
+    public BlobServiceClient BlobService { get; }
 
-    public CloudQueue Rejected { get; }
+    public QueueClient Input { get; }
 
-    public CloudQueue Poison { get; }
+    public QueueClient Output { get; }
 
-    public CloudBlobContainer Claims { get; }
+    public QueueClient Rejected { get; }
 
-    public CloudBlobContainer Canonical { get; }
+    public QueueClient Poison { get; }
 
-    public CloudBlobContainer RejectedBodies { get; }
+    public BlobContainerClient Claims { get; }
+
+    public BlobContainerClient Canonical { get; }
+
+    public BlobContainerClient RejectedBodies { get; }
 
     public IServiceProvider Services => _host.Services;
 
     /// <summary>
     /// Starts a host. <paramref name="hostJson"/> overrides host.json <c>extensions.queues</c> keys (camelCase);
-    /// <paramref name="appSettings"/> adds or overrides app settings (<c>Section:Key</c>; a null value unsets one).
+    /// <paramref name="appSettings"/> adds or overrides app settings (a null value unsets one); <paramref name="storage"/>
+    /// replaces the app's storage client factory (and the test's own), e.g. with a credential and a transport.
     /// </summary>
     public static async Task<QueueFunctionHost> StartAsync(
         AzuriteFixture azurite,
         ITestOutputHelper output,
         IDictionary<string, string?>? hostJson = null,
         Action<IServiceCollection>? overrideServices = null,
-        IDictionary<string, string?>? appSettings = null)
+        IDictionary<string, string?>? appSettings = null,
+        string? prefix = null,
+        Func<IConfiguration, WidgetStorageClientFactory>? storage = null)
     {
-        var prefix = "t" + Guid.NewGuid().ToString("N")[..12];
+        ArgumentNullException.ThrowIfNull(azurite);
+        prefix ??= "t" + Guid.NewGuid().ToString("N")[..12];
         var settings = new Dictionary<string, string?>(StringComparer.OrdinalIgnoreCase)
         {
             // As the Functions host does: host.json lives under AzureFunctionsJobHost, app settings at the root.
@@ -82,13 +93,12 @@ public sealed class QueueFunctionHost : IAsyncDisposable
             [QueueOptions.ConnectionSetting] = azurite.ConnectionString,
             ["Signing:LocalKey"] = Vector.KeyBase64,
             ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
-            ["Queues:Input"] = prefix + "-in",
-            ["Queues:Output"] = prefix + "-out",
-            ["Queues:Rejected"] = prefix + "-rej",
-            ["Queues:ClaimCheckContainer"] = prefix + "-claims",
-            ["Queues:CanonicalContainer"] = prefix + "-canonical",
-            ["Queues:RejectedContainer"] = prefix + "-rejected",
-
+            ["WidgetInputQueue"] = prefix + "-in",
+            ["WidgetOutputQueue"] = prefix + "-out",
+            ["WidgetRejectedQueue"] = prefix + "-rej",
+            ["WidgetClaimsContainer"] = prefix + "-claims",
+            ["WidgetCanonicalContainer"] = prefix + "-canonical",
+            ["WidgetRejectedContainer"] = prefix + "-rejected",
         };
         foreach (var (key, value) in ShippedHostJson())
         {
@@ -118,45 +128,58 @@ public sealed class QueueFunctionHost : IAsyncDisposable
                     ApplicationRootPath = AppContext.BaseDirectory,
                     EnvironmentName = context.HostingEnvironment.EnvironmentName,
                 };
-                builder.AddAzureStorage();
-                builder.UseWebJobsStartup(typeof(Startup), startupContext, loggerFactory);
+
+                // As the host does: every startup extensions.json lists, nothing added by hand.
+                foreach (var startup in AppBuildOutput.StartupTypes())
+                {
+                    builder.UseWebJobsStartup(startup, startupContext, loggerFactory);
+                }
             })
             .ConfigureServices(services =>
             {
-                services.AddSingleton<ITypeLocator>(new FixedTypeLocator(typeof(SignQueueFunction)));
+                services.AddSingleton<ITypeLocator>(new FixedTypeLocator([typeof(SignQueueFunction)]));
 
-                // Tests poll fast; everything else comes from the shipped host.json. A post-configure, because the
-                // extension itself caps the interval at 2 s in the Development environment after binding host.json.
-                services.PostConfigure<QueuesOptions>(options => options.MaxPollingInterval = TestPollingInterval);
+                // Tests poll fast; everything else comes from the shipped host.json.
+                services.PostConfigure<WidgetQueueOptions>(options => options.MaxPollingInterval = TestPollingInterval);
+                if (storage is not null)
+                {
+                    services.AddSingleton(provider => storage(provider.GetRequiredService<IConfiguration>()));
+                }
+
                 overrideServices?.Invoke(services);
             })
             .Build();
 
-        var account = CloudStorageAccount.Parse(azurite.ConnectionString);
-        var wrapper = new QueueFunctionHost(host, account, prefix);
+        var testConfiguration = new ConfigurationBuilder().AddInMemoryCollection(settings).Build();
+        var factory = storage?.Invoke(testConfiguration) ?? new WidgetStorageClientFactory(testConfiguration);
+        var wrapper = new QueueFunctionHost(
+            host, factory.CreateQueueServiceClient(QueueOptions.ConnectionSetting), factory.CreateBlobServiceClient(QueueOptions.ConnectionSetting), prefix);
         await wrapper.Claims.CreateIfNotExistsAsync();
         await wrapper.Input.CreateIfNotExistsAsync();
         await wrapper.Output.CreateIfNotExistsAsync();
         await wrapper.Rejected.CreateIfNotExistsAsync();
         await wrapper.Poison.CreateIfNotExistsAsync();
-        await host.StartAsync();
+        try
+        {
+            await host.StartAsync();
+        }
+        catch
+        {
+            host.Dispose();
+            throw;
+        }
+
         return wrapper;
     }
 
-    /// <summary>Enqueues <paramref name="json"/> base64-encoded (what the extension 4.x expects); returns the message id.</summary>
-    public async Task<string> EnqueueAsync(byte[] json)
-    {
-        var message = new CloudQueueMessage(Convert.ToBase64String(json));
-        await RawInput.AddMessageAsync(message);
-        return message.Id;
-    }
+    /// <summary>Enqueues <paramref name="json"/> base64-encoded (what producers send); returns the message id.</summary>
+    public Task<string> EnqueueAsync(byte[] json) => EnqueueRawAsync(Convert.ToBase64String(json));
 
     /// <summary>Enqueues <paramref name="text"/> as is, not base64-encoded.</summary>
     public async Task<string> EnqueueRawAsync(string text)
     {
-        var message = new CloudQueueMessage(text);
-        await RawInput.AddMessageAsync(message);
-        return message.Id;
+        var receipt = await Input.SendMessageAsync(text);
+        return receipt.Value.MessageId;
     }
 
     /// <summary>Uploads <paramref name="envelope"/> to the claims container and enqueues a claim check for it.</summary>
@@ -164,28 +187,36 @@ public sealed class QueueFunctionHost : IAsyncDisposable
     {
         if (envelope is not null)
         {
-            await Claims.GetBlockBlobReference(blobName).UploadFromByteArrayAsync(envelope, 0, envelope.Length);
+            await Claims.GetBlobClient(blobName).UploadAsync(new BinaryData(envelope), overwrite: true);
         }
 
-        return await EnqueueAsync(Encoding.UTF8.GetBytes($"{{\"claimCheck\":{{\"container\":\"{Claims.Name}\",\"blob\":\"{blobName}\"}}}}"));
+        return await EnqueueAsync(Encoding.UTF8.GetBytes(new JObject { ["claimCheck"] = new JObject { ["container"] = Claims.Name, ["blob"] = blobName } }.ToString(Newtonsoft.Json.Formatting.None)));
     }
 
-    /// <summary>Takes messages off <paramref name="queue"/> until <paramref name="count"/> arrived or the timeout passed; returns their JSON.</summary>
-    public static async Task<List<JObject>> ReceiveAsync(CloudQueue queue, int count, TimeSpan timeout)
+    /// <summary>Downloads the blob a <c>{"container","blob"}</c> reference names.</summary>
+    public async Task<byte[]> DownloadAsync(JToken reference)
     {
+        ArgumentNullException.ThrowIfNull(reference);
+        var blob = BlobService.GetBlobContainerClient(reference.Value<string>("container")).GetBlobClient(reference.Value<string>("blob"));
+        return (await blob.DownloadContentAsync()).Value.Content.ToArray();
+    }
+
+    /// <summary>Takes messages off <paramref name="queue"/> until <paramref name="count"/> arrived or the timeout passed; returns their JSON (decoded from base64).</summary>
+    public static async Task<List<JObject>> ReceiveAsync(QueueClient queue, int count, TimeSpan timeout)
+    {
+        ArgumentNullException.ThrowIfNull(queue);
         var received = new List<JObject>();
         var clock = Stopwatch.StartNew();
         while (received.Count < count && clock.Elapsed < timeout)
         {
-            var batch = (await queue.GetMessagesAsync(32)).ToList();
+            var batch = (await queue.ReceiveMessagesAsync(32)).Value;
             foreach (var message in batch)
             {
-                // Output is base64 of UTF-8 JSON (the extension's encoding); AsString decodes it with the SDK's default EncodeMessage.
-                received.Add(JObject.Parse(message.AsString));
-                await queue.DeleteMessageAsync(message);
+                received.Add(JObject.Parse(Encoding.UTF8.GetString(Convert.FromBase64String(message.Body.ToString()))));
+                await queue.DeleteMessageAsync(message.MessageId, message.PopReceipt);
             }
 
-            if (batch.Count == 0)
+            if (batch.Length == 0)
             {
                 await Task.Delay(50);
             }
@@ -195,19 +226,17 @@ public sealed class QueueFunctionHost : IAsyncDisposable
     }
 
     /// <summary>Receives and deletes one message as its raw text (no base64 decoding), or null after <paramref name="timeout"/>.</summary>
-    public static async Task<string?> ReceiveRawAsync(CloudQueue queue, TimeSpan timeout)
+    public static async Task<string?> ReceiveRawAsync(QueueClient queue, TimeSpan timeout)
     {
         ArgumentNullException.ThrowIfNull(queue);
-        queue = queue.ServiceClient.GetQueueReference(queue.Name);
-        queue.EncodeMessage = false;
         var clock = Stopwatch.StartNew();
         while (clock.Elapsed < timeout)
         {
-            var message = await queue.GetMessageAsync();
+            var message = (await queue.ReceiveMessageAsync()).Value;
             if (message is not null)
             {
-                await queue.DeleteMessageAsync(message);
-                return message.AsString;
+                await queue.DeleteMessageAsync(message.MessageId, message.PopReceipt);
+                return message.Body.ToString();
             }
 
             await Task.Delay(50);
@@ -217,13 +246,12 @@ public sealed class QueueFunctionHost : IAsyncDisposable
     }
 
     /// <summary>Waits until the queue holds no message, visible or not; false if it still does after the timeout.</summary>
-    public static async Task<bool> WaitEmptyAsync(CloudQueue queue, TimeSpan timeout)
+    public static async Task<bool> WaitEmptyAsync(QueueClient queue, TimeSpan timeout)
     {
         var clock = Stopwatch.StartNew();
         do
         {
-            await queue.FetchAttributesAsync();
-            if (queue.ApproximateMessageCount == 0)
+            if (await CountAsync(queue) == 0)
             {
                 return true;
             }
@@ -235,37 +263,32 @@ public sealed class QueueFunctionHost : IAsyncDisposable
     }
 
     /// <summary>How many messages the queue holds, visible or not.</summary>
-    public static async Task<int> CountAsync(CloudQueue queue)
+    public static async Task<int> CountAsync(QueueClient queue)
     {
-        await queue.FetchAttributesAsync();
-        return queue.ApproximateMessageCount ?? 0;
+        ArgumentNullException.ThrowIfNull(queue);
+        return (await queue.GetPropertiesAsync()).Value.ApproximateMessagesCount;
+    }
+
+    /// <summary>Stops the host (graceful shutdown), once.</summary>
+    public async Task StopAsync(TimeSpan timeout)
+    {
+        if (_stopped)
+        {
+            return;
+        }
+
+        _stopped = true;
+        using var cancel = new CancellationTokenSource(timeout);
+        await _host.StopAsync(cancel.Token);
     }
 
     public async ValueTask DisposeAsync()
     {
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        await _host.StopAsync(timeout.Token);
+        await StopAsync(TimeSpan.FromSeconds(30));
         _host.Dispose();
     }
-
-    private CloudQueue RawInput
-    {
-        get
-        {
-            var queue = Account.CreateCloudQueueClient().GetQueueReference(Input.Name);
-            queue.EncodeMessage = false;
-            return queue;
-        }
-    }
-
-    private CloudQueue Queue(string name) => Account.CreateCloudQueueClient().GetQueueReference(name);
 
     private static IEnumerable<KeyValuePair<string, string?>> ShippedHostJson() =>
         new ConfigurationBuilder().AddJsonFile(Path.Combine(RepoRoot.Path, "host.json"), optional: false).Build().AsEnumerable()
             .Where(pair => pair.Value is not null);
-
-    private sealed class FixedTypeLocator(params Type[] types) : ITypeLocator
-    {
-        public IReadOnlyList<Type> GetTypes() => types;
-    }
 }

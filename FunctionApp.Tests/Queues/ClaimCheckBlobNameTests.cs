@@ -1,7 +1,6 @@
 using System.Text;
 using FunctionApp.Queues;
-using Microsoft.Azure.Storage.Auth;
-using Microsoft.Azure.Storage.Blob;
+using Azure.Storage.Blobs;
 
 namespace FunctionApp.Tests.Queues;
 
@@ -72,7 +71,7 @@ public sealed class ClaimCheckBlobNameTests
 
         // Assert: the request URI addresses this container; percent signs are sent escaped, never decoded into a path.
         Assert.StartsWith(container.Uri.AbsolutePath + "/", blob.Uri.AbsolutePath, StringComparison.Ordinal);
-        Assert.Equal(Container, blob.Container.Name);
+        Assert.Equal(Container, blob.BlobContainerName);
         Assert.Equal(name, blob.Name);
 
         // Nor can a name smuggle a query or fragment into the request (another operation on another resource).
@@ -80,8 +79,8 @@ public sealed class ClaimCheckBlobNameTests
         Assert.Equal(string.Empty, blob.Uri.Fragment);
     }
 
-    private static CloudBlobContainer Claims() =>
-        new CloudBlobClient(new Uri("http://127.0.0.1:10000/devstoreaccount1"), new StorageCredentials()).GetContainerReference(Container);
+    private static BlobContainerClient Claims() =>
+        new BlobServiceClient(new Uri("http://127.0.0.1:10000/devstoreaccount1")).GetBlobContainerClient(Container);
 
     private static SigningQueueMessage Message(string json) => new("id-1", 1, null, Encoding.UTF8.GetBytes(json));
 }

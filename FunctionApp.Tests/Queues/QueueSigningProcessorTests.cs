@@ -4,8 +4,9 @@ using FunctionApp.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
-using Microsoft.Azure.Storage;
-using Microsoft.Azure.Storage.Blob;
+using Azure.Storage.Blobs;
+using Azure.Storage.Blobs.Specialized;
+using Newtonsoft.Json.Linq;
 
 namespace FunctionApp.Tests.Queues;
 
@@ -30,7 +31,7 @@ public sealed class QueueSigningProcessorTests
         var vector = Vector.Load("one-widget");
 
         // Act
-        var signed = await processor.SignAsync(new SigningQueueMessage("m1", 1, null, vector.Input), Container(names.ClaimCheckContainer), Container(names.CanonicalContainer), CancellationToken.None);
+        var signed = await processor.SignAsync(new SigningQueueMessage("m1", 1, null, vector.Input), CancellationToken.None);
 
         // Assert
         Assert.Equal(vector.SignatureHex, signed.Signature);
@@ -38,7 +39,7 @@ public sealed class QueueSigningProcessorTests
         Assert.Equal(!inline, signed.CanonicalBlob is not null);
         if (!inline)
         {
-            Assert.Equal(new BlobReference(names.CanonicalContainer, "m1.json"), signed.CanonicalBlob);
+            Assert.Equal(new BlobReference(names.WidgetCanonicalContainer, "m1/" + vector.SignatureHex + ".json"), signed.CanonicalBlob);
             Assert.Equal(vector.Canonical, await DownloadAsync(signed.CanonicalBlob!));
         }
     }
@@ -49,13 +50,13 @@ public sealed class QueueSigningProcessorTests
         // Arrange
         var (processor, names) = Create(new() { ["Queues:MaxClaimCheckBytes"] = "1000" });
         var seed = Vector.Load("seed-3000-widgets");
-        var container = Container(names.ClaimCheckContainer);
+        var container = Container(names.WidgetClaimsContainer);
         await container.CreateIfNotExistsAsync();
-        await container.GetBlockBlobReference("big.json").UploadFromByteArrayAsync(seed.Input, 0, seed.Input.Length);
+        await container.GetBlobClient("big.json").UploadAsync(new BinaryData(seed.Input));
         var message = new SigningQueueMessage("m2", 1, null, Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"big.json\"}}"));
 
         // Act
-        var error = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(message, container, Container(names.CanonicalContainer), CancellationToken.None));
+        var error = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(message, CancellationToken.None));
 
         // Assert
         Assert.Contains("Queues:MaxClaimCheckBytes", error.Message, StringComparison.Ordinal);
@@ -68,14 +69,14 @@ public sealed class QueueSigningProcessorTests
         // Arrange
         var (processor, names, services) = CreateWithServices(new());
         var seed = Vector.Load("seed-3000-widgets");
-        var container = Container(names.ClaimCheckContainer);
+        var container = Container(names.WidgetClaimsContainer);
         await container.CreateIfNotExistsAsync();
-        await container.GetBlockBlobReference("seed.json").UploadFromByteArrayAsync(seed.Input, 0, seed.Input.Length);
+        await container.GetBlobClient("seed.json").UploadAsync(new BinaryData(seed.Input));
         var pool = services.GetRequiredService<Microsoft.IO.RecyclableMemoryStreamManager>();
         var message = new SigningQueueMessage("m3", 1, null, Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"seed.json\"}}"));
 
         // Act
-        var signed = await processor.SignAsync(message, container, Container(names.CanonicalContainer), CancellationToken.None);
+        var signed = await processor.SignAsync(message, CancellationToken.None);
 
         // Assert: the blob went through the pool and every stream went back.
         Assert.Equal(seed.SignatureHex, signed.Signature);
@@ -85,27 +86,150 @@ public sealed class QueueSigningProcessorTests
         Assert.Equal(0, pool.LargePoolInUseSize);
     }
 
-    private (QueueSigningProcessor Processor, QueueOptions Names) Create(Dictionary<string, string?> settings)
+    [Fact]
+    public async Task SignAsync_RedeliveryWithChangedClaimBlobAttack_NeverOverwritesTheCanonicalBlobAnEarlierOutputPointsTo()
+    {
+        // Arrange: the first delivery signs the seed; before the redelivery the producer swaps the claim blob.
+        var (processor, names) = Create(new() { ["Queues:InlineCanonicalMaxBytes"] = "0" });
+        var seed = Vector.Load("seed-3000-widgets");
+        var other = Vector.Load("one-widget");
+        var container = Container(names.WidgetClaimsContainer);
+        await container.CreateIfNotExistsAsync();
+        await container.GetBlobClient("swap.json").UploadAsync(new BinaryData(seed.Input));
+        var message = new SigningQueueMessage("m4", 1, null, Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"swap.json\"}}"));
+        var first = await processor.SignAsync(message, CancellationToken.None);
+        await container.GetBlobClient("swap.json").UploadAsync(new BinaryData(other.Input), overwrite: true);
+
+        // Act
+        var second = await processor.SignAsync(new SigningQueueMessage("m4", 2, null, message.Body), CancellationToken.None);
+
+        // Assert: each output's blob holds exactly the bytes its signature covers, and the claim ETags tell the versions apart.
+        Assert.NotEqual(first.CanonicalBlob, second.CanonicalBlob);
+        Assert.Equal(seed.Canonical, await DownloadAsync(first.CanonicalBlob!));
+        Assert.Equal(seed.SignatureHex, first.Signature);
+        Assert.Equal(other.Canonical, await DownloadAsync(second.CanonicalBlob!));
+        Assert.NotNull(first.ClaimCheck!.ETag);
+        Assert.NotEqual(first.ClaimCheck.ETag, second.ClaimCheck!.ETag);
+        Assert.Equal(first.ClaimCheck.ETag, JObject.Parse(first.ToJson())["claimCheck"]!.Value<string>("etag"));
+    }
+
+    [Fact]
+    public async Task SignAsync_SameMessageSignedTwice_FindsItsCreateOnlyBlobAndSucceeds()
+    {
+        // Arrange
+        var (processor, _) = Create(new() { ["Queues:InlineCanonicalMaxBytes"] = "0" });
+        var vector = Vector.Load("one-widget");
+        var message = new SigningQueueMessage("m5", 1, null, vector.Input);
+
+        // Act: the second write meets If-None-Match: * (409) on identical bytes.
+        var first = await processor.SignAsync(message, CancellationToken.None);
+        var second = await processor.SignAsync(message, CancellationToken.None);
+
+        // Assert
+        Assert.Equal(first.CanonicalBlob, second.CanonicalBlob);
+        Assert.Equal(vector.Canonical, await DownloadAsync(second.CanonicalBlob!));
+    }
+
+    [Theory]
+    [InlineData("append")]
+    [InlineData("page")]
+    public async Task SignAsync_AppendOrPageBlobAsClaimCheckAttack_IsRejectedNotRetried(string kind)
+    {
+        // Arrange
+        var (processor, names) = Create(new());
+        var container = Container(names.WidgetClaimsContainer);
+        await container.CreateIfNotExistsAsync();
+        if (kind == "append")
+        {
+            var append = container.GetAppendBlobClient("odd.json");
+            await append.CreateAsync();
+            await append.AppendBlockAsync(new MemoryStream(Vector.Load("one-widget").Input));
+        }
+        else
+        {
+            await container.GetPageBlobClient("odd.json").CreateAsync(512);
+        }
+
+        var message = new SigningQueueMessage("m6", 1, null, Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"odd.json\"}}"));
+
+        // Act
+        var error = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(message, CancellationToken.None));
+
+        // Assert
+        Assert.Contains("only block blobs are accepted", error.Message, StringComparison.Ordinal);
+        Assert.Equal("$.claimCheck.blob", error.JsonPath);
+    }
+
+    [Fact]
+    public void EncodeOutput_AtTheInlineBoundWithTheWorstClaimCheckName_FitsAQueueMessage()
+    {
+        // Arrange: the largest inline canonical bytes with the longest claim-check name of the characters JSON escapes widest (U+2028 → \u2028, 6 bytes).
+        var output = new SignatureMessage
+        {
+            MessageId = Guid.NewGuid().ToString(),
+            DequeueCount = int.MaxValue,
+            Algorithm = "HMACSHA256",
+            KeyId = new string('k', 128),
+            Signature = new string('a', 64),
+            WidgetCount = int.MaxValue,
+            CanonicalLength = QueueOptions.MaxInlineCanonicalBytes,
+            CanonicalBase64 = Convert.ToBase64String(new byte[QueueOptions.MaxInlineCanonicalBytes]),
+            ClaimCheck = new BlobReference(new string('c', 63), new string('\u2028', ClaimCheckBlobName.MaxLength), "\"0x8DC0000000000000\""),
+        };
+
+        // Act
+        var text = QueueSigningProcessor.EncodeOutput(output);
+
+        // Assert
+        Assert.True(text.Length <= QueueOptions.MaxQueueMessageChars, $"{text.Length} characters");
+    }
+
+    [Fact]
+    public void EncodeOutput_OversizedOutputAttack_IsARejectionWithAReason()
+    {
+        // Arrange: past the bound (as if the option allowed more): the output cannot be sent, so it must not be retried into poison.
+        var output = new SignatureMessage
+        {
+            MessageId = "m7",
+            DequeueCount = 1,
+            Algorithm = "HMACSHA256",
+            KeyId = "local",
+            Signature = new string('a', 64),
+            WidgetCount = 1,
+            CanonicalLength = 48 * 1024,
+            CanonicalBase64 = Convert.ToBase64String(new byte[48 * 1024]),
+        };
+
+        // Act
+        var error = Assert.Throws<MessageRejectedException>(() => QueueSigningProcessor.EncodeOutput(output));
+
+        // Assert
+        Assert.Contains("Queues:InlineCanonicalMaxBytes", error.Message, StringComparison.Ordinal);
+        Assert.Contains("at most 65536", error.Message, StringComparison.Ordinal);
+    }
+
+    private (QueueSigningProcessor Processor, QueueNames Names) Create(Dictionary<string, string?> settings)
     {
         var (processor, names, _) = CreateWithServices(settings);
         return (processor, names);
     }
 
-    private (QueueSigningProcessor Processor, QueueOptions Names, ServiceProvider Services) CreateWithServices(Dictionary<string, string?> settings)
+    private (QueueSigningProcessor Processor, QueueNames Names, ServiceProvider Services) CreateWithServices(Dictionary<string, string?> settings)
     {
         var prefix = "p" + Guid.NewGuid().ToString("N")[..12];
-        var names = new QueueOptions
+        var names = new QueueNames
         {
-            ClaimCheckContainer = prefix + "-claims",
-            CanonicalContainer = prefix + "-canonical",
-            RejectedContainer = prefix + "-rejected",
+            WidgetClaimsContainer = prefix + "-claims",
+            WidgetCanonicalContainer = prefix + "-canonical",
+            WidgetRejectedContainer = prefix + "-rejected",
         };
         settings["AzureWebJobsStorage"] = _azurite.ConnectionString;
+        settings[QueueOptions.ConnectionSetting] = _azurite.ConnectionString;
         settings["Signing:LocalKey"] = Vector.KeyBase64;
         settings["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development";
-        settings["Queues:ClaimCheckContainer"] = names.ClaimCheckContainer;
-        settings["Queues:CanonicalContainer"] = names.CanonicalContainer;
-        settings["Queues:RejectedContainer"] = names.RejectedContainer;
+        settings["WidgetClaimsContainer"] = names.WidgetClaimsContainer;
+        settings["WidgetCanonicalContainer"] = names.WidgetCanonicalContainer;
+        settings["WidgetRejectedContainer"] = names.WidgetRejectedContainer;
         var configuration = new ConfigurationBuilder().AddInMemoryCollection(settings).Build();
         var services = new ServiceCollection()
             .AddLogging()
@@ -116,14 +240,8 @@ public sealed class QueueSigningProcessorTests
         return (services.GetRequiredService<QueueSigningProcessor>(), names, services);
     }
 
-    private CloudStorageAccount Account() => CloudStorageAccount.Parse(_azurite.ConnectionString);
+    private BlobContainerClient Container(string name) => new BlobServiceClient(_azurite.ConnectionString).GetBlobContainerClient(name);
 
-    private CloudBlobContainer Container(string name) => Account().CreateCloudBlobClient().GetContainerReference(name);
-
-    private async Task<byte[]> DownloadAsync(BlobReference reference)
-    {
-        using var buffer = new MemoryStream();
-        await Account().CreateCloudBlobClient().GetContainerReference(reference.Container).GetBlockBlobReference(reference.Blob).DownloadToStreamAsync(buffer);
-        return buffer.ToArray();
-    }
+    private async Task<byte[]> DownloadAsync(BlobReference reference) =>
+        (await Container(reference.Container).GetBlobClient(reference.Blob).DownloadContentAsync()).Value.Content.ToArray();
 }

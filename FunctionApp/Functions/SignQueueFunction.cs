@@ -1,18 +1,18 @@
 using FunctionApp.Envelopes;
+using FunctionApp.Functions.QueueTrigger;
 using FunctionApp.Queues;
-using Microsoft.Azure.Storage.Blob;
-using Microsoft.Azure.Storage.Queue;
 using Microsoft.Azure.WebJobs;
 using Microsoft.Extensions.Logging;
 
 namespace FunctionApp.Functions;
 
 /// <summary>
-/// Queue-triggered signing on the official storage extension: each message on <c>Queues:Input</c> (an envelope inline
-/// or a claim check, base64 of the UTF-8 JSON) is signed by the same core as <c>/api/sign</c> and forwarded to
-/// <c>Queues:Output</c>. Invalid input is a permanent failure: it goes to <c>Queues:Rejected</c> with the reason and the
-/// function completes, so it is not retried. Anything else (key source, storage) throws, so the extension retries it
-/// and, after host.json <c>maxDequeueCount</c>, moves it to <c>&lt;input&gt;-poison</c>.
+/// Queue-triggered signing on our trigger (<see cref="WidgetQueueTriggerAttribute"/>): each message on
+/// <c>WidgetInputQueue</c> (an envelope inline or a claim check, base64 of the UTF-8 JSON) is signed by the same core as
+/// <c>/api/sign</c> and forwarded to <c>WidgetOutputQueue</c>. Invalid input is a permanent failure: it goes to
+/// <c>WidgetRejectedQueue</c> with the reason and the function completes, so it is not retried. A
+/// <see cref="MessageReleasedException"/> hands the message back (no failure). Anything else throws, so the trigger
+/// retries it and, after host.json <c>maxDequeueCount</c>, moves it to <c>&lt;input&gt;-poison</c>.
 /// </summary>
 public sealed class SignQueueFunction
 {
@@ -29,58 +29,61 @@ public sealed class SignQueueFunction
         _logger = logger;
     }
 
-    /// <summary>The queue trigger; every queue and container comes from the extension, on the <c>WidgetStorage</c> connection.</summary>
+    /// <summary>The queue trigger; every queue and container is on the <c>WidgetStorage</c> connection.</summary>
     [FunctionName(Name)]
     public async Task RunAsync(
-        [QueueTrigger("%Queues:Input%", Connection = QueueOptions.ConnectionSetting)] CloudQueueMessage message,
-        [Queue("%Queues:Output%", Connection = QueueOptions.ConnectionSetting)] IAsyncCollector<string> output,
-        [Queue("%Queues:Rejected%", Connection = QueueOptions.ConnectionSetting)] IAsyncCollector<string> rejected,
-        [Blob("%Queues:ClaimCheckContainer%", Connection = QueueOptions.ConnectionSetting)] CloudBlobContainer claims,
-        [Blob("%Queues:CanonicalContainer%", Connection = QueueOptions.ConnectionSetting)] CloudBlobContainer canonical,
-        [Blob("%Queues:RejectedContainer%", Connection = QueueOptions.ConnectionSetting)] CloudBlobContainer rejectedBodies,
+        [WidgetQueueTrigger("%" + QueueNames.InputSetting + "%", Connection = QueueOptions.ConnectionSetting)] SigningQueueMessage message,
         CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(message);
-        ArgumentNullException.ThrowIfNull(output);
-        ArgumentNullException.ThrowIfNull(rejected);
-        var input = QueueMessageDecoder.Decode(message);
         try
         {
+            string output;
             SignatureMessage signature;
             try
             {
-                signature = await _processor.SignAsync(input, claims, canonical, cancellationToken).ConfigureAwait(false);
+                signature = await _processor.SignAsync(message, cancellationToken).ConfigureAwait(false);
+                output = QueueSigningProcessor.EncodeOutput(signature);
             }
             catch (EnvelopeFormatException ex)
             {
-                await RejectAsync(input, ex.Message, ex.JsonPath, rejected, rejectedBodies, cancellationToken).ConfigureAwait(false);
+                await RejectAsync(message, ex.Message, ex.JsonPath, cancellationToken).ConfigureAwait(false);
                 return;
             }
             catch (MessageRejectedException ex)
             {
-                await RejectAsync(input, ex.Message, ex.JsonPath, rejected, rejectedBodies, cancellationToken).ConfigureAwait(false);
+                await RejectAsync(message, ex.Message, ex.JsonPath, cancellationToken).ConfigureAwait(false);
                 return;
             }
 
-            // The collector sends at once (base64, as the extension encodes every message); the extension deletes the
-            // input only after this returns, so a crash in between redelivers it: consumers de-duplicate on messageId.
-            await output.AddAsync(signature.ToJson(), cancellationToken).ConfigureAwait(false);
-            QueueFunctionLog.Forwarded(_logger, Name, input.Id, signature.WidgetCount, signature.KeyId);
+            // The last step that may still be cancelled: once sent, the trigger deletes the input; a crash in between
+            // redelivers it, so consumers de-duplicate on messageId.
+            cancellationToken.ThrowIfCancellationRequested();
+            await _processor.ForwardAsync(output, CancellationToken.None).ConfigureAwait(false);
+            QueueFunctionLog.Forwarded(_logger, Name, message.Id, signature.WidgetCount, signature.KeyId);
+        }
+        catch (MessageReleasedException ex)
+        {
+            // Not the message's fault (e.g. the memory budget is spent): hand it back, no failure, never poison.
+            message.Release(ex.RetryAfter);
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            // Shutdown or a lost lease: the trigger releases the message (or leaves it to its new holder).
+            message.Release(TimeSpan.Zero);
         }
         catch (Exception ex) when (ex is not OperationCanceledException)
         {
-            // Transient: the extension makes the message visible again (visibilityTimeout) or, on the last attempt, poisons it.
-            QueueFunctionLog.AttemptFailed(_logger, ex, Name, input.Id, input.DequeueCount);
+            // Transient: the trigger makes the message visible again after visibilityTimeout or, on the last attempt, poisons it.
+            QueueFunctionLog.AttemptFailed(_logger, ex, Name, message.Id, message.DequeueCount);
             throw;
         }
     }
 
-    private async Task RejectAsync(
-        SigningQueueMessage input, string reason, string jsonPath, IAsyncCollector<string> rejected, CloudBlobContainer rejectedBodies, CancellationToken cancellationToken)
+    private async Task RejectAsync(SigningQueueMessage input, string reason, string jsonPath, CancellationToken cancellationToken)
     {
         // If writing the rejection fails, this throws: the message is retried, not dropped.
-        var message = await _processor.RejectAsync(input, reason, jsonPath, rejectedBodies, cancellationToken).ConfigureAwait(false);
-        await rejected.AddAsync(message.ToJson(), cancellationToken).ConfigureAwait(false);
+        var message = await _processor.RejectAsync(input, reason, jsonPath, cancellationToken).ConfigureAwait(false);
         QueueFunctionLog.Rejected(_logger, Name, input.Id, message.JsonPath);
     }
 }

@@ -1,4 +1,4 @@
-using Microsoft.Azure.Storage.Blob;
+using Azure.Storage.Blobs;
 
 namespace FunctionApp.Queues;
 
@@ -67,7 +67,7 @@ public static class ClaimCheckBlobName
     /// container's path.
     /// </summary>
     /// <exception cref="MessageRejectedException">The name is not acceptable, or its URI leaves the container.</exception>
-    public static CloudBlockBlob Resolve(CloudBlobContainer container, string name)
+    public static BlobClient Resolve(BlobContainerClient container, string name)
     {
         ArgumentNullException.ThrowIfNull(container);
         if (Validate(name) is { } problem)
@@ -75,14 +75,14 @@ public static class ClaimCheckBlobName
             throw new MessageRejectedException($"'blob' {problem}", $"$.{ClaimCheck.MemberName}.blob");
         }
 
-        var blob = container.GetBlockBlobReference(name);
+        var blob = container.GetBlobClient(name);
         var containerPath = container.Uri.AbsolutePath.TrimEnd('/') + "/";
         if (!string.Equals(blob.Uri.Scheme, container.Uri.Scheme, StringComparison.OrdinalIgnoreCase) ||
             !string.Equals(blob.Uri.Authority, container.Uri.Authority, StringComparison.OrdinalIgnoreCase) ||
             !blob.Uri.AbsolutePath.StartsWith(containerPath, StringComparison.Ordinal) ||
             blob.Uri.AbsolutePath.Length == containerPath.Length ||
             blob.Uri.Query.Length > 0 || blob.Uri.Fragment.Length > 0 ||
-            !string.Equals(blob.Container.Name, container.Name, StringComparison.Ordinal))
+            !string.Equals(blob.BlobContainerName, container.Name, StringComparison.Ordinal))
         {
             throw new MessageRejectedException("'blob' must name a blob inside the claim-check container.", $"$.{ClaimCheck.MemberName}.blob");
         }

@@ -31,6 +31,12 @@ internal static class QueueJson
         json.WriteValue(blob.Container);
         json.WritePropertyName("blob");
         json.WriteValue(blob.Blob);
+        if (blob.ETag is not null)
+        {
+            json.WritePropertyName("etag");
+            json.WriteValue(blob.ETag);
+        }
+
         json.WriteEndObject();
     }
 }

@@ -1,45 +1,40 @@
-using System.Reflection;
 using System.Text;
-using Microsoft.Azure.Storage.Queue;
 
 namespace FunctionApp.Queues;
 
 /// <summary>
-/// Turns the message the storage extension hands over into a <see cref="SigningQueueMessage"/>. Messages are base64
-/// of the UTF-8 JSON (the extension 4.x has no other encoding); text that is not base64 becomes a message with a
-/// <see cref="SigningQueueMessage.DecodeError"/>, so it is rejected with its reason instead of retried into poison.
+/// Turns a queue message's text into a <see cref="SigningQueueMessage"/>. Messages are base64 of the UTF-8 JSON (what
+/// producers of the Functions storage extension send, and what this service has always accepted); text that is not
+/// base64 becomes a message with a <see cref="SigningQueueMessage.DecodeError"/> carrying the exact text, so it is
+/// rejected with its reason (and kept) instead of retried into poison.
 /// </summary>
 public static class QueueMessageDecoder
 {
     /// <summary>The reason given for text that is not base64.</summary>
     public const string NotBase64Reason =
-        "The message text is not valid base64. Producers must send base64 of the UTF-8 JSON (the Functions storage extension 4.x decodes every message as base64).";
+        "The message text is not valid base64. Producers must send base64 of the UTF-8 JSON (as for the Functions storage extension).";
 
-    // The SDK keeps the text as received in a non-public property and offers only its decoded forms, which throw
-    // for text that is not base64; this reads it so the producer's exact text can be kept (nothing lost).
-    // Microsoft.Azure.Storage.Queue 11.2.3 is the last release of that SDK, so the property cannot move under us;
-    // a test asserts the kept text byte for byte.
-    private static readonly PropertyInfo? RawStringProperty =
-        typeof(CloudQueueMessage).GetProperty("RawString", BindingFlags.Instance | BindingFlags.NonPublic);
-
-    /// <summary>Decodes <paramref name="message"/>.</summary>
-    /// <exception cref="InvalidOperationException">The text is not base64 and the SDK no longer exposes it (so it is retried, never dropped).</exception>
-    public static SigningQueueMessage Decode(CloudQueueMessage message)
+    /// <summary>Decodes the text of one message.</summary>
+    public static SigningQueueMessage Decode(string id, long dequeueCount, DateTimeOffset? insertionTime, string text)
     {
-        ArgumentNullException.ThrowIfNull(message);
-        byte[] body;
-        try
+        ArgumentException.ThrowIfNullOrEmpty(id);
+        ArgumentNullException.ThrowIfNull(text);
+        var count = (int)Math.Min(dequeueCount, int.MaxValue);
+
+        // A queue message is at most 64 KiB, so this buffer stays below the large-object threshold.
+        var buffer = new byte[(text.Length + 3) / 4 * 3];
+        if (Convert.TryFromBase64String(text, buffer, out var written))
         {
-            // A queue message is at most 64 KiB, so this stays below the large-object threshold.
-            body = message.AsBytes ?? [];
-        }
-        catch (FormatException)
-        {
-            var raw = RawStringProperty?.GetValue(message) as string
-                ?? throw new InvalidOperationException("The message is not valid base64 and its text could not be read to keep it.");
-            return new SigningQueueMessage(message.Id, message.DequeueCount, message.InsertionTime, NotBase64Reason, Encoding.UTF8.GetBytes(raw));
+            return new SigningQueueMessage(id, count, insertionTime, buffer.AsMemory(0, written));
         }
 
-        return new SigningQueueMessage(message.Id, message.DequeueCount, message.InsertionTime, body);
+        return new SigningQueueMessage(id, count, insertionTime, NotBase64Reason, Encoding.UTF8.GetBytes(text));
+    }
+
+    /// <summary>The text of an outgoing message: base64 of the UTF-8 JSON, as inputs are.</summary>
+    public static string Encode(string json)
+    {
+        ArgumentNullException.ThrowIfNull(json);
+        return Convert.ToBase64String(Encoding.UTF8.GetBytes(json));
     }
 }

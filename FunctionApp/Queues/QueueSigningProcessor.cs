@@ -1,9 +1,8 @@
 using System.Buffers;
+using Azure.Storage.Queues;
 using FunctionApp.Envelopes;
-using FunctionApp.Keys;
 using FunctionApp.Primitives;
 using FunctionApp.Signing;
-using Microsoft.Azure.Storage.Blob;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 
@@ -12,15 +11,16 @@ namespace FunctionApp.Queues;
 /// <summary>
 /// Signs one queue message, host-independently: resolves a claim check by streaming its blob into the pool, reads
 /// the envelope with <see cref="WidgetEnvelopeReader"/>, signs it with <see cref="EnvelopeSigner"/> (the same core as
-/// <c>/api/sign</c>) and puts the canonical bytes inline or in a blob. Permanent failures surface as
-/// <see cref="EnvelopeFormatException"/> or <see cref="MessageRejectedException"/>; anything else is transient.
-/// The containers are those the storage extension binds to the function (connection <c>WidgetStorage</c>).
+/// <c>/api/sign</c>), puts the canonical bytes inline or in a blob, and sends the output or the rejection.
+/// Permanent failures surface as <see cref="EnvelopeFormatException"/> or <see cref="MessageRejectedException"/>;
+/// anything else is transient. Queues and containers are those of <see cref="WidgetStorageClients"/>.
 /// </summary>
 public sealed class QueueSigningProcessor
 {
     private readonly WidgetEnvelopeReader _reader;
     private readonly EnvelopeSigner _signer;
     private readonly QueueBlobStore _blobs;
+    private readonly WidgetStorageClients _storage;
     private readonly QueueOptions _options;
     private readonly ILogger<QueueSigningProcessor> _logger;
 
@@ -29,6 +29,7 @@ public sealed class QueueSigningProcessor
         WidgetEnvelopeReader reader,
         EnvelopeSigner signer,
         QueueBlobStore blobs,
+        WidgetStorageClients storage,
         IOptions<QueueOptions> options,
         ILogger<QueueSigningProcessor> logger)
     {
@@ -36,33 +37,34 @@ public sealed class QueueSigningProcessor
         _reader = reader;
         _signer = signer;
         _blobs = blobs;
+        _storage = storage;
         _options = options.Value;
         _logger = logger;
     }
 
-    /// <summary>
-    /// Signs <paramref name="message"/> and returns the output message to forward. Claim checks are read from
-    /// <paramref name="claims"/> only; canonical bytes too large to inline go to <paramref name="canonical"/>.
-    /// </summary>
+    /// <summary>Signs <paramref name="message"/> and returns the output message to forward.</summary>
     /// <exception cref="EnvelopeFormatException">The envelope is invalid (permanent).</exception>
-    /// <exception cref="MessageRejectedException">The message is not a usable envelope or claim check (permanent).</exception>
-    /// <exception cref="SigningKeyUnavailableException">No key yet (transient).</exception>
-    public async Task<SignatureMessage> SignAsync(SigningQueueMessage message, CloudBlobContainer claims, CloudBlobContainer canonical, CancellationToken cancellationToken)
+    /// <exception cref="MessageRejectedException">The message is not a usable envelope or claim check, or its output would not fit a queue message (permanent).</exception>
+    /// <exception cref="Keys.SigningKeyUnavailableException">No key yet (transient).</exception>
+    public async Task<SignatureMessage> SignAsync(SigningQueueMessage message, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(message);
-        ArgumentNullException.ThrowIfNull(claims);
-        ArgumentNullException.ThrowIfNull(canonical);
         if (message.DecodeError is not null)
         {
             throw new MessageRejectedException(message.DecodeError, "$");
         }
 
         WidgetEnvelope envelope;
-        if (ClaimCheck.TryRead(message, claims.Name, out var claim))
+        if (ClaimCheck.TryRead(message, _storage.Names.WidgetClaimsContainer, out var claim))
         {
-            await using var body = await _blobs.ReadClaimAsync(claims, claim!, cancellationToken).ConfigureAwait(false);
-            QueueLog.ClaimCheckRead(_logger, message.Id, claim!.Container, EchoText.Truncate(claim.Blob, 256), body.Length);
-            envelope = ReadEnvelope(body, claim);
+            var (body, etag) = await _blobs.ReadClaimAsync(claim!, cancellationToken).ConfigureAwait(false);
+            await using (body.ConfigureAwait(false))
+            {
+                QueueLog.ClaimCheckRead(_logger, message.Id, claim!.Container, EchoText.Truncate(claim.Blob, 256), body.Length);
+                envelope = ReadEnvelope(body, claim);
+            }
+
+            claim = claim with { ETag = etag };
         }
         else
         {
@@ -79,7 +81,7 @@ public sealed class QueueSigningProcessor
         }
         else
         {
-            canonicalBlob = await _blobs.WriteCanonicalAsync(canonical, message.Id, signed, cancellationToken).ConfigureAwait(false);
+            canonicalBlob = await _blobs.WriteCanonicalAsync(message.Id, signed, cancellationToken).ConfigureAwait(false);
         }
 
         return new SignatureMessage
@@ -98,22 +100,45 @@ public sealed class QueueSigningProcessor
     }
 
     /// <summary>
-    /// Builds the rejected-queue message for a permanent failure. An inline body is copied to the rejected container
-    /// first (to <paramref name="rejected"/>), so the producer's data is never lost; a claim check's blob is simply left
-    /// where it is.
+    /// The text of <paramref name="signature"/>'s output message, checked to fit a queue message. The option bounds make
+    /// an oversized output impossible; this check stays so that a bound changed later is a rejection, not a poison.
     /// </summary>
-    public async Task<RejectedMessage> RejectAsync(
-        SigningQueueMessage message, string reason, string jsonPath, CloudBlobContainer rejected, CancellationToken cancellationToken)
+    /// <exception cref="MessageRejectedException">The output would exceed 64 KiB.</exception>
+    public static string EncodeOutput(SignatureMessage signature)
+    {
+        ArgumentNullException.ThrowIfNull(signature);
+        var text = QueueMessageDecoder.Encode(signature.ToJson());
+        if (text.Length > QueueOptions.MaxQueueMessageChars)
+        {
+            throw new MessageRejectedException(
+                $"The signature's output message would be {text.Length} characters; a queue message holds at most {QueueOptions.MaxQueueMessageChars} (shorten the claim-check name or lower {QueueOptions.SectionName}:{nameof(QueueOptions.InlineCanonicalMaxBytes)}).",
+                "$");
+        }
+
+        return text;
+    }
+
+    /// <summary>Sends an output message (from <see cref="EncodeOutput"/>) to the output queue.</summary>
+    public async Task ForwardAsync(string outputText, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(outputText);
+        await SendAsync(_storage.OutputQueue, outputText, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// Builds and sends the rejected-queue message for a permanent failure. An inline body is copied to the rejected
+    /// container first, so the producer's data is never lost; a claim check's blob is simply left where it is.
+    /// </summary>
+    public async Task<RejectedMessage> RejectAsync(SigningQueueMessage message, string reason, string jsonPath, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(message);
-        ArgumentNullException.ThrowIfNull(rejected);
         BlobReference? claim = null;
         BlobReference? body = null;
         try
         {
             if (message.DecodeError is null)
             {
-                ClaimCheck.TryRead(message, _options.ClaimCheckContainer, out claim);
+                ClaimCheck.TryRead(message, _storage.Names.WidgetClaimsContainer, out claim);
             }
         }
         catch (MessageRejectedException)
@@ -123,10 +148,10 @@ public sealed class QueueSigningProcessor
 
         if (claim is null)
         {
-            body = await _blobs.WriteRejectedBodyAsync(rejected, message, cancellationToken).ConfigureAwait(false);
+            body = await _blobs.WriteRejectedBodyAsync(message, cancellationToken).ConfigureAwait(false);
         }
 
-        return new RejectedMessage
+        var rejected = new RejectedMessage
         {
             MessageId = message.Id,
             DequeueCount = message.DequeueCount,
@@ -136,6 +161,22 @@ public sealed class QueueSigningProcessor
             ClaimCheck = claim,
             Body = body,
         };
+        await SendAsync(_storage.RejectedQueue, QueueMessageDecoder.Encode(rejected.ToJson()), cancellationToken).ConfigureAwait(false);
+        return rejected;
+    }
+
+    private static async Task SendAsync(QueueClient queue, string text, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await queue.SendMessageAsync(text, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Azure.RequestFailedException ex) when (ex.Status == 404)
+        {
+            // The queue does not exist yet (a new deployment): create it once and send again.
+            await queue.CreateIfNotExistsAsync(cancellationToken: cancellationToken).ConfigureAwait(false);
+            await queue.SendMessageAsync(text, cancellationToken).ConfigureAwait(false);
+        }
     }
 
     private WidgetEnvelope ReadEnvelope(Stream body, BlobReference claim)
@@ -153,7 +194,7 @@ public sealed class QueueSigningProcessor
 
     private static string ToBase64(ReadOnlySequence<byte> bytes)
     {
-        // At most InlineCanonicalMaxBytes (32 KiB): well below the large-object threshold.
+        // At most InlineCanonicalMaxBytes (30 KiB): well below the large-object threshold.
         var length = checked((int)bytes.Length);
         var buffer = ArrayPool<byte>.Shared.Rent(length);
         try

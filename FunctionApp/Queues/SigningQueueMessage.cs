@@ -4,8 +4,8 @@ namespace FunctionApp.Queues;
 
 /// <summary>
 /// One input message as the signing core sees it: the decoded body (at most 64 KiB, so never on the large object
-/// heap) and the queue's metadata. Host-independent: <see cref="QueueMessageDecoder"/> builds it from the storage
-/// extension's message; an isolated-worker function would build the same thing.
+/// heap) and the queue's metadata. Host-independent: <see cref="QueueMessageDecoder"/> builds it from the queue's
+/// text; an isolated-worker function would build the same thing.
 /// </summary>
 public sealed class SigningQueueMessage
 {
@@ -40,6 +40,19 @@ public sealed class SigningQueueMessage
 
     /// <summary>Why the message text could not be decoded (it is not base64); null when it could.</summary>
     public string? DecodeError { get; }
+
+    /// <summary>
+    /// Set when the run hands the message back (<see cref="MessageReleasedException"/>): the trigger makes it visible
+    /// again after this delay, counts no failure and never poisons it for that. Null otherwise.
+    /// </summary>
+    public TimeSpan? ReleasedFor { get; private set; }
+
+    /// <summary>Marks the message as released (see <see cref="ReleasedFor"/>).</summary>
+    public void Release(TimeSpan retryAfter)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(retryAfter, TimeSpan.Zero);
+        ReleasedFor = retryAfter;
+    }
 
     /// <summary>A new read-only stream over <see cref="Body"/>, without copying it; readers need nothing but <see cref="Stream"/>.</summary>
     /// <exception cref="InvalidOperationException">The body is not backed by an array (the decoder always makes one that is).</exception>

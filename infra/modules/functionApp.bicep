@@ -201,27 +201,27 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
           value: '@Microsoft.KeyVault(SecretUri=${widgetStorageSecretUri})'
         }
         {
-          name: 'Queues__Input'
+          name: 'WidgetInputQueue'
           value: inputQueueName
         }
         {
-          name: 'Queues__Output'
+          name: 'WidgetOutputQueue'
           value: outputQueueName
         }
         {
-          name: 'Queues__Rejected'
+          name: 'WidgetRejectedQueue'
           value: rejectedQueueName
         }
         {
-          name: 'Queues__ClaimCheckContainer'
+          name: 'WidgetClaimsContainer'
           value: claimCheckContainerName
         }
         {
-          name: 'Queues__CanonicalContainer'
+          name: 'WidgetCanonicalContainer'
           value: canonicalContainerName
         }
         {
-          name: 'Queues__RejectedContainer'
+          name: 'WidgetRejectedContainer'
           value: rejectedContainerName
         }
       ]
