@@ -195,6 +195,7 @@ for (const step of steps) {
     p50Ms: run.latency.p50,
     p99Ms: run.latency.p99,
     ok: count(200),
+    okPerSecond: count(200) / (run.duration || 1),
     share429: responses === 0 ? 0 : count(429) / responses,
     status5xx: run["5xx"],
     errors: run.errors,
@@ -215,12 +216,12 @@ mkdirSync(out, { recursive: true });
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 const when = new Date().toISOString();
 writeFileSync(join(out, "results.json"), JSON.stringify({ when, machine, duration, warmup, lifetimePeakWorkingSetMb: lifetimePeak, results }, null, 2) + "\n");
-const row = (r) => `| ${r.envelope} | ${r.concurrency} | ${r.requests} | ${r.requestsPerSecond.toFixed(1)} | ${r.p50Ms} | ${r.p99Ms} | ${(100 * r.share429).toFixed(1)} % | ${r.status5xx} | ${r.errors + r.timeouts + r.resets} | ${r.peakWorkingSetMb.toFixed(0)} | ${r.poolInUseAfterBytes} |`;
+const row = (r) => `| ${r.envelope} | ${r.concurrency} | ${r.requests} | ${r.requestsPerSecond.toFixed(1)} | ${r.okPerSecond.toFixed(1)} | ${r.p50Ms} | ${r.p99Ms} | ${(100 * r.share429).toFixed(1)} % | ${r.status5xx} | ${r.errors + r.timeouts + r.resets} | ${r.peakWorkingSetMb.toFixed(0)} | ${r.poolInUseAfterBytes} |`;
 const table = [
   `Run ${when} on ${machine}: \`npm run load\`, ${duration} s per step after ${warmup} s warm-up, autocannon 9 over loopback against tools/LocalHost (Release).`,
   "",
-  "| envelope | concurrency | requests | req/s | p50 ms | p99 ms | 429 | 5xx | errors+timeouts+resets | peak MB (host) | pool bytes in use after |",
-  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  "| envelope | concurrency | requests | req/s (all answers) | 200/s | p50 ms | p99 ms | 429 | 5xx | errors+timeouts+resets | peak MB (host) | pool bytes in use after |",
+  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ...results.map(row),
   "",
   `Host process peak working set over the whole run: ${lifetimePeak.toFixed(0)} MB.`,
@@ -247,7 +248,7 @@ function plot(rows, title) {
   const xs = rows.map((r) => r.concurrency);
   const x = (c, i) => left[i] + (Math.log2(c) - Math.log2(Math.min(...xs))) / ((Math.log2(Math.max(...xs)) - Math.log2(Math.min(...xs))) || 1) * (panel - 20);
   const scale = (values) => { const max = Math.max(...values, 1) * 1.1; return { max, y: (v) => bottom - (v / max) * (bottom - top) }; };
-  const rps = scale(rows.map((r) => r.requestsPerSecond));
+  const rps = scale(rows.flatMap((r) => [r.requestsPerSecond, r.okPerSecond]));
   const lat = scale(rows.flatMap((r) => [r.p50Ms, r.p99Ms]));
   const line = (i, y, key, color) => `<polyline fill="none" stroke="${color}" stroke-width="2" points="${rows.map((r) => `${x(r.concurrency, i).toFixed(1)},${y(r[key]).toFixed(1)}`).join(" ")}"/>`
     + rows.map((r) => `<circle cx="${x(r.concurrency, i).toFixed(1)}" cy="${y(r[key]).toFixed(1)}" r="3" fill="${color}"/>`).join("");
@@ -258,7 +259,7 @@ function plot(rows, title) {
     + `<text x="${left[i] + panel / 2}" y="${top - 12}" font-size="13" text-anchor="middle" font-weight="bold">${label}</text>`;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">`
     + `<rect width="100%" height="100%" fill="white"/>`
-    + axes(0, rps, "throughput (requests/s)") + line(0, rps.y, "requestsPerSecond", "#1f77b4")
+    + axes(0, rps, "requests/s: answered blue, 200 green") + line(0, rps.y, "requestsPerSecond", "#1f77b4") + line(0, rps.y, "okPerSecond", "#2ca02c")
     + axes(1, lat, "latency (ms): p50 blue, p99 red") + line(1, lat.y, "p50Ms", "#1f77b4") + line(1, lat.y, "p99Ms", "#d62728")
     + `<text x="${width - 6}" y="${height - 4}" font-size="9" text-anchor="end" fill="#666">npm run load, ${title}</text>`
     + `</svg>\n`;
