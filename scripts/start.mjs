@@ -1,19 +1,24 @@
 #!/usr/bin/env node
-// `npm start`: run the Function App locally in one command.
+// `npm start`: run the Function App locally in one command, on any machine with Node and the .NET SDK.
 //
-//   1. checks that Azure Functions Core Tools (`func`) is on the PATH, and says how to install it if not;
+//   1. picks the host: Core Tools' `func` from node_modules/.bin (the optional npm dependency, where its download
+//      worked) or the PATH; without func, the local host (tools/LocalHost, the WebJobs SDK host that runs the app's
+//      build output after the real host's start-up checks), which needs `dotnet`;
 //   2. copies local.settings.sample.json to FunctionApp/local.settings.json if that file is absent;
-//   3. starts Azurite on 127.0.0.1 with telemetry off, data in .azurite/, and waits until it listens;
-//   4. runs `func start` in FunctionApp/;
-//   5. stops Azurite when func exits, or on Ctrl-C / SIGTERM, and exits with func's code.
+//   3. without func: builds the app and the local host (dotnet build -c Release, incremental: quick when up to date);
+//   4. starts Azurite on 127.0.0.1 with telemetry off, data in .azurite/, and waits until it listens;
+//   5. runs `func start` in FunctionApp/, or the local host on the build output;
+//   6. stops Azurite when the host exits, or on Ctrl-C / SIGTERM, and exits with the host's code.
 //
 // A Node script rather than bash: npm already requires Node, and it runs the same on Windows, where func is a .cmd.
 // No dependencies beyond Node's own modules.
 //
 // AZURITE_BLOB_PORT / AZURITE_QUEUE_PORT / AZURITE_TABLE_PORT move Azurite off 10000-10002 (the tests use free ports;
-// UseDevelopmentStorage=true in local.settings.json only knows the defaults).
+// UseDevelopmentStorage=true only knows the defaults, so the host then gets AzureWebJobsStorage and WidgetStorage
+// connection strings naming them, as environment variables, which win over local.settings.json).
+// HTTP_PORT moves the HTTP port off 7071 (func start --port, LocalHost --port).
 
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { constants, copyFileSync, existsSync, statSync } from "node:fs";
 import { connect } from "node:net";
 import { delimiter, dirname, join, relative, resolve } from "node:path";
@@ -28,6 +33,7 @@ const ports = {
   queue: port("AZURITE_QUEUE_PORT", 10001),
   table: port("AZURITE_TABLE_PORT", 10002),
 };
+const httpPort = port("HTTP_PORT", 7071);
 const azuriteStartTimeoutMs = 30_000;
 // How long a child gets to stop after a signal before it is killed.
 const stopTimeoutMs = 10_000;
@@ -97,13 +103,15 @@ async function stop(child, signal) {
   clearTimeout(timer);
 }
 
-// 1. func, before anything is started or written: without it there is nothing to run.
-const func = findOnPath("func");
-if (!func) {
-  fail("Azure Functions Core Tools v4 ('func') is not on the PATH. Install it, then run 'npm start' again:");
-  fail("  npm i -g azure-functions-core-tools@4");
-  fail("  (or winget install Microsoft.Azure.FunctionsCoreTools; brew tap azure/functions && brew install azure-functions-core-tools@4;");
-  fail("   see https://learn.microsoft.com/azure/azure-functions/functions-run-local#install-the-azure-functions-core-tools)");
+// 1. The host, before anything is started or written: func where Core Tools are installed (npm's optional
+// dependency first, then the PATH), else the local host, which needs the .NET SDK.
+const localFunc = join(root, "node_modules", ".bin", isWindows ? "func.cmd" : "func");
+const func = existsSync(localFunc) ? localFunc : findOnPath("func");
+const dotnet = func ? undefined : findOnPath("dotnet");
+if (!func && !dotnet) {
+  fail("Neither Azure Functions Core Tools ('func') nor the .NET SDK ('dotnet') is available: nothing can run the app.");
+  fail("  Install the .NET 8 SDK or later (https://dot.net), then run 'npm start' again: it runs the app in the local host (tools/LocalHost).");
+  fail("  Core Tools, optional: 'npm ci' installs them where their download works (or npm i -g azure-functions-core-tools@4).");
   process.exit(exitFuncMissing);
 }
 
@@ -123,7 +131,21 @@ try {
   say(`Using the existing ${relative(root, settings)}.`);
 }
 
-// 3. Azurite. Run with this Node directly (no .cmd shim on Windows). On POSIX it gets its own process group, so a
+// 3. Without func: build the app and the local host (incremental; a failed build stops here, before Azurite).
+const localHostDll = join(root, "tools", "LocalHost", "bin", "Release", "net8.0", "LocalHost.dll");
+const appOutput = join(appDir, "bin", "Release", "net8.0");
+if (!func) {
+  say("Core Tools ('func') not found: running the app in the local host (tools/LocalHost) instead. Building (dotnet build -c Release)...");
+  for (const project of [join("FunctionApp", "FunctionApp.csproj"), join("tools", "LocalHost", "LocalHost.csproj")]) {
+    const built = spawnSync(dotnet, ["build", project, "--configuration", "Release", "--nologo", "-v", "quiet"], { cwd: root, stdio: "inherit" });
+    if (built.status !== 0) {
+      fail(`dotnet build ${project} failed (${built.error?.message ?? `code ${built.status}`}).`);
+      process.exit(1);
+    }
+  }
+}
+
+// 4. Azurite. Run with this Node directly (no .cmd shim on Windows). On POSIX it gets its own process group, so a
 // Ctrl-C reaches func and this script but not Azurite: Azurite is stopped by us, after func, in one place.
 // --skipApiVersionCheck and --loose as in `npm run azurite`: Core Tools' host may use storage SDKs newer than Azurite.
 const azuriteArgs = [
@@ -157,8 +179,8 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
     if (signalled) return;
     signalled = signal;
-    say(`${signal}: stopping func and Azurite.`);
-    // func started after the signal handlers, so it may not exist yet: then shutdown stops Azurite alone.
+    say(`${signal}: stopping the host and Azurite.`);
+    // The host started after the signal handlers, so it may not exist yet: then shutdown stops Azurite alone.
     if (funcChild) stop(funcChild, signal); // its exit handler then stops Azurite
     else shutdown(exitCodeFor(signal));
   });
@@ -182,16 +204,34 @@ while (!((await canConnect(ports.blob)) && (await canConnect(ports.queue)) && (a
 if (signalled) await new Promise(() => {}); // a signal arrived as Azurite came up: shutdown() exits the process
 say("Azurite is listening.");
 
-// 4. func start. On Windows func is usually func.cmd, which only runs through a shell.
-say(`Running '${func} start' in FunctionApp/ (Ctrl-C stops func and Azurite).`);
-funcChild = spawn(isWindows ? `"${func}"` : func, ["start"], { cwd: appDir, stdio: "inherit", shell: isWindows });
+// 5. The host. On Windows func is usually func.cmd, which only runs through a shell.
+// Azurite off its default ports: tell the host where it is (environment wins over local.settings.json).
+const hostEnv = { ...process.env };
+if (ports.blob !== 10000 || ports.queue !== 10001 || ports.table !== 10002) {
+  const account = "devstoreaccount1";
+  // Azurite's published development account key (not a secret: every emulator has it).
+  const key = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+  const connection = `DefaultEndpointsProtocol=http;AccountName=${account};AccountKey=${key};`
+    + `BlobEndpoint=http://${host}:${ports.blob}/${account};QueueEndpoint=http://${host}:${ports.queue}/${account};TableEndpoint=http://${host}:${ports.table}/${account};`;
+  hostEnv.AzureWebJobsStorage = connection;
+  hostEnv.WidgetStorage = connection;
+}
+if (func) {
+  const funcArgs = httpPort === 7071 ? ["start"] : ["start", "--port", String(httpPort)];
+  say(`Running '${func} ${funcArgs.join(" ")}' in FunctionApp/ (Ctrl-C stops func and Azurite).`);
+  funcChild = spawn(isWindows ? `"${func}"` : func, funcArgs, { cwd: appDir, stdio: "inherit", shell: isWindows, env: hostEnv });
+} else {
+  const hostArgs = [localHostDll, "--app", appOutput, "--settings", settings, "--port", String(httpPort)];
+  say(`Running the local host: dotnet ${hostArgs.map((a) => relative(root, a) || a).join(" ")} (Ctrl-C stops it and Azurite).`);
+  funcChild = spawn(dotnet, hostArgs, { cwd: root, stdio: "inherit", env: hostEnv });
+}
 funcChild.once("error", (error) => {
-  fail(`Could not run ${func}: ${error.message}`);
+  fail(`Could not run ${func ?? dotnet}: ${error.message}`);
   shutdown(1);
 });
 funcChild.once("exit", (code, signal) => {
   if (stopping) return;
-  say(`func exited (${signal ?? `code ${code}`}).`);
-  // 5. Exit like func did, or as the signal that stopped us (or func) would.
+  say(`${func ? "func" : "The local host"} exited (${signal ?? `code ${code}`}).`);
+  // 6. Exit like the host did, or as the signal that stopped us (or func) would.
   shutdown(signalled || signal ? exitCodeFor(signalled ?? signal) : code);
 });

@@ -1,10 +1,9 @@
+using LocalHost;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.AspNetCore.Mvc.Abstractions;
 using Microsoft.AspNetCore.Routing;
 using Microsoft.Azure.WebJobs;
-using Microsoft.Azure.WebJobs.Host;
-using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
@@ -13,13 +12,12 @@ namespace FunctionApp.Tests.Infrastructure;
 
 /// <summary>
 /// Hosts the app's function classes in the real WebJobs SDK host – the engine the in-process Functions
-/// runtime is built on – with the app's <see cref="Startup"/> applied through the same
-/// <c>IWebJobsStartup2</c> path the runtime uses, DI-activated function classes, and the HTTP extension.
+/// runtime is built on – through the local host's <see cref="FunctionsHostFactory"/> (tools/LocalHost): the app's
+/// <see cref="Startup"/> applied through the same <c>IWebJobsStartup2</c> path the runtime uses, DI-activated function
+/// classes, and the HTTP extension.
 /// </summary>
 public sealed class FunctionsTestHost : IAsyncDisposable
 {
-    private const string ResponseKey = "FunctionsTestHost.Response";
-
     private readonly IHost _host;
 
     private FunctionsTestHost(IHost host, CapturedLogs logs)
@@ -38,32 +36,21 @@ public sealed class FunctionsTestHost : IAsyncDisposable
     public static async Task<FunctionsTestHost> StartAsync(
         IDictionary<string, string?> settings, Action<IServiceCollection>? overrides, params Type[] functionTypes)
     {
-        // As func start does, the host says it runs in development unless the test says otherwise (a null value unsets it).
-        settings = new Dictionary<string, string?>(settings);
-        settings.TryAdd("AZURE_FUNCTIONS_ENVIRONMENT", "Development");
         var logs = new CapturedLogs();
         using var startupLoggerFactory = LoggerFactory.Create(b => b.AddProvider(logs));
-        var host = new HostBuilder()
-            .UseEnvironment("Development")
-            .ConfigureAppConfiguration(c => c.AddInMemoryCollection(settings))
+
+        // The local host's own host-building code (tools/LocalHost), with the app's Startup and the test's function types
+        // instead of those it reads from the build output's extensions.json and function.json files.
+        var setup = new FunctionsHostSetup
+        {
+            ApplicationRootPath = AppContext.BaseDirectory,
+            Settings = new Dictionary<string, string?>(settings),
+            StartupTypes = [typeof(Startup)],
+            FunctionTypes = functionTypes,
+        };
+        var host = FunctionsHostFactory.Create(setup, startupLoggerFactory)
             .ConfigureLogging(b => b.AddProvider(logs).SetMinimumLevel(LogLevel.Debug))
-            .ConfigureWebJobs((context, builder) =>
-            {
-                builder.AddHttp(o => o.SetResponse = (request, result) => request.HttpContext.Items[ResponseKey] = result);
-                var startupContext = new WebJobsBuilderContext
-                {
-                    ApplicationRootPath = AppContext.BaseDirectory,
-                    Configuration = context.Configuration,
-                    EnvironmentName = context.HostingEnvironment.EnvironmentName,
-                };
-                builder.UseWebJobsStartup(typeof(Startup), startupContext, startupLoggerFactory);
-            })
-            .ConfigureServices(services =>
-            {
-                services.AddSingleton<ITypeLocator>(new FixedTypeLocator(functionTypes));
-                services.AddSingleton<IJobActivator, ServiceProviderJobActivator>();
-                overrides?.Invoke(services);
-            })
+            .ConfigureServices(services => overrides?.Invoke(services))
             .Build();
 
         await host.StartAsync();
@@ -77,7 +64,7 @@ public sealed class FunctionsTestHost : IAsyncDisposable
         await jobHost.CallAsync(functionName, new Dictionary<string, object?> { ["request"] = request });
 
         var context = request.HttpContext;
-        var result = context.Items[ResponseKey] as IActionResult
+        var result = FunctionsHostFactory.TakeResponse(context) as IActionResult
             ?? throw new Xunit.Sdk.XunitException($"{functionName} returned no IActionResult");
         await result.ExecuteResultAsync(new ActionContext(context, new RouteData(), new ActionDescriptor()));
 

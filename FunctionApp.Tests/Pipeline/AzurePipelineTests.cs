@@ -319,7 +319,15 @@ public sealed class AzurePipelineTests
     {
         Assert.DoesNotContain("azure-functions-core-tools", Yaml, StringComparison.OrdinalIgnoreCase);
         Assert.DoesNotContain("azure-functions-core-tools", RepoFiles.ReadAllText(".ci", "run"), StringComparison.OrdinalIgnoreCase);
-        Assert.DoesNotContain("azure-functions-core-tools", RepoFiles.ReadAllText("package.json"), StringComparison.OrdinalIgnoreCase);
+        // package.json may carry Core Tools only as an optional dependency (npm ci succeeds where their download
+        // fails, Tooling/NpmCiTests), so nothing in CI depends on them.
+        using var package = System.Text.Json.JsonDocument.Parse(RepoFiles.ReadAllText("package.json"));
+        foreach (var section in new[] { "dependencies", "devDependencies" })
+        {
+            Assert.False(
+                package.RootElement.TryGetProperty(section, out var dependencies) && dependencies.TryGetProperty("azure-functions-core-tools", out _),
+                $"package.json lists azure-functions-core-tools under {section}; only optionalDependencies may.");
+        }
     }
 
     private static List<string> Downloads(YamlMappingNode stage) =>

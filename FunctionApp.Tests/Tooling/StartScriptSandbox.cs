@@ -16,10 +16,16 @@ public sealed class StartScriptSandbox : IAsyncDisposable
 {
     private const string FakeFunc = """
         const fs = require("fs"), net = require("net");
-        // Fake Core Tools for StartScriptTests. FAKE_FUNC_MODE: exit:<code> | signal-parent:<SIGNAL>.
+        // Fake Core Tools (or fake dotnet running the local host) for StartScriptTests.
+        // FAKE_FUNC_MODE: exit:<code> | signal-parent:<SIGNAL>. As dotnet, "build ..." is appended to FAKE_DOTNET_BUILDS
+        // and exits FAKE_DOTNET_BUILD_EXIT (0 unless set).
+        if (process.argv[2] === "build") {
+          fs.appendFileSync(process.env.FAKE_DOTNET_BUILDS, process.argv.slice(2).join(" ") + "\n");
+          process.exit(Number(process.env.FAKE_DOTNET_BUILD_EXIT ?? "0"));
+        }
         const ports = ["AZURITE_BLOB_PORT", "AZURITE_QUEUE_PORT", "AZURITE_TABLE_PORT"].map(n => Number(process.env[n]));
         const listening = p => new Promise(r => { const s = net.connect({ host: "127.0.0.1", port: p }); s.on("connect", () => { s.destroy(); r(true); }); s.on("error", () => r(false)); });
-        const record = { cwd: process.cwd(), args: process.argv.slice(2), azuriteListening: false, signal: null };
+        const record = { cwd: process.cwd(), args: process.argv.slice(2), azuriteListening: false, signal: null, widgetStorage: process.env.WidgetStorage ?? null };
         const save = () => fs.writeFileSync(process.env.FAKE_FUNC_RECORD, JSON.stringify(record));
         (async () => {
           record.azuriteListening = (await Promise.all(ports.map(listening))).every(x => x);
@@ -36,8 +42,9 @@ public sealed class StartScriptSandbox : IAsyncDisposable
     private readonly string _node;
     private readonly List<int> _pids = [];
     private string _mode = "none";
+    private int _buildExitCode;
 
-    private StartScriptSandbox(bool withAzurite)
+    private StartScriptSandbox(bool withAzurite, bool funcInNodeModules)
     {
         _node = FindNode();
         Root = Directory.CreateTempSubdirectory("start-script-").FullName;
@@ -57,11 +64,24 @@ public sealed class StartScriptSandbox : IAsyncDisposable
                 throw new InvalidOperationException($"Azurite is not installed in {modules}. Run 'npm ci' in {RepoFiles.Path}; .ci/run does.");
             }
 
-            Directory.CreateSymbolicLink(Path.Combine(Root, "node_modules"), modules);
+            if (funcInNodeModules)
+            {
+                // A node_modules of its own: the real Azurite linked in, and .bin/ for a fake func as npm would link it.
+                Directory.CreateDirectory(Path.Combine(Root, "node_modules", ".bin"));
+                Directory.CreateSymbolicLink(Path.Combine(Root, "node_modules", "azurite"), Path.Combine(modules, "azurite"));
+            }
+            else
+            {
+                Directory.CreateSymbolicLink(Path.Combine(Root, "node_modules"), modules);
+            }
         }
 
         Ports = [Loopback.FreePort(), Loopback.FreePort(), Loopback.FreePort()];
+        HttpPort = Loopback.FreePort();
     }
+
+    /// <summary>The HTTP port the script is told to use (HTTP_PORT).</summary>
+    public int HttpPort { get; }
 
     /// <summary>The sandbox's repository root.</summary>
     public string Root { get; }
@@ -75,7 +95,28 @@ public sealed class StartScriptSandbox : IAsyncDisposable
 
     public string AzuriteLocation => Path.Combine(Root, ".azurite");
 
-    public static StartScriptSandbox Create(bool withAzurite = true) => new(withAzurite);
+    /// <summary>Where the fake dotnet writes each <c>dotnet build</c> it was asked for, one per line.</summary>
+    public string DotnetBuilds => Path.Combine(Root, "dotnet-builds.txt");
+
+    public static StartScriptSandbox Create(bool withAzurite = true, bool funcInNodeModules = false) => new(withAzurite, funcInNodeModules);
+
+    /// <summary>
+    /// Puts a fake <c>dotnet</c> on the sandbox's PATH: <c>dotnet build</c> is recorded and exits <paramref name="buildExitCode"/>;
+    /// anything else (the local host) behaves as the fake func in <paramref name="mode"/>.
+    /// </summary>
+    public void AddFakeDotnet(string mode, int buildExitCode = 0)
+    {
+        WriteFake(Path.Combine(_bin, "dotnet"));
+        _mode = mode;
+        _buildExitCode = buildExitCode;
+    }
+
+    /// <summary>Puts a fake <c>func</c> in the sandbox's node_modules/.bin, where npm links the optional Core Tools package.</summary>
+    public void AddFakeFuncInNodeModules(string mode)
+    {
+        WriteFake(Path.Combine(Root, "node_modules", ".bin", "func"));
+        _mode = mode;
+    }
 
     /// <summary>Puts a fake <c>func</c> on the sandbox's PATH; <paramref name="mode"/> is exit:&lt;code&gt; or signal-parent:&lt;SIGNAL&gt;.</summary>
     public void AddFakeFunc(string mode)
@@ -85,10 +126,19 @@ public sealed class StartScriptSandbox : IAsyncDisposable
             throw new PlatformNotSupportedException("The fake func is a POSIX executable script.");
         }
 
-        var path = Path.Combine(_bin, "func");
+        WriteFake(Path.Combine(_bin, "func"));
+        _mode = mode;
+    }
+
+    private void WriteFake(string path)
+    {
+        if (OperatingSystem.IsWindows())
+        {
+            throw new PlatformNotSupportedException("The fakes are POSIX executable scripts.");
+        }
+
         File.WriteAllText(path, $"#!{_node}\n{FakeFunc.Replace("\r\n", "\n", StringComparison.Ordinal)}\n");
         File.SetUnixFileMode(path, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
-        _mode = mode;
     }
 
     public async Task<StartScriptRun> RunAsync()
@@ -109,6 +159,9 @@ public sealed class StartScriptSandbox : IAsyncDisposable
         start.Environment["AZURITE_TABLE_PORT"] = Ports[2].ToString(System.Globalization.CultureInfo.InvariantCulture);
         start.Environment["FAKE_FUNC_RECORD"] = record;
         start.Environment["FAKE_FUNC_MODE"] = _mode;
+        start.Environment["FAKE_DOTNET_BUILDS"] = DotnetBuilds;
+        start.Environment["FAKE_DOTNET_BUILD_EXIT"] = _buildExitCode.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        start.Environment["HTTP_PORT"] = HttpPort.ToString(System.Globalization.CultureInfo.InvariantCulture);
 
         var output = new StringBuilder();
         var error = new StringBuilder();

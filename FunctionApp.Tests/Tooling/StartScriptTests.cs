@@ -1,8 +1,9 @@
 namespace FunctionApp.Tests.Tooling;
 
 /// <summary>
-/// <c>npm start</c> (scripts/start.mjs) with the real Azurite and a fake <c>func</c>: settings copied only when absent,
-/// Azurite up with telemetry off while func runs, nothing left running however func ends, and a clear message without func.
+/// <c>npm start</c> (scripts/start.mjs) with the real Azurite and a fake <c>func</c> or <c>dotnet</c>: func from
+/// node_modules/.bin or the PATH, else the local host built and run on the build output; settings copied only when absent,
+/// Azurite up with telemetry off while the host runs, nothing left running however it ends, a clear message without either.
 /// </summary>
 public sealed class StartScriptTests
 {
@@ -10,7 +11,7 @@ public sealed class StartScriptTests
     private const string AzuriteTelemetryFile = "AzuriteConfig";
 
     [Fact]
-    public async Task Start_FuncNotOnPath_SaysHowToInstallCoreToolsAndLeavesNothingRunning()
+    public async Task Start_NeitherFuncNorDotnet_SaysWhatToInstallAndLeavesNothingRunning()
     {
         // Arrange
         await using var sandbox = StartScriptSandbox.Create();
@@ -20,12 +21,82 @@ public sealed class StartScriptTests
 
         // Assert
         Assert.NotEqual(0, run.ExitCode);
-        Assert.Contains("Azure Functions Core Tools v4 ('func') is not on the PATH", run.Error, StringComparison.Ordinal);
-        Assert.Contains("npm i -g azure-functions-core-tools@4", run.Error, StringComparison.Ordinal);
+        Assert.Contains("Neither Azure Functions Core Tools ('func') nor the .NET SDK ('dotnet') is available", run.Error, StringComparison.Ordinal);
+        Assert.Contains("Install the .NET 8 SDK or later", run.Error, StringComparison.Ordinal);
         Assert.Null(run.AzuritePid);
-        Assert.False(Directory.Exists(sandbox.AzuriteLocation), "Azurite ran although func is missing");
+        Assert.False(Directory.Exists(sandbox.AzuriteLocation), "Azurite ran although nothing can host the app");
         Assert.False(await sandbox.AnyPortListeningAsync());
         Assert.False(File.Exists(sandbox.Settings), "settings were written although nothing can run");
+    }
+
+    [Fact]
+    public async Task Start_FuncNotInstalled_BuildsThenRunsTheLocalHostOnTheBuildOutputWithAzuriteUp()
+    {
+        // Arrange
+        await using var sandbox = StartScriptSandbox.Create();
+        sandbox.AddFakeDotnet("exit:0");
+
+        // Act
+        var run = await sandbox.RunAsync();
+
+        // Assert
+        Assert.Equal(0, run.ExitCode);
+        Assert.Equal(
+            [
+                "build FunctionApp/FunctionApp.csproj --configuration Release --nologo -v quiet",
+                "build tools/LocalHost/LocalHost.csproj --configuration Release --nologo -v quiet",
+            ],
+            await File.ReadAllLinesAsync(sandbox.DotnetBuilds));
+        var host = Assert.IsType<FakeFuncRecord>(run.Func);
+        Assert.Equal(
+            [
+                Path.Combine(sandbox.Root, "tools", "LocalHost", "bin", "Release", "net8.0", "LocalHost.dll"),
+                "--app", Path.Combine(sandbox.Root, "FunctionApp", "bin", "Release", "net8.0"),
+                "--settings", sandbox.Settings,
+                "--port", sandbox.HttpPort.ToString(System.Globalization.CultureInfo.InvariantCulture),
+            ],
+            host.Args);
+        Assert.True(host.AzuriteListening, $"Azurite was not listening when the local host started.\n{run.Output}\n{run.Error}");
+        Assert.Contains($"QueueEndpoint=http://127.0.0.1:{sandbox.Ports[1]}/devstoreaccount1;", host.WidgetStorage, StringComparison.Ordinal);
+        AssertAzuriteRanWithoutTelemetryAndStopped(sandbox, run);
+        Assert.False(await sandbox.AnyPortListeningAsync());
+    }
+
+    [Fact]
+    public async Task Start_LocalHostBuildFails_ExitsNonZeroWithoutStartingAzurite()
+    {
+        // Arrange
+        await using var sandbox = StartScriptSandbox.Create();
+        sandbox.AddFakeDotnet("exit:0", buildExitCode: 1);
+
+        // Act
+        var run = await sandbox.RunAsync();
+
+        // Assert
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains("dotnet build FunctionApp/FunctionApp.csproj failed", run.Error, StringComparison.Ordinal);
+        Assert.Null(run.Func);
+        Assert.Null(run.AzuritePid);
+    }
+
+    [Fact]
+    public async Task Start_FuncInNodeModules_RunsItRatherThanTheLocalHost()
+    {
+        // Arrange: Core Tools as npm's optional dependency links them, and a dotnet that must not be used.
+        await using var sandbox = StartScriptSandbox.Create(funcInNodeModules: true);
+        sandbox.AddFakeDotnet("exit:9");
+        sandbox.AddFakeFuncInNodeModules("exit:0");
+
+        // Act
+        var run = await sandbox.RunAsync();
+
+        // Assert
+        Assert.Equal(0, run.ExitCode);
+        var func = Assert.IsType<FakeFuncRecord>(run.Func);
+        Assert.Equal(["start", "--port", sandbox.HttpPort.ToString(System.Globalization.CultureInfo.InvariantCulture)], func.Args);
+        Assert.Equal(Path.Combine(sandbox.Root, "FunctionApp"), func.Cwd);
+        Assert.False(File.Exists(sandbox.DotnetBuilds), "the local host was built although func is installed");
+        AssertAzuriteRanWithoutTelemetryAndStopped(sandbox, run);
     }
 
     [Fact]
@@ -60,7 +131,7 @@ public sealed class StartScriptTests
         Assert.Equal(funcExitCode, run.ExitCode);
         var func = Assert.IsType<FakeFuncRecord>(run.Func);
         Assert.Equal(Path.Combine(sandbox.Root, "FunctionApp"), func.Cwd);
-        Assert.Equal(["start"], func.Args);
+        Assert.Equal(["start", "--port", sandbox.HttpPort.ToString(System.Globalization.CultureInfo.InvariantCulture)], func.Args);
         Assert.True(func.AzuriteListening, $"Azurite was not listening on {string.Join(", ", sandbox.Ports)} when func started.\n{run.Output}\n{run.Error}");
         AssertAzuriteRanWithoutTelemetryAndStopped(sandbox, run);
         Assert.False(await sandbox.AnyPortListeningAsync());

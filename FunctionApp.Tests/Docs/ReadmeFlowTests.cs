@@ -1,0 +1,53 @@
+using System.Text.RegularExpressions;
+using FunctionApp.Tests.Infra;
+
+namespace FunctionApp.Tests.Docs;
+
+/// <summary>
+/// CI runs the README's own "Try it" commands (.ci/readme-flow runs every fenced block after a
+/// <c>&lt;!-- readme-flow --&gt;</c> line): the marked blocks must keep covering the whole flow, and CI must run them.
+/// </summary>
+public sealed partial class ReadmeFlowTests
+{
+    [Fact]
+    public void Readme_FlowBlocks_SignCheckVerifyAndQueueInOrder()
+    {
+        // Arrange
+        var readme = RepoFiles.ReadAllText("README.md");
+
+        // Act
+        var blocks = FlowBlock().Matches(readme).Select(m => m.Groups["body"].Value).ToList();
+
+        // Assert
+        Assert.Equal(4, blocks.Count);
+        Assert.Contains("curl -sS -f -X POST \"http://localhost:7071/api/sign?output=canonical\"", blocks[0], StringComparison.Ordinal);
+        Assert.Contains("vectors/one-widget/input.json", blocks[0], StringComparison.Ordinal);
+        Assert.Contains("openssl dgst -sha256 -mac HMAC", blocks[1], StringComparison.Ordinal);
+        Assert.Contains("Signing:LocalKey", blocks[1], StringComparison.Ordinal);
+        Assert.Contains("diff - computed.txt", blocks[1], StringComparison.Ordinal);
+        Assert.Contains("http://localhost:7071/api/verify", blocks[2], StringComparison.Ordinal);
+        Assert.Contains("node scripts/queue-sign.mjs", blocks[3], StringComparison.Ordinal);
+        Assert.Contains("openssl dgst -sha256 -mac HMAC", blocks[3], StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void CiRun_AfterTheTests_RunsTheReadmeFlowThatReadsTheReadme()
+    {
+        // Arrange
+        var run = RepoFiles.ReadAllText(".ci", "run");
+        var flow = RepoFiles.ReadAllText(".ci", "readme-flow");
+
+        // Act
+        var tests = run.IndexOf("dotnet test FunctionApp.slnx", StringComparison.Ordinal);
+        var readmeFlow = run.IndexOf("\n.ci/readme-flow", StringComparison.Ordinal);
+
+        // Assert
+        Assert.True(tests >= 0 && readmeFlow > tests, ".ci/run must run .ci/readme-flow after the tests");
+        Assert.Contains("/^<!-- readme-flow -->$/", flow, StringComparison.Ordinal);
+        Assert.Contains("' README.md)", flow, StringComparison.Ordinal);
+        Assert.Contains("setsid npm start", flow, StringComparison.Ordinal);
+    }
+
+    [GeneratedRegex(@"^<!-- readme-flow -->\n```bash\n(?<body>.*?)^```", RegexOptions.Multiline | RegexOptions.Singleline)]
+    private static partial Regex FlowBlock();
+}

@@ -1,0 +1,133 @@
+using System.Diagnostics;
+using System.Text;
+using System.Text.RegularExpressions;
+using FunctionApp.Tests.Infrastructure;
+
+namespace FunctionApp.Tests.Hosting;
+
+/// <summary>
+/// tools/LocalHost run as its own OS process (dotnet LocalHost.dll), as npm start runs it; its output is kept, the
+/// process is killed on dispose if still running.
+/// </summary>
+public sealed partial class LocalHostProcess : IAsyncDisposable
+{
+    private readonly Process _process;
+    private readonly StringBuilder _output = new();
+    private readonly StringBuilder _error = new();
+    private readonly TaskCompletionSource<string> _ready = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    private LocalHostProcess(Process process) => _process = process;
+
+    public static string Dll { get; } = Path.Combine(RepoRoot.Path, "tools", "LocalHost", "bin", AppBuildOutput.Configuration, "net8.0", "LocalHost.dll");
+
+    public int Pid => _process.Id;
+
+    public string Output
+    {
+        get
+        {
+            lock (_output)
+            {
+                return _output.ToString();
+            }
+        }
+    }
+
+    public string Error
+    {
+        get
+        {
+            lock (_error)
+            {
+                return _error.ToString();
+            }
+        }
+    }
+
+    public static LocalHostProcess Start(string appRoot, IReadOnlyDictionary<string, string> environment)
+    {
+        if (!File.Exists(Dll))
+        {
+            throw new InvalidOperationException($"{Dll} is missing: build tools/LocalHost ({AppBuildOutput.Configuration}).");
+        }
+
+        var start = new ProcessStartInfo("dotnet")
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        foreach (var argument in new[] { Dll, "--app", appRoot, "--settings", Path.Combine(RepoRoot.Path, "local.settings.sample.json"), "--port", "0" })
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        foreach (var (key, value) in environment)
+        {
+            start.Environment[key] = value;
+        }
+
+        var host = new LocalHostProcess(new Process { StartInfo = start });
+        host._process.OutputDataReceived += (_, e) => host.OnOutput(e.Data);
+        host._process.ErrorDataReceived += (_, e) =>
+        {
+            lock (host._error)
+            {
+                host._error.AppendLine(e.Data);
+            }
+        };
+        host._process.Start();
+        host._process.BeginOutputReadLine();
+        host._process.BeginErrorReadLine();
+        return host;
+    }
+
+    /// <summary>The base URL from the ready line, once the host printed it.</summary>
+    public async Task<Uri> ReadyAsync(TimeSpan timeout)
+    {
+        var exited = _process.WaitForExitAsync();
+        var first = await Task.WhenAny(_ready.Task, exited, Task.Delay(timeout));
+        return first == _ready.Task
+            ? new Uri(await _ready.Task)
+            : throw new Xunit.Sdk.XunitException($"LocalHost was not ready ({(first == exited ? $"exited {_process.ExitCode}" : "timed out")}):\n{Output}\n{Error}");
+    }
+
+    public async Task<int> ExitCodeAsync(TimeSpan timeout)
+    {
+        using var cancel = new CancellationTokenSource(timeout);
+        await _process.WaitForExitAsync(cancel.Token);
+        return _process.ExitCode;
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        if (!_process.HasExited)
+        {
+            _process.Kill(entireProcessTree: true);
+            await _process.WaitForExitAsync();
+        }
+
+        _process.Dispose();
+    }
+
+    private void OnOutput(string? line)
+    {
+        if (line is null)
+        {
+            return;
+        }
+
+        lock (_output)
+        {
+            _output.AppendLine(line);
+        }
+
+        if (ReadyLine().Match(line) is { Success: true } match)
+        {
+            _ready.TrySetResult(match.Groups["url"].Value);
+        }
+    }
+
+    [GeneratedRegex(@"^LocalHost ready: (?<url>http://\S+)/api/")]
+    private static partial Regex ReadyLine();
+}

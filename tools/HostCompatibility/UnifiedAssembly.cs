@@ -1,0 +1,10 @@
+namespace HostCompatibility;
+
+/// <summary>
+/// An assembly the host unifies (a non-<c>private</c> entry of <c>src/WebJobs.Script/runtimeassemblies.json</c>): the
+/// function app gets the host's copy, under <see cref="ResolutionPolicy"/>.
+/// </summary>
+/// <param name="Name">The assembly's simple name.</param>
+/// <param name="ResolutionPolicy"><c>minorMatchOrLower</c> (same major, minor at most the host's) or <c>runtimeVersion</c> (always the host's).</param>
+/// <param name="HostVersion">The version the .NET 8 in-process host loads, or null where it was not established.</param>
+public sealed record UnifiedAssembly(string Name, string ResolutionPolicy, string? HostVersion);

@@ -1,0 +1,100 @@
+using System.Reflection;
+using System.Runtime.Loader;
+using HostCompatibility;
+using Microsoft.Azure.WebJobs.Hosting;
+
+namespace LocalHost;
+
+/// <summary>
+/// A function app's build output, loaded as the Functions host loads it: assemblies resolved from bin/, startup types
+/// from bin/extensions.json (ScriptStartupTypeLocator in azure-functions-host, commit in tools/HostCompatibility/host-facts.json),
+/// functions from each function.json's scriptFile and entryPoint.
+/// </summary>
+public sealed class FunctionApplication
+{
+    private FunctionApplication(string root, IReadOnlyList<Type> startupTypes, IReadOnlyList<FunctionDefinition> functions, IReadOnlyList<Type> functionTypes)
+    {
+        Root = root;
+        StartupTypes = startupTypes;
+        Functions = functions;
+        FunctionTypes = functionTypes;
+    }
+
+    /// <summary>The app root (host.json, function folders, bin/).</summary>
+    public string Root { get; }
+
+    /// <summary>The startups extensions.json lists that implement <see cref="IWebJobsStartup"/>, in file order.</summary>
+    public IReadOnlyList<Type> StartupTypes { get; }
+
+    /// <summary>The functions (function.json files).</summary>
+    public IReadOnlyList<FunctionDefinition> Functions { get; }
+
+    /// <summary>The classes the functions' entry points are in.</summary>
+    public IReadOnlyList<Type> FunctionTypes { get; }
+
+    /// <summary>Loads the app at <paramref name="root"/>; <paramref name="log"/> hears which startups were loaded or skipped.</summary>
+    public static FunctionApplication Load(string root, Action<string> log)
+    {
+        ArgumentNullException.ThrowIfNull(log);
+        var bin = Path.Combine(root, "bin");
+
+        // The app's private assemblies come from its bin/; what this host itself carries (WebJobs, the HTTP extension,
+        // the framework) is unified onto this host's copy, as the real host unifies its runtime assemblies.
+        AssemblyLoadContext.Default.Resolving += (context, name) =>
+        {
+            var path = Path.Combine(bin, name.Name + ".dll");
+            return File.Exists(path) ? context.LoadFromAssemblyPath(path) : null;
+        };
+
+        var startups = new List<Type>();
+        foreach (var extension in ExtensionsManifest.Read(bin))
+        {
+            var type = Type.GetType(
+                extension.TypeName,
+                name => LoadFrom(extension.AssemblyPath(bin), name),
+                (assembly, typeName, ignoreCase) => assembly?.GetType(typeName, throwOnError: false, ignoreCase),
+                throwOnError: false);
+            if (type is null)
+            {
+                log($"Startup '{extension.Name ?? extension.TypeName}' could not be loaded from {extension.AssemblyPath(bin)}; skipped, as the host skips it.");
+            }
+            else if (!typeof(IWebJobsStartup).IsAssignableFrom(type))
+            {
+                log($"Startup '{extension.TypeName}' is not an IWebJobsStartup; skipped, as the host skips it.");
+            }
+            else
+            {
+                log($"Loading startup extension '{extension.Name ?? type.Name}' ({type.Assembly.GetName().Name} {type.Assembly.GetName().Version}).");
+                startups.Add(type);
+            }
+        }
+
+        var functions = FunctionMetadataReader.ReadAll(root);
+        var types = new List<Type>();
+        foreach (var function in functions)
+        {
+            var script = Path.GetFullPath(Path.Combine(Path.GetDirectoryName(function.Path)!, function.ScriptFile ?? ""));
+            var entryPoint = function.EntryPoint ?? throw new InvalidOperationException($"{function.Name}/function.json has no entryPoint.");
+            var typeName = entryPoint[..entryPoint.LastIndexOf('.')];
+            var type = LoadFrom(script, AssemblyName.GetAssemblyName(script))?.GetType(typeName, throwOnError: true)!;
+            if (!types.Contains(type))
+            {
+                types.Add(type);
+            }
+        }
+
+        return new FunctionApplication(root, startups, functions, types);
+    }
+
+    private static Assembly? LoadFrom(string path, AssemblyName name)
+    {
+        // Already loaded (e.g. by this host, or by an earlier startup): use that copy, as the host's unification does.
+        var loaded = AppDomain.CurrentDomain.GetAssemblies().FirstOrDefault(a => AssemblyName.ReferenceMatchesDefinition(name, a.GetName()) && a.GetName().Name == name.Name);
+        if (loaded is not null)
+        {
+            return loaded;
+        }
+
+        return File.Exists(path) ? AssemblyLoadContext.Default.LoadFromAssemblyPath(path) : null;
+    }
+}
