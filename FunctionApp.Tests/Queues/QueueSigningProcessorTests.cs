@@ -4,7 +4,11 @@ using FunctionApp.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
+using Azure;
+using Azure.Storage;
 using Azure.Storage.Blobs;
+using Azure.Storage.Queues;
+using Azure.Storage.Sas;
 using Azure.Storage.Blobs.Specialized;
 using Newtonsoft.Json.Linq;
 
@@ -250,6 +254,46 @@ public sealed class QueueSigningProcessorTests
         Assert.Equal(0, pool.SmallPoolInUseSize + pool.LargePoolInUseSize);
     }
 
+    [Fact]
+    public async Task SignAndReject_CredentialThatCannotCreateContainersOrQueues_WritesIntoWhatInfraCreated()
+    {
+        // Arrange: what infra grants in Azure (write into the queues and containers it created, never create one),
+        // as an account SAS for objects only. Canonical and rejected bodies go to blobs; the rejection twice (a redelivery).
+        var sas = new AccountSasBuilder(
+                AccountSasPermissions.Read | AccountSasPermissions.Write | AccountSasPermissions.Add | AccountSasPermissions.Create | AccountSasPermissions.Process,
+                DateTimeOffset.UtcNow.AddHours(1),
+                AccountSasServices.Blobs | AccountSasServices.Queues,
+                AccountSasResourceTypes.Object)
+            .ToSasQueryParameters(new StorageSharedKeyCredential(AzuriteFixture.AccountName, AzuriteFixture.AccountKey)).ToString();
+        var rejectedQueue = "p" + Guid.NewGuid().ToString("N")[..12] + "-rej";
+        var (processor, names, _) = CreateWithServices(new()
+        {
+            [QueueOptions.ConnectionSetting] = $"BlobEndpoint={_azurite.BlobServiceUri};QueueEndpoint={_azurite.QueueServiceUri};SharedAccessSignature={sas}",
+            ["Queues:InlineCanonicalMaxBytes"] = "0",
+            ["WidgetRejectedQueue"] = rejectedQueue,
+        });
+        await Container(names.WidgetCanonicalContainer).CreateAsync();
+        await Container(names.WidgetRejectedContainer).CreateAsync();
+        await new QueueServiceClient(_azurite.ConnectionString).GetQueueClient(rejectedQueue).CreateAsync();
+        var denied = await Assert.ThrowsAsync<RequestFailedException>(() =>
+            new BlobContainerClient(new Uri($"{_azurite.BlobServiceUri}/{names.WidgetClaimsContainer}?{sas}")).CreateAsync());
+        Assert.Equal(403, denied.Status);
+        var vector = Vector.Load("one-widget");
+        var bad = new SigningQueueMessage("m10", 1, null, Encoding.UTF8.GetBytes("{\"widgets\":7}"));
+
+        // Act
+        var signed = await processor.SignAsync(new SigningQueueMessage("m11", 1, null, vector.Input), CancellationToken.None);
+        var first = await processor.RejectAsync(bad, "not an envelope", "$.widgets", CancellationToken.None);
+        var again = await processor.RejectAsync(new SigningQueueMessage("m10", 2, null, bad.Body), "not an envelope", "$.widgets", CancellationToken.None);
+
+        // Assert
+        Assert.Equal(vector.Canonical, await DownloadAsync(signed.CanonicalBlob!));
+        Assert.Equal(first.Body, again.Body);
+        Assert.Equal(bad.Body.ToArray(), await DownloadAsync(first.Body!));
+        var sent = await new QueueServiceClient(_azurite.ConnectionString).GetQueueClient(rejectedQueue).PeekMessagesAsync(10);
+        Assert.Equal(2, sent.Value.Length);
+    }
+
     private (QueueSigningProcessor Processor, QueueNames Names) Create(Dictionary<string, string?> settings)
     {
         var (processor, names, _) = CreateWithServices(settings);
@@ -266,7 +310,7 @@ public sealed class QueueSigningProcessorTests
             WidgetRejectedContainer = prefix + "-rejected",
         };
         settings["AzureWebJobsStorage"] = _azurite.ConnectionString;
-        settings[QueueOptions.ConnectionSetting] = _azurite.ConnectionString;
+        settings.TryAdd(QueueOptions.ConnectionSetting, _azurite.ConnectionString);
         settings["Signing:LocalKey"] = Vector.KeyBase64;
         settings["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development";
         settings["WidgetClaimsContainer"] = names.WidgetClaimsContainer;

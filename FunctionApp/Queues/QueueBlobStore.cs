@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using System.Net;
 using Azure;
 using Azure.Storage.Blobs;
@@ -24,9 +23,6 @@ public sealed class QueueBlobStore
     private readonly RecyclableMemoryStreamManager _streams;
     private readonly QueueOptions _options;
     private readonly WidgetStorageClients _storage;
-
-    // Containers this process has already created.
-    private readonly ConcurrentDictionary<string, Lazy<Task>> _created = new(StringComparer.Ordinal);
 
     /// <summary>Creates the store.</summary>
     public QueueBlobStore(RecyclableMemoryStreamManager streams, IOptions<QueueOptions> options, WidgetStorageClients storage)
@@ -120,67 +116,59 @@ public sealed class QueueBlobStore
         ArgumentException.ThrowIfNullOrEmpty(messageId);
         ArgumentNullException.ThrowIfNull(signed);
         var container = _storage.CanonicalContainer;
-        await EnsureCreatedAsync(container, cancellationToken).ConfigureAwait(false);
         var name = CanonicalBlobName(messageId, signed.Signature.ToHex());
-        var blob = container.GetBlobClient(name);
-        await using var source = new ReadOnlySequenceStream(signed.GetCanonicalBytes());
-        try
-        {
-            await blob.UploadAsync(
-                source,
-                new BlobUploadOptions
-                {
-                    HttpHeaders = new BlobHttpHeaders { ContentType = "application/json" },
-                    Conditions = new BlobRequestConditions { IfNoneMatch = ETag.All },
-                },
-                cancellationToken).ConfigureAwait(false);
-        }
-        catch (RequestFailedException ex) when (ex.Status == (int)HttpStatusCode.Conflict)
-        {
-            // Already written by an earlier delivery of this message, with this signature: the same bytes.
-        }
-
+        await CreateOnlyAsync(container, name, () => new ReadOnlySequenceStream(signed.GetCanonicalBytes()), "application/json", cancellationToken)
+            .ConfigureAwait(false);
         return new BlobReference(container.Name, name);
     }
 
     /// <summary>The canonical blob's name for one message and signature (hex).</summary>
     public static string CanonicalBlobName(string messageId, string signatureHex) => $"{messageId}/{signatureHex}.json";
 
-    /// <summary>Keeps a rejected inline message's body (at most 64 KiB) as <c>&lt;messageId&gt;</c> in the rejected container.</summary>
+    /// <summary>
+    /// Keeps a rejected inline message's body (at most 64 KiB) as <c>&lt;messageId&gt;</c> in the rejected container,
+    /// create-only: a redelivery of the same message id carries the same body, so an existing blob is already the copy.
+    /// </summary>
     public async Task<BlobReference> WriteRejectedBodyAsync(SigningQueueMessage message, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(message);
         var container = _storage.RejectedContainer;
-        await EnsureCreatedAsync(container, cancellationToken).ConfigureAwait(false);
-        var blob = container.GetBlobClient(message.Id);
-        using var body = message.OpenBody();
-
-        // Overwrite: a redelivery of the same message id carries the same body.
-        await blob.UploadAsync(
-            body,
-            new BlobUploadOptions { HttpHeaders = new BlobHttpHeaders { ContentType = message.DecodeError is null ? "application/json" : "text/plain" } },
-            cancellationToken).ConfigureAwait(false);
+        var contentType = message.DecodeError is null ? "application/json" : "text/plain";
+        await CreateOnlyAsync(container, message.Id, message.OpenBody, contentType, cancellationToken).ConfigureAwait(false);
         return new BlobReference(container.Name, message.Id);
     }
 
-    private Task EnsureCreatedAsync(BlobContainerClient container, CancellationToken cancellationToken)
+    // Create-only (If-None-Match: *) because infra lets the app create blobs in these containers but never overwrite or
+    // delete them; a 409 means an earlier delivery of the same message wrote the same bytes. The container is created
+    // only when Storage says it is missing (Azurite starts empty; in Azure infra creates it and the app may not).
+    private static async Task CreateOnlyAsync(BlobContainerClient container, string name, Func<Stream> open, string contentType, CancellationToken cancellationToken)
     {
-        var key = container.Uri.AbsoluteUri;
-        var creation = _created.GetOrAdd(key, _ => new Lazy<Task>(() => container.CreateIfNotExistsAsync(cancellationToken: CancellationToken.None)));
-        return AwaitCreationAsync(key, creation, cancellationToken);
-    }
+        var options = new BlobUploadOptions
+        {
+            HttpHeaders = new BlobHttpHeaders { ContentType = contentType },
+            Conditions = new BlobRequestConditions { IfNoneMatch = ETag.All },
+        };
+        for (var attempt = 0; ; attempt++)
+        {
+            var source = open();
+            await using (source.ConfigureAwait(false))
+            {
+                try
+                {
+                    await container.GetBlobClient(name).UploadAsync(source, options, cancellationToken).ConfigureAwait(false);
+                    return;
+                }
+                catch (RequestFailedException ex) when (ex.Status == (int)HttpStatusCode.Conflict && ex.ErrorCode == "BlobAlreadyExists")
+                {
+                    return;
+                }
+                catch (RequestFailedException ex) when (attempt == 0 && ex.Status == (int)HttpStatusCode.NotFound && ex.ErrorCode == "ContainerNotFound")
+                {
+                    // Created below, then written again.
+                }
+            }
 
-    private async Task AwaitCreationAsync(string key, Lazy<Task> creation, CancellationToken cancellationToken)
-    {
-        try
-        {
-            await creation.Value.WaitAsync(cancellationToken).ConfigureAwait(false);
-        }
-        catch (RequestFailedException)
-        {
-            // A failed creation is retried by the next message, not remembered.
-            _created.TryRemove(new KeyValuePair<string, Lazy<Task>>(key, creation));
-            throw;
+            await container.CreateIfNotExistsAsync(cancellationToken: cancellationToken).ConfigureAwait(false);
         }
     }
 }

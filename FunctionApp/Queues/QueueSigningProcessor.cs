@@ -1,5 +1,4 @@
 using System.Buffers;
-using Azure.Storage.Queues;
 using FunctionApp.Envelopes;
 using FunctionApp.Primitives;
 using FunctionApp.Signing;
@@ -167,7 +166,7 @@ public sealed class QueueSigningProcessor
     public async Task ForwardAsync(string outputText, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(outputText);
-        await SendAsync(_storage.OutputQueue, outputText, cancellationToken).ConfigureAwait(false);
+        await StorageWrites.SendAsync(_storage.OutputQueue, outputText, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>
@@ -206,22 +205,8 @@ public sealed class QueueSigningProcessor
             ClaimCheck = claim,
             Body = body,
         };
-        await SendAsync(_storage.RejectedQueue, QueueMessageDecoder.Encode(rejected.ToJson()), cancellationToken).ConfigureAwait(false);
+        await StorageWrites.SendAsync(_storage.RejectedQueue, QueueMessageDecoder.Encode(rejected.ToJson()), cancellationToken).ConfigureAwait(false);
         return rejected;
-    }
-
-    private static async Task SendAsync(QueueClient queue, string text, CancellationToken cancellationToken)
-    {
-        try
-        {
-            await queue.SendMessageAsync(text, cancellationToken).ConfigureAwait(false);
-        }
-        catch (Azure.RequestFailedException ex) when (ex.Status == 404)
-        {
-            // The queue does not exist yet (a new deployment): create it once and send again.
-            await queue.CreateIfNotExistsAsync(cancellationToken: cancellationToken).ConfigureAwait(false);
-            await queue.SendMessageAsync(text, cancellationToken).ConfigureAwait(false);
-        }
     }
 
     private WidgetEnvelope ReadEnvelope(Stream body, BlobReference claim)

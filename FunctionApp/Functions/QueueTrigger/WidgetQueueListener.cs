@@ -38,7 +38,6 @@ internal sealed class WidgetQueueListener : IListener, IScaleMonitorProvider
     private readonly ConcurrentDictionary<string, Task> _inFlight = new(StringComparer.Ordinal);
     private Task? _loop;
     private int _inFlightCount;
-    private int _poisonCreated;
 
     public WidgetQueueListener(
         QueueClient queue, QueueClient poison, ITriggeredFunctionExecutor executor, WidgetQueueOptions options, ILogger logger, string functionId, TimeProvider time)
@@ -306,21 +305,8 @@ internal sealed class WidgetQueueListener : IListener, IScaleMonitorProvider
 
     private async Task MoveToPoisonAsync(QueueMessage message, string text, MessageLease lease)
     {
-        if (Interlocked.CompareExchange(ref _poisonCreated, 1, 0) == 0)
-        {
-            try
-            {
-                await _poison.CreateIfNotExistsAsync().ConfigureAwait(false);
-            }
-            catch
-            {
-                Volatile.Write(ref _poisonCreated, 0);
-                throw;
-            }
-        }
-
         // Copy first, delete second: a crash in between leaves a duplicate, never a loss. The text goes as received.
-        await _poison.SendMessageAsync(text).ConfigureAwait(false);
+        await StorageWrites.SendAsync(_poison, text, CancellationToken.None).ConfigureAwait(false);
         await DeleteAsync(message, lease).ConfigureAwait(false);
         WidgetQueueTriggerLog.MovedToPoison(_logger, _queue.Name, message.MessageId, message.DequeueCount, _poison.Name);
     }
