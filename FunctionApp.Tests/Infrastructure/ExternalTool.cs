@@ -21,8 +21,17 @@ public sealed record ExternalTool(int ExitCode, string Output, string Error)
             start.ArgumentList.Add(argument);
         }
 
-        // A missing program throws here: the test fails, it is never skipped.
-        using var process = Process.Start(start) ?? throw new InvalidOperationException($"{program} did not start");
+        return await RunAsync(start, program);
+    }
+
+    /// <summary>
+    /// Runs <paramref name="start"/> (output redirected) with no input, at most 60 s. A missing program throws: the test
+    /// fails, it is never skipped. The one process runner of the tests (ScriptRun uses it too).
+    /// </summary>
+    public static async Task<ExternalTool> RunAsync(ProcessStartInfo start, string name)
+    {
+        ArgumentNullException.ThrowIfNull(start);
+        using var process = Process.Start(start) ?? throw new InvalidOperationException($"{name} did not start");
         process.StandardInput.Close();
         var output = process.StandardOutput.ReadToEndAsync();
         var error = process.StandardError.ReadToEndAsync();
@@ -34,7 +43,7 @@ public sealed record ExternalTool(int ExitCode, string Output, string Error)
         catch (OperationCanceledException)
         {
             process.Kill(entireProcessTree: true);
-            throw new TimeoutException($"{program} did not finish in 60 s.");
+            throw new TimeoutException($"{name} did not finish in 60 s.");
         }
 
         return new ExternalTool(process.ExitCode, await output, await error);

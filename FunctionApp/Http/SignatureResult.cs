@@ -68,30 +68,7 @@ public sealed class SignatureResult : IActionResult
                 json.WriteValue(_signed.WidgetCount);
                 json.WritePropertyName("canonicalLength");
                 json.WriteValue(_signed.CanonicalLength);
-                json.WritePropertyName("signatures");
-                json.WriteStartArray();
-                foreach (var labelled in _signed.Signatures)
-                {
-                    json.WriteStartObject();
-                    json.WritePropertyName("keyId");
-                    json.WriteValue(labelled.KeyId);
-                    json.WritePropertyName("state");
-                    json.WriteValue(labelled.StateName);
-                    json.WritePropertyName("signature");
-                    json.WriteValue(labelled.Signature.ToHex());
-                    json.WriteEndObject();
-                }
-
-                json.WriteEndArray();
-                json.WritePropertyName("webhook");
-                json.WriteStartObject();
-                json.WritePropertyName("id");
-                json.WriteValue(_signed.Webhook.Id);
-                json.WritePropertyName("timestamp");
-                json.WriteValue(_signed.Webhook.Timestamp);
-                json.WritePropertyName("signature");
-                json.WriteValue(_signed.Webhook.Signature);
-                json.WriteEndObject();
+                SignatureJson.WriteSignatures(json, _signed.Signatures, _signed.Webhook);
                 json.WriteEndObject();
             }, context.HttpContext.RequestAborted).ConfigureAwait(false);
         }

@@ -40,25 +40,7 @@ public sealed class SigningKey
     public DateTimeOffset? CreatedOn { get; }
 
     /// <summary>Computes HMAC-SHA256 over <paramref name="data"/>, segment by segment.</summary>
-    public Signature Sign(in ReadOnlySequence<byte> data)
-    {
-        var hash = Rent();
-        try
-        {
-            foreach (var segment in data)
-            {
-                hash.AppendData(segment.Span);
-            }
-
-            Span<byte> mac = stackalloc byte[Signature.Length];
-            hash.GetHashAndReset(mac);
-            return new Signature(mac);
-        }
-        finally
-        {
-            Return(hash);
-        }
-    }
+    public Signature Sign(in ReadOnlySequence<byte> data) => Sign([], data);
 
     /// <summary>
     /// Computes HMAC-SHA256 over <paramref name="prefix"/> followed by <paramref name="data"/>, segment by segment (the

@@ -71,34 +71,7 @@ public sealed class SignatureMessage
                 json.WriteValue(CanonicalBase64);
             }
 
-            json.WritePropertyName("signatures");
-            json.WriteStartArray();
-            foreach (var labelled in Signatures)
-            {
-                json.WriteStartObject();
-                json.WritePropertyName("keyId");
-                json.WriteValue(labelled.KeyId);
-                json.WritePropertyName("state");
-                json.WriteValue(labelled.StateName);
-                json.WritePropertyName("signature");
-                json.WriteValue(labelled.Signature.ToHex());
-                json.WriteEndObject();
-            }
-
-            json.WriteEndArray();
-            if (Webhook is not null)
-            {
-                json.WritePropertyName("webhook");
-                json.WriteStartObject();
-                json.WritePropertyName("id");
-                json.WriteValue(Webhook.Id);
-                json.WritePropertyName("timestamp");
-                json.WriteValue(Webhook.Timestamp);
-                json.WritePropertyName("signature");
-                json.WriteValue(Webhook.Signature);
-                json.WriteEndObject();
-            }
-
+            SignatureJson.WriteSignatures(json, Signatures, Webhook);
             QueueJson.WriteBlob(json, "canonicalBlob", CanonicalBlob);
             QueueJson.WriteBlob(json, "claimCheck", ClaimCheck);
             json.WriteEndObject();

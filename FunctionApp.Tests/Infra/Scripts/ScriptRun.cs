@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using FunctionApp.Tests.Infrastructure;
 
 namespace FunctionApp.Tests.Infra.Scripts;
 
@@ -34,22 +35,7 @@ public sealed record ScriptRun(int ExitCode, string Output, string Error)
     /// <summary>Runs <paramref name="start"/> (bash, output redirected) with no input, at most 60 s.</summary>
     public static async Task<ScriptRun> RunAsync(ProcessStartInfo start, string name)
     {
-        ArgumentNullException.ThrowIfNull(start);
-        using var process = Process.Start(start) ?? throw new InvalidOperationException("bash did not start");
-        process.StandardInput.Close();
-        var output = process.StandardOutput.ReadToEndAsync();
-        var error = process.StandardError.ReadToEndAsync();
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
-        try
-        {
-            await process.WaitForExitAsync(timeout.Token);
-        }
-        catch (OperationCanceledException)
-        {
-            process.Kill(entireProcessTree: true);
-            throw new TimeoutException($"{name} did not finish in 60 s.");
-        }
-
-        return new ScriptRun(process.ExitCode, await output, await error);
+        var run = await ExternalTool.RunAsync(start, name);
+        return new ScriptRun(run.ExitCode, run.Output, run.Error);
     }
 }
