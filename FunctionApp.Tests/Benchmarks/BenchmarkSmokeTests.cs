@@ -3,7 +3,6 @@ using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Configs;
 using BenchmarkDotNet.Jobs;
 using BenchmarkDotNet.Running;
-using FunctionApp.Benchmarks;
 using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Benchmarks.Load;
 using Xunit.Abstractions;
@@ -26,7 +25,7 @@ public sealed class BenchmarkSmokeTests(ITestOutputHelper output)
             .WithArtifactsPath(artifacts.FullName)
             // A Debug test run builds the benchmarks unoptimized; the smoke run only checks that they work.
             .WithOptions(ConfigOptions.DisableOptimizationsValidator);
-        var expected = typeof(Program).Assembly.GetTypes()
+        var expected = typeof(FunctionApp.Benchmarks.Program).Assembly.GetTypes()
             .SelectMany(t => t.GetMethods(BindingFlags.Public | BindingFlags.Instance | BindingFlags.DeclaredOnly)
                 .Where(m => m.GetCustomAttribute<BenchmarkAttribute>() is not null)
                 .Select(m => $"{t.Name}.{m.Name}"))
@@ -35,7 +34,7 @@ public sealed class BenchmarkSmokeTests(ITestOutputHelper output)
         try
         {
             // Act
-            var summaries = BenchmarkRunner.Run(typeof(Program).Assembly, config);
+            var summaries = BenchmarkRunner.Run(typeof(FunctionApp.Benchmarks.Program).Assembly, config);
 
             // Assert
             Assert.NotEmpty(expected);

@@ -1,4 +1,3 @@
-using Azure.Core.Pipeline;
 using FunctionApp.Functions;
 using FunctionApp.Http;
 using FunctionApp.Keys;
@@ -19,7 +18,7 @@ public sealed class KeyVaultHostTests
         // Arrange
         await using var server = await FakeKeyVaultServer.StartAsync(() => DateTimeOffset.UtcNow);
         var version = server.SetSecret(KeyVaultHarness.SecretName, Vector.KeyBase64);
-        await using var host = await StartHostAsync(server);
+        await using var host = await KeyVaultHarness.StartHttpHostAsync(server, typeof(SignFunction), typeof(VerifyFunction));
 
         // Act
         var signed = await host.InvokeHttpAsync(SignFunction.Name, TestRequests.Post("/api/sign", OneWidget.Input));
@@ -45,7 +44,7 @@ public sealed class KeyVaultHostTests
         await using var server = await FakeKeyVaultServer.StartAsync(() => DateTimeOffset.UtcNow);
         server.SetSecret(KeyVaultHarness.SecretName, Vector.KeyBase64);
         server.Fault = FakeKeyVaultFault.ServerError;
-        await using var host = await StartHostAsync(server);
+        await using var host = await KeyVaultHarness.StartHttpHostAsync(server, typeof(SignFunction), typeof(VerifyFunction));
 
         // Act
         var response = await host.InvokeHttpAsync(SignFunction.Name, TestRequests.Post("/api/sign", OneWidget.Input));
@@ -65,33 +64,5 @@ public sealed class KeyVaultHostTests
             settings, services => services.AddSingleton<IAzureEnvironment>(new FixedAzureEnvironment(true)), typeof(SignFunction)));
 
         Assert.Contains("KeyVault:VaultUri", error.Message, StringComparison.Ordinal);
-    }
-
-    private static Task<FunctionsTestHost> StartHostAsync(FakeKeyVaultServer server)
-    {
-        var settings = new Dictionary<string, string?>
-        {
-            ["KeyVault:VaultUri"] = server.VaultUri.AbsoluteUri,
-            ["KeyVault:SecretName"] = KeyVaultHarness.SecretName,
-            ["KeyVault:MaxRetries"] = "1",
-            ["KeyVault:RetryDelay"] = "00:00:00.02",
-            ["KeyVault:NetworkTimeout"] = "00:00:02",
-        };
-        return FunctionsTestHost.StartAsync(
-            settings,
-            services =>
-            {
-                // In Azure (so the local key would be refused); the app's own client options, only the transport and token differ.
-                services.AddSingleton<IAzureEnvironment>(new FixedAzureEnvironment(true));
-                services.AddSingleton(sp =>
-                {
-                    var options = sp.GetRequiredService<IOptions<KeyVaultOptions>>().Value;
-                    var clientOptions = KeyVaultClientFactory.CreateClientOptions(options);
-                    clientOptions.Transport = new HttpClientTransport(server.CreateHandler());
-                    return KeyVaultClientFactory.CreateClient(options, new StaticTokenCredential(server.Token), clientOptions);
-                });
-            },
-            typeof(SignFunction),
-            typeof(VerifyFunction));
     }
 }

@@ -1,11 +1,9 @@
-using Azure.Core.Pipeline;
 using FunctionApp.Functions;
 using FunctionApp.Http;
 using FunctionApp.Keys;
 using FunctionApp.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.DependencyInjection;
-using Microsoft.Extensions.Options;
 using Newtonsoft.Json.Linq;
 using Xunit.Abstractions;
 
@@ -40,7 +38,7 @@ public sealed class WebhookLibraryTests : IDisposable
         var a = server.SetSecret(KeyVaultHarness.SecretName, Vector.KeyBase64);
         var bKey = System.Security.Cryptography.RandomNumberGenerator.GetBytes(32);
         var b = server.SetSecret(KeyVaultHarness.SecretName, Convert.ToBase64String(bKey), notBefore: DateTimeOffset.UtcNow.AddHours(1));
-        await using var host = await StartHostAsync(server);
+        await using var host = await KeyVaultHarness.StartHttpHostAsync(server, typeof(SignFunction));
         var request = TestRequests.Post("/api/sign", OneWidget.Input, query: "?output=canonical");
         request.Headers[WebhookRequestHeaders.IdempotencyKey] = "order-2026-11-23-0001";
 
@@ -129,31 +127,5 @@ public sealed class WebhookLibraryTests : IDisposable
         _output.WriteLine($"{name} headers: {File.ReadAllText(headersFile)}");
         _output.WriteLine($"{name} body: {System.Text.Encoding.UTF8.GetString(body)}");
         return (bodyFile, headersFile);
-    }
-
-    private static Task<FunctionsTestHost> StartHostAsync(FakeKeyVaultServer server)
-    {
-        var settings = new Dictionary<string, string?>
-        {
-            ["KeyVault:VaultUri"] = server.VaultUri.AbsoluteUri,
-            ["KeyVault:SecretName"] = KeyVaultHarness.SecretName,
-            ["KeyVault:MaxRetries"] = "1",
-            ["KeyVault:RetryDelay"] = "00:00:00.02",
-            ["KeyVault:NetworkTimeout"] = "00:00:02",
-        };
-        return FunctionsTestHost.StartAsync(
-            settings,
-            services =>
-            {
-                services.AddSingleton<IAzureEnvironment>(new FixedAzureEnvironment(true));
-                services.AddSingleton(sp =>
-                {
-                    var options = sp.GetRequiredService<IOptions<KeyVaultOptions>>().Value;
-                    var clientOptions = KeyVaultClientFactory.CreateClientOptions(options);
-                    clientOptions.Transport = new HttpClientTransport(server.CreateHandler());
-                    return KeyVaultClientFactory.CreateClient(options, new StaticTokenCredential(server.Token), clientOptions);
-                });
-            },
-            typeof(SignFunction));
     }
 }

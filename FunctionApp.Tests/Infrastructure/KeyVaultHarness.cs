@@ -2,7 +2,9 @@ using Azure.Core.Pipeline;
 using Azure.Security.KeyVault.Secrets;
 using FunctionApp.Keys;
 using FunctionApp.Signing;
+using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
 using Microsoft.IO;
 
 namespace FunctionApp.Tests.Infrastructure;
@@ -14,6 +16,37 @@ namespace FunctionApp.Tests.Infrastructure;
 public sealed class KeyVaultHarness : IAsyncDisposable
 {
     public const string SecretName = "widget-signing-key";
+
+    /// <summary>
+    /// The functions in the WebJobs test host, in Azure (so the local key would be refused), signing with keys from
+    /// <paramref name="server"/>: the app's own client options, only the transport and token differ.
+    /// </summary>
+    public static Task<FunctionsTestHost> StartHttpHostAsync(FakeKeyVaultServer server, params Type[] functionTypes)
+    {
+        ArgumentNullException.ThrowIfNull(server);
+        var settings = new Dictionary<string, string?>
+        {
+            ["KeyVault:VaultUri"] = server.VaultUri.AbsoluteUri,
+            ["KeyVault:SecretName"] = SecretName,
+            ["KeyVault:MaxRetries"] = "1",
+            ["KeyVault:RetryDelay"] = "00:00:00.02",
+            ["KeyVault:NetworkTimeout"] = "00:00:02",
+        };
+        return FunctionsTestHost.StartAsync(
+            settings,
+            services =>
+            {
+                services.AddSingleton<IAzureEnvironment>(new FixedAzureEnvironment(true));
+                services.AddSingleton(sp =>
+                {
+                    var options = sp.GetRequiredService<IOptions<KeyVaultOptions>>().Value;
+                    var clientOptions = KeyVaultClientFactory.CreateClientOptions(options);
+                    clientOptions.Transport = new HttpClientTransport(server.CreateHandler());
+                    return KeyVaultClientFactory.CreateClient(options, new StaticTokenCredential(server.Token), clientOptions);
+                });
+            },
+            functionTypes);
+    }
 
     private readonly LoggerFactory _loggers;
 

@@ -10,6 +10,7 @@ using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
+using LocalHost;
 using Newtonsoft.Json.Linq;
 using LogLevel = Microsoft.Extensions.Logging.LogLevel;
 using Xunit.Abstractions;
