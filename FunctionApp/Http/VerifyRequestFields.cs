@@ -1,6 +1,5 @@
 using FunctionApp.Keys;
 using Microsoft.AspNetCore.Http;
-using Microsoft.Extensions.Primitives;
 
 namespace FunctionApp.Http;
 
@@ -61,8 +60,8 @@ public static class VerifyRequestFields
     private static string? ReadOne(HttpRequest request, string header, string parameter)
     {
         ArgumentNullException.ThrowIfNull(request);
-        var fromHeader = Single(request.Headers[header], header);
-        var fromQuery = Single(request.Query[parameter], parameter);
+        var fromHeader = RequestValues.Single(request.Headers[header], header, RequestValues.FieldWording);
+        var fromQuery = RequestValues.Single(request.Query[parameter], parameter, RequestValues.FieldWording);
         if (fromHeader is not null && fromQuery is not null && !string.Equals(fromHeader.Trim(), fromQuery.Trim(), StringComparison.Ordinal))
         {
             throw new InvalidRequestException($"The {header} header and the '{parameter}' query parameter disagree; send one.");
@@ -70,11 +69,4 @@ public static class VerifyRequestFields
 
         return fromHeader ?? fromQuery;
     }
-
-    private static string? Single(StringValues values, string name) => values.Count switch
-    {
-        0 => null,
-        1 => values[0],
-        _ => throw new InvalidRequestException($"'{name}' must be given once."),
-    };
 }

@@ -101,12 +101,6 @@ public static class WebhookRequestHeaders
     private static string? Single(HttpRequest request, string name)
     {
         ArgumentNullException.ThrowIfNull(request);
-        var values = request.Headers[name];
-        return values.Count switch
-        {
-            0 => null,
-            1 => values[0]?.Trim(),
-            _ => throw new InvalidRequestException($"The {name} header must be given once."),
-        };
+        return RequestValues.Single(request.Headers[name], name, RequestValues.HeaderWording)?.Trim();
     }
 }
