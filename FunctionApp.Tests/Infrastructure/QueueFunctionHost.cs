@@ -5,7 +5,6 @@ using Azure.Storage.Queues;
 using FunctionApp.Functions;
 using FunctionApp.Functions.QueueTrigger;
 using FunctionApp.Queues;
-using Microsoft.Azure.WebJobs;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
@@ -22,7 +21,7 @@ namespace FunctionApp.Tests.Infrastructure;
 /// host wires it: every startup the build's <c>bin/extensions.json</c> lists (our trigger's
 /// <see cref="WidgetQueueWebJobsStartup"/> and <c>FunctionApp.Startup</c>), run through <c>UseWebJobsStartup</c> with a
 /// builder context, the shipped host.json under <c>AzureFunctionsJobHost</c>, and function discovery limited to
-/// <see cref="SignQueueFunction"/>. Each host gets its own queue and container names, so tests sharing one Azurite do
+/// <see cref="SignQueueFunction"/>, built by the local host's own <c>FunctionsHostFactory</c>. Each host gets its own queue and container names, so tests sharing one Azurite do
 /// not see each other's messages.
 /// </summary>
 public sealed class QueueFunctionHost : IAsyncDisposable
@@ -117,29 +116,19 @@ public sealed class QueueFunctionHost : IAsyncDisposable
         }
 
         var loggerFactory = LoggerFactory.Create(b => b.AddProvider(new TestOutputLoggerProvider(output, LogLevel.Warning)));
-        var host = new HostBuilder()
-            .UseEnvironment("Development")
-            .ConfigureAppConfiguration(c => c.AddInMemoryCollection(settings))
-            .ConfigureLogging(b => b.SetMinimumLevel(LogLevel.Warning).AddProvider(new TestOutputLoggerProvider(output, LogLevel.Warning)))
-            .ConfigureWebJobs((context, builder) =>
-            {
-                var startupContext = new WebJobsBuilderContext
-                {
-                    Configuration = context.Configuration,
-                    ApplicationRootPath = AppContext.BaseDirectory,
-                    EnvironmentName = context.HostingEnvironment.EnvironmentName,
-                };
 
-                // As the host does: every startup extensions.json lists, nothing added by hand.
-                foreach (var startup in AppBuildOutput.StartupTypes())
-                {
-                    builder.UseWebJobsStartup(startup, startupContext, loggerFactory);
-                }
-            })
+        // As the host does: every startup extensions.json lists, nothing added by hand; the same builder as the local host's.
+        var setup = new FunctionsHostSetup
+        {
+            ApplicationRootPath = AppContext.BaseDirectory,
+            Settings = settings,
+            StartupTypes = AppBuildOutput.StartupTypes(),
+            FunctionTypes = [typeof(SignQueueFunction)],
+        };
+        var host = FunctionsHostFactory.Create(setup, loggerFactory)
+            .ConfigureLogging(b => b.SetMinimumLevel(LogLevel.Warning).AddProvider(new TestOutputLoggerProvider(output, LogLevel.Warning)))
             .ConfigureServices(services =>
             {
-                services.AddSingleton<ITypeLocator>(new FixedTypeLocator([typeof(SignQueueFunction)]));
-
                 // Tests poll fast; everything else comes from the shipped host.json.
                 services.PostConfigure<WidgetQueueOptions>(options => options.MaxPollingInterval = TestPollingInterval);
                 if (storage is not null)
