@@ -126,6 +126,9 @@ public sealed class KeyVaultHarness : IAsyncDisposable
     /// <summary>Moves the clock on (firing the source's refresh timer if due) and waits for the refresh to finish.</summary>
     public async Task AdvanceAsync(TimeSpan by)
     {
+        // A refresh still in flight arms its next timer only as it ends (a caller may already have its keys): let it
+        // finish first, so moving the clock fires that timer instead of racing it.
+        await Source.CurrentRefresh.WaitAsync(TimeSpan.FromSeconds(30));
         Time.Advance(by);
         await Source.CurrentRefresh.WaitAsync(TimeSpan.FromSeconds(30));
     }
