@@ -25,6 +25,8 @@ public class EndToEndBenchmarks
 {
     private ServiceProvider _services = null!;
     private SignFunction _function = null!;
+    private SignFunction _readThenSignFunction = null!;
+    private HttpEnvelopeReader _httpReader = null!;
     private byte[] _body = null!;
     private MemoryStream _requestBody = null!;
 
@@ -52,8 +54,25 @@ public class EndToEndBenchmarks
         services.AddMvcCore();
         _services = services.BuildServiceProvider(new ServiceProviderOptions { ValidateScopes = true });
         _function = ActivatorUtilities.CreateInstance<SignFunction>(_services);
+        _httpReader = _services.GetRequiredService<HttpEnvelopeReader>();
+
+        // Issue 22's row: the same function with nothing handed to another core (read, then write and hash).
+        var oneCore = new EnvelopeSigner(
+            _services.GetRequiredService<Microsoft.IO.RecyclableMemoryStreamManager>(),
+            _services.GetRequiredService<FunctionApp.Keys.ISigningKeySource>(),
+            _services.GetRequiredService<Microsoft.Extensions.Logging.ILogger<EnvelopeSigner>>())
+        {
+            Overlap = SigningOverlap.Never,
+        };
+        _readThenSignFunction = ActivatorUtilities.CreateInstance<SignFunction>(_services, oneCore);
 
         var ours = RunOnceAsync(OurFunctionAsync).GetAwaiter().GetResult();
+        var oneCoreResult = RunOnceAsync(_readThenSignFunction.RunAsync).GetAwaiter().GetResult();
+        if (oneCoreResult.Signature != ours.Signature)
+        {
+            throw new InvalidOperationException("Reading then signing and signing behind the reader disagree.");
+        }
+
         var naive = RunOnceAsync(NaiveFunctionAsync).GetAwaiter().GetResult();
         var expected = SeedSerializeAndSign.SerializeToStringAndSign(data.Seed);
         if (ours.Status != StatusCodes.Status200OK || ours.Signature != expected || naive.Status != StatusCodes.Status200OK || !naive.Body.Contains(expected, StringComparison.Ordinal))
@@ -78,6 +97,20 @@ public class EndToEndBenchmarks
     /// <summary>Ours: <see cref="SignFunction.RunAsync"/> and its <see cref="SignatureResult"/>.</summary>
     [Benchmark]
     public Task SignFunction_RunAsync() => InvokeAsync(OurFunctionAsync, Stream.Null);
+
+    /// <summary>Ours with nothing handed to another core (issue 22): read the envelope, then write and hash it, on one thread.</summary>
+    [Benchmark]
+    public Task SignFunction_RunAsync_ReadThenSignOneCore() => InvokeAsync(_readThenSignFunction.RunAsync, Stream.Null);
+
+    /// <summary>Limit (issue 22): what reading costs, the body into the pool and the strict reader, answered with a bare 200.</summary>
+    [Benchmark]
+    public Task Limit_ReadOnly_HttpEnvelopeReader() => InvokeAsync(ReadOnlyAsync, Stream.Null);
+
+    private async Task<IActionResult> ReadOnlyAsync(HttpRequest request)
+    {
+        var envelope = await _httpReader.ReadAsync(request, CancellationToken.None).ConfigureAwait(false);
+        return envelope.Widgets.Count > 0 ? new OkResult() : new NoContentResult();
+    }
 
     private static async Task<IActionResult> NaiveFunctionAsync(HttpRequest req)
     {

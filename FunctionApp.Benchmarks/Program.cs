@@ -7,7 +7,7 @@ namespace FunctionApp.Benchmarks;
 /// <summary>
 /// Entry point. <c>dotnet run -c Release --project FunctionApp.Benchmarks -- --filter '*'</c> runs every
 /// BenchmarkDotNet benchmark; <c>-- load</c> runs the 16-signer load scenario instead, <c>-- interleaved</c> the quick A/B of the signing variants,
-/// <c>-- interleaved-reader</c> that of the reader's.
+/// <c>-- interleaved-reader</c> that of the reader's, <c>-- interleaved-pipeline</c> issue 22's (reading and signing).
 /// </summary>
 public static class Program
 {
@@ -23,6 +23,11 @@ public static class Program
         if (args.Length > 0 && args[0] == "interleaved-reader")
         {
             return ReaderInterleavedRunner.Run(args[1..], Console.Out);
+        }
+
+        if (args.Length > 0 && args[0] == "interleaved-pipeline")
+        {
+            return PipelineInterleavedRunner.Run(args[1..], Console.Out);
         }
 
         if (args.Length > 0 && args[0] == "interleaved")

@@ -102,7 +102,7 @@ public class RequestBreakdownBenchmarks
     [GlobalCleanup]
     public void Cleanup() => _stream.Dispose();
 
-    /// <summary>All of it: <see cref="WidgetEnvelopeReader.Read"/> on the ~1 MB body.</summary>
+    /// <summary>All of it: <see cref="WidgetEnvelopeReader.Read(Stream)"/> on the ~1 MB body.</summary>
     [Benchmark(Baseline = true)]
     public int Reader_Full()
     {
@@ -136,6 +136,47 @@ public class RequestBreakdownBenchmarks
     {
         _stream.Position = 0;
         using var reader = NewJsonReader(_nameTable);
+        var tokens = 0;
+        while (reader.Read())
+        {
+            tokens++;
+        }
+
+        return tokens;
+    }
+
+    /// <summary>The reader's byte scanner alone (<see cref="SurrogateEscapeScanner"/>): every byte pulled through it into a 4 KB buffer (issue 22).</summary>
+    [Benchmark]
+    public long Scanner_Alone()
+    {
+        _stream.Position = 0;
+        using var scanner = new SurrogateEscapeScanner(_stream);
+        var buffer = System.Buffers.ArrayPool<byte>.Shared.Rent(4096);
+        long total = 0;
+        int read;
+        while ((read = scanner.Read(buffer, 0, 4096)) > 0)
+        {
+            total += read;
+        }
+
+        System.Buffers.ArrayPool<byte>.Shared.Return(buffer);
+        return total;
+    }
+
+    /// <summary>Newtonsoft's tokenizer as in <see cref="Tokenize_JsonTextReader"/>, over the byte scanner as the reader sets it up (issue 22).</summary>
+    [Benchmark]
+    public int Tokenize_OverScanner()
+    {
+        _stream.Position = 0;
+        using var scanner = new SurrogateEscapeScanner(_stream);
+        using var reader = new JsonTextReader(new StreamReader(scanner, StrictUtf8, detectEncodingFromByteOrderMarks: false, bufferSize: 4096, leaveOpen: true))
+        {
+            ArrayPool = JsonCharArrayPool.Instance,
+            PropertyNameTable = _nameTable,
+            DateParseHandling = DateParseHandling.None,
+            MaxDepth = 8,
+            CloseInput = true,
+        };
         var tokens = 0;
         while (reader.Read())
         {

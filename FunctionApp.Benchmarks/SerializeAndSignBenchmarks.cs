@@ -19,15 +19,20 @@ public class SerializeAndSignBenchmarks
 
     private BenchmarkData _data = null!;
     private EnvelopeSigner _signer = null!;
+    private EnvelopeSigner _oneCoreSigner = null!;
     private byte[] _canonical = null!;
+    private byte[] _webhookPrefix = null!;
 
     /// <summary>Builds the envelope and checks that every method signs the same bytes.</summary>
     [GlobalSetup]
     public void Setup()
     {
         _data = BenchmarkData.Create(BenchmarkData.SeedWidgetCount);
-        _signer = SignerFactory.Create(out _);
+        _signer = SignerFactory.Create(out var streams);
+        _oneCoreSigner = SignerFactory.Create(streams, SigningOverlap.Never);
         SignatureGuard.EnsureSameSignature(_data, _signer);
+        SignatureGuard.EnsureSameSignature(_data, _oneCoreSigner);
+        _webhookPrefix = Encoding.ASCII.GetBytes(StandardWebhooks.NewId() + "." + DateTimeOffset.UtcNow.ToUnixTimeSeconds() + ".");
         using var canonical = new MemoryStream();
         EnvelopeSigner.WriteCanonical(_data.Ours, canonical);
         _canonical = canonical.ToArray();
@@ -53,6 +58,17 @@ public class SerializeAndSignBenchmarks
         return signed.Signature.ToHex();
     }
 
+    /// <summary>
+    /// Ours on one core (issue 22's row): the canonical bytes written once into the pooled blocks while every MAC a signature
+    /// carries (<c>X-Signature</c> and the Standard Webhooks form) is fed from them, nothing handed to another thread.
+    /// </summary>
+    [Benchmark]
+    public string EnvelopeSigner_Sign_OneCore()
+    {
+        using var signed = _oneCoreSigner.Sign(_data.Ours, BenchmarkData.Key);
+        return signed.Signature.ToHex();
+    }
+
     /// <summary>Limit: our canonical UTF-8 writer alone (through its staging buffer) into <see cref="Stream.Null"/>.</summary>
     [Benchmark]
     public void Limit_CanonicalWriter_StreamNull() => EnvelopeSigner.WriteCanonical(_data.Ours, Stream.Null);
@@ -68,4 +84,19 @@ public class SerializeAndSignBenchmarks
     /// <summary>Limit: HMAC-SHA256 alone over the canonical bytes, already in one array.</summary>
     [Benchmark]
     public byte[] Limit_HmacSha256_CanonicalBytes() => HMACSHA256.HashData(BenchmarkData.KeyBytes, _canonical);
+
+    /// <summary>
+    /// Limit (issue 22): both MACs every signature carries since the Standard Webhooks form (issue 18), one after the
+    /// other over the canonical bytes in one array: <c>X-Signature</c>'s and the one over <c>id.timestamp.</c> + the bytes.
+    /// </summary>
+    [Benchmark]
+    public int Limit_BothMacs_CanonicalBytes()
+    {
+        Span<byte> mac = stackalloc byte[32];
+        using var webhook = IncrementalHash.CreateHMAC(HashAlgorithmName.SHA256, BenchmarkData.KeyBytes);
+        webhook.AppendData(_webhookPrefix);
+        webhook.AppendData(_canonical);
+        webhook.GetHashAndReset(mac);
+        return HMACSHA256.HashData(BenchmarkData.KeyBytes, _canonical)[0] + mac[0];
+    }
 }

@@ -13,7 +13,13 @@ public static class SignerFactory
     public static EnvelopeSigner Create(out RecyclableMemoryStreamManager streams)
     {
         streams = StreamPoolFactory.Create(new StreamPoolOptions(), NullLogger.Instance);
-        var keys = new ConfigurationSigningKeySource(Options.Create(new LocalKeyOptions { LocalKey = Convert.ToBase64String(BenchmarkData.KeyBytes) }));
-        return new EnvelopeSigner(streams, keys, NullLogger<EnvelopeSigner>.Instance);
+        return Create(streams, SigningOverlap.Adaptive);
     }
+
+    /// <summary>Creates a signer over <paramref name="streams"/> that hands work to a second core as <paramref name="overlap"/> says (issue 22's rows).</summary>
+    internal static EnvelopeSigner Create(RecyclableMemoryStreamManager streams, SigningOverlap overlap) =>
+        new(streams, Keys, NullLogger<EnvelopeSigner>.Instance) { Overlap = overlap };
+
+    private static ConfigurationSigningKeySource Keys =>
+        new(Options.Create(new LocalKeyOptions { LocalKey = Convert.ToBase64String(BenchmarkData.KeyBytes) }));
 }

@@ -58,7 +58,14 @@ public sealed class WidgetEnvelopeReader
 
     /// <summary>Reads and validates one envelope; the stream is left open.</summary>
     /// <exception cref="EnvelopeFormatException">The input is not a valid envelope.</exception>
-    public WidgetEnvelope Read(Stream utf8Json)
+    public WidgetEnvelope Read(Stream utf8Json) => Read(utf8Json, sink: null);
+
+    /// <summary>
+    /// Reads and validates one envelope, handing each widget to <paramref name="sink"/> as soon as it is valid; the
+    /// stream is left open. The envelope is valid only if this returns.
+    /// </summary>
+    /// <exception cref="EnvelopeFormatException">The input is not a valid envelope.</exception>
+    public WidgetEnvelope Read(Stream utf8Json, IWidgetSink? sink)
     {
         ArgumentNullException.ThrowIfNull(utf8Json);
 
@@ -74,7 +81,7 @@ public sealed class WidgetEnvelopeReader
             CloseInput = false,
         };
 
-        var session = new Session(reader, scanner, this, ExpectedWidgets(utf8Json));
+        var session = new Session(reader, scanner, this, ExpectedWidgets(utf8Json), sink);
         try
         {
             var envelope = session.ReadEnvelope();
@@ -140,7 +147,7 @@ public sealed class WidgetEnvelopeReader
     private string BoundedPath(string? newtonsoftPath) => EchoText.Truncate(ToJsonPath(newtonsoftPath), _maxEchoedChars + 32);
 
     /// <summary>One read: the Newtonsoft reader, the byte scanner under it, and the count of strings read so far.</summary>
-    private sealed class Session(JsonTextReader reader, SurrogateEscapeScanner scanner, WidgetEnvelopeReader owner, int expectedWidgets)
+    private sealed class Session(JsonTextReader reader, SurrogateEscapeScanner scanner, WidgetEnvelopeReader owner, int expectedWidgets, IWidgetSink? sink)
     {
         // One per envelope, not per widget: every widget sets all ten before they are copied out (or it is rejected).
         private readonly string[] _properties = new string[10];
@@ -238,7 +245,9 @@ public sealed class WidgetEnvelopeReader
                         $"The envelope has more than {owner._maxWidgets:N0} widgets, the limit (setting {EnvelopeOptions.SectionName}:{nameof(EnvelopeOptions.MaxWidgets)}); sign it in parts."));
                 }
 
-                widgets.Add(ReadWidget(widgetsName, widgets.Count));
+                var widget = ReadWidget(widgetsName, widgets.Count);
+                widgets.Add(widget);
+                sink?.Add(widget);
             }
 
             return widgets;

@@ -44,8 +44,7 @@ public sealed class SignFunction
         {
             var canonicalBody = SignRequestOptions.WantsCanonicalBody(request);
             var webhookId = WebhookRequestHeaders.ReadIdempotencyKey(request);
-            var envelope = await _reader.ReadAsync(request, lease, cancellationToken).ConfigureAwait(false);
-            var signed = await _signer.SignAsync(envelope, webhookId, lease, cancellationToken).ConfigureAwait(false);
+            var signed = await _reader.ReadAndSignAsync(request, _signer, webhookId, lease, cancellationToken).ConfigureAwait(false);
             lease = null;
 
             // Safety net: if the host never executes the result, the pooled stream still goes back.

@@ -64,4 +64,25 @@ public sealed class HttpEnvelopeReader
             return _reader.Read(body);
         }
     }
+
+    /// <summary>
+    /// Reads the envelope in <paramref name="request"/>'s body and signs it with <paramref name="signer"/>, writing and
+    /// hashing behind the reader when a core is spare (<see cref="EnvelopeSigner.ReadAndSignAsync"/>). The body's and the
+    /// canonical form's blocks are charged to <paramref name="lease"/>, which the result then owns; the body is returned
+    /// to the pool as soon as it is read.
+    /// </summary>
+    /// <exception cref="UnsupportedContentTypeException">The body is not declared as UTF-8 JSON.</exception>
+    /// <exception cref="RequestBodyTooLargeException">The body is over the limit.</exception>
+    /// <exception cref="RequestTimeoutException">The body arrives more slowly than the minimum data rate.</exception>
+    /// <exception cref="MemoryBudgetExceededException">The memory budget had no room within its wait.</exception>
+    /// <exception cref="EnvelopeFormatException">The body is not a valid envelope.</exception>
+    public async Task<SignedEnvelope> ReadAndSignAsync(
+        HttpRequest request, EnvelopeSigner signer, string? webhookId, EnvelopeBudgetLease lease, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(signer);
+        PooledRequestBody.EnsureJsonContentType(request);
+        var body = await PooledRequestBody.ReadAsync(request, _streams, _maxBodyBytes, lease, _options, cancellationToken).ConfigureAwait(false);
+        // The signer owns the body from here: it is returned to the pool as soon as it is read.
+        return await signer.ReadAndSignAsync(body, _reader, webhookId, lease, cancellationToken).ConfigureAwait(false);
+    }
 }

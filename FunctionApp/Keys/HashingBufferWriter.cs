@@ -1,20 +1,19 @@
 using System.Buffers;
-using System.Security.Cryptography;
 
 namespace FunctionApp.Keys;
 
 /// <summary>
-/// Passes a writer's memory through from <c>destination</c> and appends each committed span to an HMAC as it is
+/// Passes a writer's memory through from <c>destination</c> and appends each committed span to the HMACs (one or several) as it is
 /// committed, while those bytes are still in cache: they are not read back from memory for hashing afterwards.
 /// </summary>
-internal sealed class HashingBufferWriter(IBufferWriter<byte> destination, IncrementalHash hash) : IBufferWriter<byte>
+internal sealed class HashingBufferWriter(IBufferWriter<byte> destination, HashTargets hashes) : IBufferWriter<byte>
 {
     private Memory<byte> _lent;
 
     public void Advance(int count)
     {
         ArgumentOutOfRangeException.ThrowIfGreaterThan(count, _lent.Length);
-        hash.AppendData(_lent.Span.Slice(0, count));
+        hashes.Append(_lent.Span.Slice(0, count));
         destination.Advance(count);
         _lent = default;
     }

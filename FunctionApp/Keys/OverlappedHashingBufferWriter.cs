@@ -5,29 +5,41 @@ namespace FunctionApp.Keys;
 
 /// <summary>
 /// Writing and hashing on two cores: the caller's thread fills the destination's memory, lent at most
-/// <c>chunk</c> bytes at a time, while a thread-pool thread appends each committed chunk to the HMAC in order.
+/// <c>chunk</c> bytes at a time, while a thread-pool thread appends each committed chunk, in order, to the HMACs it was given.
 /// If the pool has not started the hashing by the time writing ends (every core busy), the writer's thread hashes
 /// the chunks itself and the queued work item does nothing: never slower than hashing afterwards, by more than a
-/// lock. One instance per signature (a queued work item may outlive it); call <see cref="Finish"/> exactly once.
+/// few atomic operations. One instance per signature (a queued work item may outlive it); call <see cref="Finish"/> exactly once.
 /// </summary>
-internal sealed class OverlappedHashingBufferWriter(IBufferWriter<byte> destination, IncrementalHash hash, int chunk)
+/// <remarks>
+/// The chunks pass through a single-producer single-consumer ring without a lock (issue 22): with a lock per chunk, the
+/// two threads contended for it whenever the hashing kept up with the writing, and each contention cost a wake-up.
+/// Either side waits for the other spinning first, and sleeps only past that.
+/// </remarks>
+internal sealed class OverlappedHashingBufferWriter(IBufferWriter<byte> destination, HashTargets hashes, int chunk)
     : IBufferWriter<byte>, IThreadPoolWorkItem
 {
-    private readonly object _gate = new();
-    private ChunkQueue _pending = new(64);
-    private Memory<byte> _lent;
-    private State _state;
-    private bool _writingDone;
-    private Exception? _failure;
+    // 64 chunks of 16 KB: the writer waits only if the hashing falls a whole megabyte behind.
+    private const int Capacity = 64;
 
-    private enum State
-    {
-        NotQueued,
-        Queued,
-        Hashing,
-        Finished,
-        Abandoned,
-    }
+    // About 20-50 µs of spinning and yielding: several chunks' worth of writing.
+    private const int SpinsBeforeSleeping = 40;
+
+    private const int NotQueued = 0;
+    private const int Queued = 1;
+    private const int Hashing = 2;
+    private const int Finished = 3;
+    private const int Abandoned = 4;
+
+    private readonly object _sleep = new();
+    private ReadOnlyMemory<byte>[] _ring = ArrayPool<ReadOnlyMemory<byte>>.Shared.Rent(Capacity);
+    private Memory<byte> _lent;
+    private int _state;
+    private int _enqueued;
+    private int _dequeued;
+    private bool _writingDone;
+    private bool _consumerSleeping;
+    private bool _producerSleeping;
+    private Exception? _failure;
 
     public void Advance(int count)
     {
@@ -35,18 +47,20 @@ internal sealed class OverlappedHashingBufferWriter(IBufferWriter<byte> destinat
         var filled = _lent.Slice(0, count);
         destination.Advance(count);
         _lent = default;
-        lock (_gate)
+        Start();
+        Enqueue(filled);
+    }
+
+    /// <summary>
+    /// Queues the hashing thread now, before the first chunk, so the pool's wake-up overlaps the first writing; the first
+    /// <see cref="Advance"/> does it otherwise.
+    /// </summary>
+    public void Start()
+    {
+        if (_state == NotQueued)
         {
-            _pending.Enqueue(filled);
-            if (_state == State.NotQueued)
-            {
-                _state = State.Queued;
-                ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
-            }
-            else if (_state == State.Hashing)
-            {
-                Monitor.Pulse(_gate);
-            }
+            _state = Queued;
+            ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
         }
     }
 
@@ -62,24 +76,40 @@ internal sealed class OverlappedHashingBufferWriter(IBufferWriter<byte> destinat
     /// <summary>
     /// Ends writing: waits for the hashing thread to append every committed chunk or, if it never started, appends
     /// them here. After a failure to write, pass <paramref name="completed"/> false: it only makes sure the other
-    /// thread no longer touches the destination's memory or the hash.
+    /// thread no longer touches the destination's memory or the hashes.
     /// </summary>
     public void Finish(bool completed)
     {
-        lock (_gate)
+        Volatile.Write(ref _writingDone, true);
+        WakeConsumer();
+        var previous = Interlocked.CompareExchange(ref _state, Abandoned, Queued);
+        if (previous is NotQueued or Queued or Abandoned)
         {
-            _writingDone = true;
-            if (_state is State.NotQueued or State.Queued)
+            // Not started (or given up on when the ring filled): the work item, whenever it runs, finds nothing to do.
+            Volatile.Write(ref _state, Abandoned);
+        }
+        else
+        {
+            // The other thread has a chunk or two left: spin for it before sleeping (a wake-up costs more).
+            var spinner = default(SpinWait);
+            while (Volatile.Read(ref _state) != Finished)
             {
-                // Not started yet: the work item, whenever it runs, finds nothing to do.
-                _state = State.Abandoned;
-            }
-            else
-            {
-                Monitor.Pulse(_gate);
-                while (_state == State.Hashing)
+                if (spinner.Count < SpinsBeforeSleeping)
                 {
-                    Monitor.Wait(_gate);
+                    spinner.SpinOnce(sleep1Threshold: -1);
+                    continue;
+                }
+
+                lock (_sleep)
+                {
+                    _producerSleeping = true;
+                    Interlocked.MemoryBarrier();
+                    if (Volatile.Read(ref _state) != Finished)
+                    {
+                        Monitor.Wait(_sleep);
+                    }
+
+                    _producerSleeping = false;
                 }
             }
         }
@@ -93,50 +123,36 @@ internal sealed class OverlappedHashingBufferWriter(IBufferWriter<byte> destinat
         {
             if (completed)
             {
-                while (_pending.TryDequeue(out var rest))
+                // Whatever the other thread did not take (all of it, if it never started).
+                for (var i = _dequeued; i < _enqueued; i++)
                 {
-                    hash.AppendData(rest.Span);
+                    hashes.Append(_ring[i % Capacity].Span);
                 }
             }
         }
         finally
         {
-            // The other thread is done with it (or will never start).
-            _pending.Return();
+            // The other thread is done with it (or will never start). Cleared: the chunks point into the stream's blocks.
+            var ring = _ring;
+            _ring = [];
+            ArrayPool<ReadOnlyMemory<byte>>.Shared.Return(ring, clearArray: true);
         }
     }
 
     public void Execute()
     {
-        lock (_gate)
+        if (Interlocked.CompareExchange(ref _state, Hashing, Queued) != Queued)
         {
-            if (_state != State.Queued)
-            {
-                return;
-            }
-
-            _state = State.Hashing;
+            return;
         }
 
         try
         {
-            while (true)
+            while (TryTake(out var next))
             {
-                ReadOnlyMemory<byte> next;
-                lock (_gate)
-                {
-                    while (_pending.Count == 0 && !_writingDone)
-                    {
-                        Monitor.Wait(_gate);
-                    }
-
-                    if (!_pending.TryDequeue(out next))
-                    {
-                        break;
-                    }
-                }
-
-                hash.AppendData(next.Span);
+                hashes.Append(next.Span);
+                Volatile.Write(ref _dequeued, _dequeued + 1);
+                WakeProducer();
             }
         }
         catch (CryptographicException ex)
@@ -145,67 +161,127 @@ internal sealed class OverlappedHashingBufferWriter(IBufferWriter<byte> destinat
         }
         finally
         {
-            lock (_gate)
+            Volatile.Write(ref _state, Finished);
+            WakeProducer();
+        }
+    }
+
+    private void Enqueue(ReadOnlyMemory<byte> filled)
+    {
+        // Full only if the hashing thread fell a whole ring behind (or never started: then this thread hashes the oldest).
+        while (_enqueued - Volatile.Read(ref _dequeued) == Capacity)
+        {
+            if (Volatile.Read(ref _state) is NotQueued or Queued && Interlocked.CompareExchange(ref _state, Abandoned, Queued) == Queued)
             {
-                _state = State.Finished;
-                Monitor.PulseAll(_gate);
+                continue;
+            }
+
+            if (_state == Abandoned)
+            {
+                hashes.Append(_ring[_dequeued % Capacity].Span);
+                _dequeued++;
+                continue;
+            }
+
+            if (Volatile.Read(ref _state) == Finished)
+            {
+                // The hashing thread failed (Finish throws that): nothing is hashed any more, so the oldest can go.
+                _dequeued++;
+                continue;
+            }
+
+            WaitForConsumer();
+        }
+
+        _ring[_enqueued % Capacity] = filled;
+        Volatile.Write(ref _enqueued, _enqueued + 1);
+        WakeConsumer();
+    }
+
+    // On the hashing thread: the next chunk, waiting for it spinning first; false once writing is done and all is taken.
+    private bool TryTake(out ReadOnlyMemory<byte> next)
+    {
+        var spinner = default(SpinWait);
+        while (true)
+        {
+            var dequeued = _dequeued;
+            if (dequeued != Volatile.Read(ref _enqueued))
+            {
+                next = _ring[dequeued % Capacity];
+                return true;
+            }
+
+            if (Volatile.Read(ref _writingDone))
+            {
+                // Writing may have committed one more chunk just before it ended.
+                if (dequeued != Volatile.Read(ref _enqueued))
+                {
+                    continue;
+                }
+
+                next = default;
+                return false;
+            }
+
+            if (spinner.Count < SpinsBeforeSleeping)
+            {
+                spinner.SpinOnce(sleep1Threshold: -1);
+                continue;
+            }
+
+            lock (_sleep)
+            {
+                _consumerSleeping = true;
+                Interlocked.MemoryBarrier();
+                if (dequeued == Volatile.Read(ref _enqueued) && !Volatile.Read(ref _writingDone))
+                {
+                    Monitor.Wait(_sleep);
+                }
+
+                _consumerSleeping = false;
+            }
+
+            spinner = default;
+        }
+    }
+
+    private void WaitForConsumer()
+    {
+        lock (_sleep)
+        {
+            _producerSleeping = true;
+            Interlocked.MemoryBarrier();
+            if (_enqueued - Volatile.Read(ref _dequeued) == Capacity && Volatile.Read(ref _state) == Hashing)
+            {
+                Monitor.Wait(_sleep, 1);
+            }
+
+            _producerSleeping = false;
+        }
+    }
+
+    // A store, a full fence, then the other side's flag: with the same order on the sleeping side, one of the two always
+    // sees the other, so no wake-up is lost, and none is paid for while the other side is spinning.
+    private void WakeConsumer()
+    {
+        Interlocked.MemoryBarrier();
+        if (Volatile.Read(ref _consumerSleeping))
+        {
+            lock (_sleep)
+            {
+                Monitor.PulseAll(_sleep);
             }
         }
     }
 
-    /// <summary>A first-in first-out queue of chunks in a rented array (a signature allocates next to nothing).</summary>
-    private struct ChunkQueue(int capacity)
+    private void WakeProducer()
     {
-        private ReadOnlyMemory<byte>[] _items = ArrayPool<ReadOnlyMemory<byte>>.Shared.Rent(capacity);
-        private int _head;
-        private int _count;
-
-        public readonly int Count => _count;
-
-        public void Enqueue(ReadOnlyMemory<byte> chunk)
+        Interlocked.MemoryBarrier();
+        if (Volatile.Read(ref _producerSleeping))
         {
-            if (_count == _items.Length)
+            lock (_sleep)
             {
-                var larger = ArrayPool<ReadOnlyMemory<byte>>.Shared.Rent(_items.Length * 2);
-                for (var i = 0; i < _count; i++)
-                {
-                    larger[i] = _items[(_head + i) % _items.Length];
-                }
-
-                ArrayPool<ReadOnlyMemory<byte>>.Shared.Return(_items, clearArray: true);
-                _items = larger;
-                _head = 0;
-            }
-
-            _items[(_head + _count) % _items.Length] = chunk;
-            _count++;
-        }
-
-        public bool TryDequeue(out ReadOnlyMemory<byte> chunk)
-        {
-            if (_count == 0)
-            {
-                chunk = default;
-                return false;
-            }
-
-            chunk = _items[_head];
-            _items[_head] = default;
-            _head = (_head + 1) % _items.Length;
-            _count--;
-            return true;
-        }
-
-        public void Return()
-        {
-            var items = _items;
-            _items = [];
-            _head = 0;
-            _count = 0;
-            if (items.Length > 0)
-            {
-                // Cleared: the chunks point into the stream's blocks, which go back to their own pool.
-                ArrayPool<ReadOnlyMemory<byte>>.Shared.Return(items, clearArray: true);
+                Monitor.PulseAll(_sleep);
             }
         }
     }

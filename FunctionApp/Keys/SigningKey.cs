@@ -81,7 +81,7 @@ public sealed class SigningKey
         {
             if (overlapChunkBytes > 0)
             {
-                var overlapped = new OverlappedHashingBufferWriter(destination, hash, overlapChunkBytes);
+                var overlapped = new OverlappedHashingBufferWriter(destination, new HashTargets(hash), overlapChunkBytes);
                 var completed = false;
                 try
                 {
@@ -95,7 +95,7 @@ public sealed class SigningKey
             }
             else
             {
-                write(new HashingBufferWriter(destination, hash), state);
+                write(new HashingBufferWriter(destination, new HashTargets(hash)), state);
             }
         }
         catch
@@ -105,6 +105,18 @@ public sealed class SigningKey
             throw;
         }
 
+        return Complete(hash);
+    }
+
+    /// <inheritdoc />
+    public override string ToString() => $"SigningKey({KeyId})";
+
+    /// <summary>An HMAC under this key from the pool, for <see cref="KeyMacs"/>; give it back with <see cref="Complete"/>.</summary>
+    internal IncrementalHash RentHash() => Rent();
+
+    /// <summary>The MAC of what <paramref name="hash"/> was fed; the instance goes back to the pool.</summary>
+    internal Signature Complete(IncrementalHash hash)
+    {
         try
         {
             Span<byte> mac = stackalloc byte[Signature.Length];
@@ -116,9 +128,6 @@ public sealed class SigningKey
             Return(hash);
         }
     }
-
-    /// <inheritdoc />
-    public override string ToString() => $"SigningKey({KeyId})";
 
     private IncrementalHash Rent() =>
         _hashes.TryTake(out var hash) ? hash : IncrementalHash.CreateHMAC(HashAlgorithmName.SHA256, _material);

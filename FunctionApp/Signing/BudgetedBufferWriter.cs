@@ -6,8 +6,10 @@ namespace FunctionApp.Signing;
 /// <summary>
 /// The canonical stream as the writer sees it: every block the stream takes from the pool is charged to the lease before
 /// it is filled, and writing stops as soon as the canonical form passes its limit. One check per block (64 KiB).
+/// <paramref name="heldBytes"/> is what the lease must keep besides (the request body, while the canonical form is written
+/// behind its reader).
 /// </summary>
-internal sealed class BudgetedBufferWriter(RecyclableMemoryStream destination, EnvelopeBudgetLease? lease, long maxBytes) : IBufferWriter<byte>
+internal sealed class BudgetedBufferWriter(RecyclableMemoryStream destination, EnvelopeBudgetLease? lease, long maxBytes, long heldBytes = 0) : IBufferWriter<byte>
 {
     public void Advance(int count)
     {
@@ -21,7 +23,7 @@ internal sealed class BudgetedBufferWriter(RecyclableMemoryStream destination, E
     public Memory<byte> GetMemory(int sizeHint = 0)
     {
         var memory = destination.GetMemory(sizeHint);
-        lease?.Cover(destination.Capacity64);
+        lease?.Cover(heldBytes + destination.Capacity64);
         return memory;
     }
 

@@ -72,6 +72,38 @@ internal static class CanonicalUtf8Writer
         output.Complete();
     }
 
+    /// <summary>
+    /// Writes the opening <c>{"widgets":[</c> of an envelope written in parts, as its widgets arrive: then
+    /// <see cref="WriteWidgets"/> for each run of widgets in order, then <see cref="WriteEnd"/>. The bytes are those
+    /// of <see cref="Write(WidgetEnvelope, IBufferWriter{byte})"/>; each call commits what it wrote.
+    /// </summary>
+    public static void WriteStart(IBufferWriter<byte> destination)
+    {
+        var output = new Output(destination);
+        output.Raw("{\"widgets\":["u8);
+        output.Complete();
+    }
+
+    /// <summary>Writes the next <paramref name="widgets"/>; <paramref name="first"/> when they begin the list.</summary>
+    public static void WriteWidgets(ReadOnlySpan<Widget> widgets, bool first, IBufferWriter<byte> destination)
+    {
+        var output = new Output(destination);
+        for (var i = 0; i < widgets.Length; i++)
+        {
+            WriteWidget(ref output, widgets[i], !first || i > 0);
+        }
+
+        output.Complete();
+    }
+
+    /// <summary>Writes the closing <c>]}</c>.</summary>
+    public static void WriteEnd(IBufferWriter<byte> destination)
+    {
+        var output = new Output(destination);
+        output.Raw("]}"u8);
+        output.Complete();
+    }
+
     private static void WriteWidget(ref Output output, Widget widget, bool comma)
     {
         // Each constant carries the closing quote of the value before it and the opening quote of the next.

@@ -25,6 +25,22 @@ public sealed class EnvelopeBudgetLease : IDisposable
         }
     }
 
+    /// <summary>Charges up to <paramref name="bytes"/> in total if the budget has room now; false (and nothing charged) if not.</summary>
+    internal bool TryCoverNow(long bytes) => bytes <= _charged || TryCover(bytes);
+
+    /// <summary>
+    /// Gives back what is charged above <paramref name="bytes"/> (a body returned to the pool while its canonical form,
+    /// written beside it, stays). The one exception to only growing, for the flow that holds the lease.
+    /// </summary>
+    internal void ShrinkTo(long bytes)
+    {
+        var charged = _charged;
+        if (bytes < charged && Interlocked.CompareExchange(ref _charged, bytes, charged) == charged)
+        {
+            _budget.Release(charged - bytes);
+        }
+    }
+
     /// <summary>Charges up to <paramref name="bytes"/> in total, waiting up to the budget's <c>MaxWait</c> for room.</summary>
     /// <exception cref="MemoryBudgetExceededException">Still no room after the wait.</exception>
     public ValueTask CoverAsync(long bytes, CancellationToken cancellationToken) =>

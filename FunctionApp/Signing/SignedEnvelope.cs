@@ -63,6 +63,19 @@ public sealed class SignedEnvelope : IDisposable, IAsyncDisposable
     public System.Buffers.ReadOnlySequence<byte> GetCanonicalBytes() =>
         (_canonical ?? throw new ObjectDisposedException(nameof(SignedEnvelope))).GetReadOnlySequence();
 
+    /// <summary>
+    /// After the body the canonical form was written beside has gone back to the pool: the lease keeps only what the
+    /// canonical blocks take.
+    /// </summary>
+    internal void ReleaseAllButCanonical()
+    {
+        var canonical = _canonical;
+        if (canonical is not null)
+        {
+            _lease?.ShrinkTo(canonical.Capacity64);
+        }
+    }
+
     /// <inheritdoc />
     public void Dispose()
     {

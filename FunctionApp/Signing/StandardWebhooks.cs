@@ -78,11 +78,16 @@ public static class StandardWebhooks
     public static Signature Sign(SigningKey key, string id, long timestamp, in ReadOnlySequence<byte> canonical)
     {
         ArgumentNullException.ThrowIfNull(key);
-        Span<byte> prefix = stackalloc byte[MaxIdLength + MaxTimestampDigits + 4];
+        Span<byte> prefix = stackalloc byte[MaxPrefixBytes];
         return key.Sign(prefix[..WritePrefix(prefix, id, timestamp)], canonical);
     }
 
-    private static int WritePrefix(Span<byte> destination, string id, long timestamp)
+    /// <summary>The longest prefix <see cref="WritePrefix"/> writes.</summary>
+    internal const int MaxPrefixBytes = MaxIdLength + MaxTimestampDigits + 4;
+
+    /// <summary>Writes <c>id.timestamp.</c> as ASCII; returns its length.</summary>
+    /// <exception cref="ArgumentException"><paramref name="id"/> breaks <see cref="IsValidId"/>.</exception>
+    internal static int WritePrefix(Span<byte> destination, string id, long timestamp)
     {
         if (!IsValidId(id))
         {

@@ -1,0 +1,71 @@
+using System.Text;
+using FunctionApp.Benchmarks.Infrastructure;
+using FunctionApp.Envelopes;
+using FunctionApp.Signing;
+using Newtonsoft.Json;
+
+namespace FunctionApp.Benchmarks.Load;
+
+/// <summary>
+/// Issue 22's quick A/B (<c>-- interleaved-pipeline [--rounds 40]</c>): reading alone, reading then signing on one core,
+/// signing behind the reader, and the adaptive production path, in turn round after round on the seed body, with the
+/// in-memory signer's three modes beside them. For iterating on a shared machine; published figures come from BenchmarkDotNet.
+/// </summary>
+public static class PipelineInterleavedRunner
+{
+    /// <summary>Runs the rounds and writes the table to <paramref name="output"/>.</summary>
+    public static int Run(string[] args, TextWriter output)
+    {
+        ArgumentNullException.ThrowIfNull(args);
+        ArgumentNullException.ThrowIfNull(output);
+        var rounds = InterleavedRounds.Option(args, "--rounds", 40);
+        var data = BenchmarkData.Create(BenchmarkData.SeedWidgetCount);
+        var body = Encoding.UTF8.GetBytes(JsonConvert.SerializeObject(data.Seed, new JsonSerializerSettings
+        {
+            ContractResolver = new Newtonsoft.Json.Serialization.CamelCasePropertyNamesContractResolver(),
+        }));
+        var adaptive = SignerFactory.Create(out var streams);
+        var never = SignerFactory.Create(streams, SigningOverlap.Never);
+        var always = SignerFactory.Create(streams, SigningOverlap.Always);
+        var reader = new WidgetEnvelopeReader();
+        var key = BenchmarkData.Key;
+
+        void ReadAndSign(EnvelopeSigner signer)
+        {
+            using var stream = new MemoryStream(body, writable: false);
+            using var signed = signer.ReadAndSignAsync(stream, reader, null, null, CancellationToken.None).AsTask().GetAwaiter().GetResult();
+        }
+
+        void Sign(EnvelopeSigner signer)
+        {
+            using var signed = signer.Sign(data.Ours, key);
+        }
+
+        using var canonical = new MemoryStream();
+        EnvelopeSigner.WriteCanonical(data.Ours, canonical);
+        var bytes = canonical.ToArray();
+        void Hmac() => System.Security.Cryptography.HMACSHA256.HashData(BenchmarkData.KeyBytes, bytes);
+
+        (string Name, Action Run)[] variants =
+        [
+            ("HMAC alone (array)", Hmac),
+            ("two HMACs, one after the other", () =>
+            {
+                Hmac();
+                Hmac();
+            }),
+            ("two HMACs on two threads at once", () => Parallel.Invoke(Hmac, Hmac)),
+            ("writer alone", () => EnvelopeSigner.WriteCanonical(data.Ours, Stream.Null)),
+            ("read alone", () => reader.Read(new MemoryStream(body, writable: false))),
+            ("read, then sign (one core)", () => ReadAndSign(never)),
+            ("sign behind the reader (always)", () => ReadAndSign(always)),
+            ("ReadAndSignAsync (adaptive)", () => ReadAndSign(adaptive)),
+            ("sign in memory, one core", () => Sign(never)),
+            ("sign in memory, MACs split over two cores", () => Sign(always)),
+            ("sign in memory (adaptive)", () => Sign(adaptive)),
+        ];
+
+        InterleavedRounds.Run(variants, rounds, 3, "Interleaved, the seed body (3,000 widgets)", "read alone", "N2", output);
+        return 0;
+    }
+}

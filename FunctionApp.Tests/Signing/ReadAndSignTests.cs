@@ -1,0 +1,286 @@
+using System.Buffers;
+using System.Security.Cryptography;
+using System.Text;
+using FunctionApp.Envelopes;
+using FunctionApp.Keys;
+using FunctionApp.Signing;
+using FunctionApp.Tests.Infrastructure;
+using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
+using Newtonsoft.Json;
+
+namespace FunctionApp.Tests.Signing;
+
+/// <summary>
+/// Writing and hashing behind the reader (<see cref="EnvelopeSigner.ReadAndSignAsync"/>, issue 22) signs exactly what
+/// reading then signing signs, keeps the reader's errors first, returns every pooled block, and respects the budget.
+/// Each case runs with the pipeline forced on (<see cref="SigningOverlap.Always"/>) and off.
+/// </summary>
+public sealed class ReadAndSignTests
+{
+    private const string WebhookId = "msg_test";
+
+    public static TheoryData<string, bool> PositiveVectorsBothWays()
+    {
+        var data = new TheoryData<string, bool>();
+        foreach (var name in Vector.Names(reject: false))
+        {
+            data.Add(name, true);
+            data.Add(name, false);
+        }
+
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(PositiveVectorsBothWays))]
+    public async Task ReadAndSignAsync_PositiveVector_ExactBytesAndEveryMac(string name, bool behindTheReader)
+    {
+        // Arrange
+        var services = new TestServices();
+        var signer = CreateSigner(services, behindTheReader);
+        var vector = Vector.Load(name);
+        using var body = new MemoryStream(vector.Input, writable: false);
+
+        // Act
+        var signed = await signer.ReadAndSignAsync(body, services.Reader, WebhookId, lease: null, CancellationToken.None);
+        var canonical = signed.GetCanonicalBytes().ToArray();
+        signed.Dispose();
+
+        // Assert: the canonical bytes and X-Signature from the vector; the Standard Webhooks MAC computed here from the spec.
+        Assert.Equal(vector.Canonical, canonical);
+        Assert.Equal(vector.SignatureHex, signed.Signature.ToHex());
+        Assert.Equal(vector.WidgetCount, signed.WidgetCount);
+        Assert.Equal(ExpectedWebhookSignature(vector.Canonical, signed.Webhook.Timestamp), signed.Webhook.Signature);
+        Assert.Equal(0, PoolInUse(services));
+    }
+
+    [Fact]
+    public async Task ReadAndSignAsync_RandomEnvelopesBehindTheReader_SameAsReadThenSign()
+    {
+        // Arrange
+        var services = new TestServices();
+        var behind = CreateSigner(services, behindTheReader: true);
+        var after = CreateSigner(services, behindTheReader: false);
+
+        for (var seed = 0; seed < 40; seed++)
+        {
+            var body = Serialize(RandomEnvelopes.Create(seed, widgets: 1 + (seed * 37 % 400)).Ours);
+
+            // Act
+            await using var one = await behind.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, WebhookId, null, CancellationToken.None);
+            await using var other = await after.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, WebhookId, null, CancellationToken.None);
+
+            // Assert
+            Assert.Equal(other.GetCanonicalBytes().ToArray(), one.GetCanonicalBytes().ToArray());
+            Assert.Equal(other.Signature, one.Signature);
+            Assert.Equal(ExpectedWebhookSignature(other.GetCanonicalBytes().ToArray(), one.Webhook.Timestamp), one.Webhook.Signature);
+        }
+    }
+
+    [Fact]
+    public async Task ReadAndSignAsync_StagedKeyBehindTheReader_LabelsEveryKeysMacs()
+    {
+        // Arrange: a rotation in progress, so four MACs are fed at once.
+        var services = new TestServices();
+        var staged = new SigningKey("next", Enumerable.Range(100, 32).Select(i => (byte)i).ToArray());
+        var signer = new EnvelopeSigner(services.Streams, new StagedKeySource(services.Key, staged), NullLogger<EnvelopeSigner>.Instance) { Overlap = SigningOverlap.Always };
+        var vector = Vector.Load("seed-3000-widgets");
+
+        // Act
+        await using var signed = await signer.ReadAndSignAsync(new MemoryStream(vector.Input, writable: false), services.Reader, WebhookId, null, CancellationToken.None);
+
+        // Assert
+        Assert.Equal(vector.SignatureHex, signed.Signatures[0].Signature.ToHex());
+        Assert.Equal(Convert.ToHexString(HMACSHA256.HashData(Enumerable.Range(100, 32).Select(i => (byte)i).ToArray(), vector.Canonical)).ToLowerInvariant(), signed.Signatures[1].Signature.ToHex());
+        Assert.Equal("next", signed.Signatures[1].KeyId);
+        Assert.Equal(2, signed.Webhook.Signature.Split(' ').Length);
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task ReadAndSignAsync_InvalidWidgetLateInTheBody_RejectsWithItsPathAndReturnsEveryBlock(bool behindTheReader)
+    {
+        // Arrange: the seed envelope with widget 2,500's id broken; by then the pipeline has written ~2,400 widgets.
+        var services = new TestServices();
+        var signer = CreateSigner(services, behindTheReader);
+        var body = BreakWidgetId(Vector.Load("seed-3000-widgets").Input, 2500);
+        var budget = new EnvelopeMemoryBudget(64L * 1024 * 1024, TimeSpan.Zero);
+        var lease = budget.Lease();
+
+        // Act
+        var error = await Assert.ThrowsAsync<EnvelopeFormatException>(async () =>
+            await signer.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, WebhookId, lease, CancellationToken.None));
+        lease.Dispose();
+
+        // Assert
+        Assert.True(error.JsonPath == "$.widgets[2500].id", error.Message + " at " + error.JsonPath);
+        Assert.Equal(0, PoolInUse(services));
+        Assert.Equal(0, budget.InUse);
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task ReadAndSignAsync_AmplifyingBodyInvalidAtTheEnd_RejectsForTheBodyNotForItsSize(bool behindTheReader)
+    {
+        // Arrange (attack): every value is U+0085, which the canonical form escapes to six bytes, so the canonical limit is
+        // passed early behind the reader; the body is also invalid at its end. The reader's answer must win, as without the pipeline.
+        var services = new TestServices();
+        var signer = CreateSigner(services, behindTheReader, maxCanonicalBytes: 256 * 1024);
+        var body = AmplifyingBody(widgets: 400, invalidLast: true);
+
+        // Act
+        var error = await Assert.ThrowsAsync<EnvelopeFormatException>(async () =>
+            await signer.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, WebhookId, null, CancellationToken.None));
+
+        // Assert
+        Assert.Equal("$.widgets[399].id", error.JsonPath);
+        Assert.Equal(0, PoolInUse(services));
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task ReadAndSignAsync_AmplifyingValidBody_IsTooLargeAndReturnsEveryBlock(bool behindTheReader)
+    {
+        // Arrange (attack): as above, valid to the end: the canonical limit is the answer, whichever thread passed it.
+        var services = new TestServices();
+        var signer = CreateSigner(services, behindTheReader, maxCanonicalBytes: 256 * 1024);
+        var body = AmplifyingBody(widgets: 400, invalidLast: false);
+
+        // Act
+        await Assert.ThrowsAsync<CanonicalTooLargeException>(async () =>
+            await signer.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, WebhookId, null, CancellationToken.None));
+
+        // Assert
+        Assert.Equal(0, PoolInUse(services));
+    }
+
+    [Fact]
+    public async Task ReadAndSignAsync_BudgetWithRoomForBodyOrCanonicalButNotBoth_ReadsThenSigns()
+    {
+        // Arrange: the body's ~1.2 MB held; behind the reader would need that plus ~1.2 MB more, which the budget lacks.
+        var services = new TestServices();
+        var signer = CreateSigner(services, behindTheReader: true);
+        var vector = Vector.Load("seed-3000-widgets");
+        var budget = new EnvelopeMemoryBudget(2L * 1024 * 1024, TimeSpan.Zero);
+        using var lease = budget.Lease();
+        lease.Cover(vector.Input.Length);
+
+        // Act
+        await using var signed = await signer.ReadAndSignAsync(new MemoryStream(vector.Input, writable: false), services.Reader, WebhookId, lease, CancellationToken.None);
+
+        // Assert: signed (not a 503), within the budget.
+        Assert.Equal(vector.SignatureHex, signed.Signature.ToHex());
+        Assert.True(budget.InUse <= budget.Capacity);
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task ReadAndSignAsync_BodyHeldByTheLease_BodyDisposedAndOnlyTheCanonicalChargeKept(bool behindTheReader)
+    {
+        // Arrange: the lease holds the body's charge, as the HTTP path's does.
+        var services = new TestServices();
+        var signer = CreateSigner(services, behindTheReader);
+        var vector = Vector.Load("seed-3000-widgets");
+        var budget = new EnvelopeMemoryBudget(64L * 1024 * 1024, TimeSpan.Zero);
+        var lease = budget.Lease();
+        lease.Cover(vector.Input.Length + (512 * 1024));
+        var body = new MemoryStream(vector.Input, writable: false);
+
+        // Act
+        var signed = await signer.ReadAndSignAsync(body, services.Reader, WebhookId, lease, CancellationToken.None);
+        var charged = budget.InUse;
+        signed.Dispose();
+
+        // Assert: the body is the signer's to return; what stays charged is the canonical form's whole blocks.
+        Assert.False(body.CanRead);
+        Assert.Equal(vector.SignatureHex, signed.Signature.ToHex());
+        Assert.InRange(charged, vector.Canonical.Length, vector.Input.Length + (64 * 1024));
+        Assert.Equal(0, budget.InUse);
+    }
+
+    [Fact]
+    public async Task ReadAndSignAsync_ManyAtOnceBehindTheReader_EachSignatureIsItsOwn()
+    {
+        // Arrange: more pipelines than cores, so some helpers start late or never (the reader's thread writes it all then).
+        var services = new TestServices();
+        var signer = CreateSigner(services, behindTheReader: true);
+        var bodies = Enumerable.Range(0, 24).Select(i => Serialize(RandomEnvelopes.Create(1000 + i, 300 + (i * 11)).Ours)).ToArray();
+        var expected = bodies.Select(b =>
+        {
+            using var signed = services.Signer.Sign(services.Read(b), services.Key);
+            return signed.Signature.ToHex();
+        }).ToArray();
+
+        // Act
+        var actual = await Task.WhenAll(bodies.Select(b => Task.Run(async () =>
+        {
+            await using var signed = await signer.ReadAndSignAsync(new MemoryStream(b, writable: false), services.Reader, WebhookId, null, CancellationToken.None);
+            return signed.Signature.ToHex();
+        })));
+
+        // Assert
+        Assert.Equal(expected, actual);
+        Assert.Equal(0, PoolInUse(services));
+    }
+
+    private static EnvelopeSigner CreateSigner(TestServices services, bool behindTheReader, long? maxCanonicalBytes = null) =>
+        new(services.Streams, services.KeySource, NullLogger<EnvelopeSigner>.Instance, Options.Create(new EnvelopeOptions { MaxCanonicalBytes = maxCanonicalBytes ?? EnvelopeOptions.DefaultMaxCanonicalBytes }))
+        {
+            Overlap = behindTheReader ? SigningOverlap.Always : SigningOverlap.Never,
+        };
+
+    private static long PoolInUse(TestServices services) => services.Streams.SmallPoolInUseSize + services.Streams.LargePoolInUseSize;
+
+    private static string ExpectedWebhookSignature(byte[] canonical, long timestamp)
+    {
+        var content = Encoding.ASCII.GetBytes($"{WebhookId}.{timestamp}.").Concat(canonical).ToArray();
+        return "v1," + Convert.ToBase64String(HMACSHA256.HashData(Vector.Key, content));
+    }
+
+    private static byte[] Serialize(WidgetEnvelope envelope) => Encoding.UTF8.GetBytes(JsonConvert.SerializeObject(new
+    {
+        widgets = envelope.Widgets.Select(w => new
+        {
+            id = w.Id,
+            property0 = w.Property0, property1 = w.Property1, property2 = w.Property2, property3 = w.Property3, property4 = w.Property4,
+            property5 = w.Property5, property6 = w.Property6, property7 = w.Property7, property8 = w.Property8, property9 = w.Property9,
+            createdUtc = w.CreatedUtc,
+        }),
+    }, new JsonSerializerSettings { DateTimeZoneHandling = DateTimeZoneHandling.Utc }));
+
+    private static byte[] BreakWidgetId(byte[] body, int widget)
+    {
+        var text = Encoding.UTF8.GetString(body);
+        var at = -1;
+        for (var i = 0; i <= widget; i++)
+        {
+            at = text.IndexOf("\"id\": \"", at + 1, StringComparison.Ordinal);
+        }
+
+        return Encoding.UTF8.GetBytes(text[..(at + 7)] + "not-a-guid" + text[(at + 7 + 36)..]);
+    }
+
+    private static byte[] AmplifyingBody(int widgets, bool invalidLast)
+    {
+        var value = new string('\u0085', 100);
+        var builder = new StringBuilder("{\"widgets\":[");
+        for (var i = 0; i < widgets; i++)
+        {
+            builder.Append(i > 0 ? "," : string.Empty)
+                .Append("{\"id\":\"").Append(invalidLast && i == widgets - 1 ? "nope" : Guid.NewGuid().ToString()).Append('"');
+            for (var p = 0; p < 10; p++)
+            {
+                builder.Append(",\"property").Append(p).Append("\":\"").Append(value).Append('"');
+            }
+
+            builder.Append(",\"createdUtc\":\"2026-11-23T00:00:00Z\"}");
+        }
+
+        return Encoding.UTF8.GetBytes(builder.Append("]}").ToString());
+    }
+}

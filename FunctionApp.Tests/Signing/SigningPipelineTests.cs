@@ -1,0 +1,115 @@
+using System.Buffers;
+using FunctionApp.Envelopes;
+using FunctionApp.Signing;
+using FunctionApp.Tests.Infrastructure;
+
+namespace FunctionApp.Tests.Signing;
+
+/// <summary>The hand-over behind the reader writes the same bytes whoever writes them, and however the widgets arrive.</summary>
+public sealed class SigningPipelineTests
+{
+    [Theory]
+    [InlineData(false, 0)]
+    [InlineData(false, 1)]
+    [InlineData(true, 1)]
+    [InlineData(true, SigningPipeline.Batch - 1)]
+    [InlineData(true, SigningPipeline.Batch * 7)]
+    [InlineData(true, 3000)]
+    public void Complete_AnyCountWithOrWithoutTheHelper_WritesTheCanonicalBytes(bool startHelper, int widgets)
+    {
+        // Arrange: without the helper, the reader's thread writes it all in Complete (what a busy thread pool gives).
+        var envelope = RandomEnvelopes.Create(seed: widgets, widgets).Ours;
+        var expected = Canonical(envelope);
+        var destination = new ArrayBufferWriter<byte>();
+        var pipeline = new SigningPipeline(destination, expectedWidgets: 1);
+
+        // Act: presized for one widget, so the hand-over array grows while the helper may be writing.
+        if (startHelper)
+        {
+            pipeline.Start();
+        }
+
+        foreach (var widget in envelope.Widgets)
+        {
+            pipeline.Add(widget);
+        }
+
+        pipeline.Complete();
+
+        // Assert
+        Assert.Equal(expected, destination.WrittenSpan.ToArray());
+        Assert.Equal(widgets, pipeline.Count);
+    }
+
+    [Fact]
+    public void Complete_WriterFailsOnTheHelper_ThrowsItAfterReadingAndWritesNothingMore()
+    {
+        // Arrange: the destination refuses after ~20 KB (as the canonical limit does), while the helper writes.
+        var envelope = RandomEnvelopes.Create(seed: 7, widgets: 2000).Ours;
+        var destination = new RefusingWriter(limit: 20_000);
+        var pipeline = new SigningPipeline(destination, expectedWidgets: 2000);
+        pipeline.Start();
+
+        // Act
+        foreach (var widget in envelope.Widgets)
+        {
+            pipeline.Add(widget);
+        }
+
+        var error = Assert.Throws<InvalidOperationException>(pipeline.Complete);
+
+        // Assert
+        Assert.Equal("refused", error.Message);
+        Assert.True(destination.Written <= 20_000 + (64 * 1024), $"wrote {destination.Written} bytes");
+        pipeline.Abandon();
+    }
+
+    [Fact]
+    public void Abandon_WhileTheHelperWrites_StopsItBeforeTheDestinationIsReleased()
+    {
+        // Arrange
+        var envelope = RandomEnvelopes.Create(seed: 11, widgets: 3000).Ours;
+        var destination = new ArrayBufferWriter<byte>();
+        var pipeline = new SigningPipeline(destination, expectedWidgets: 3000);
+        pipeline.Start();
+        foreach (var widget in envelope.Widgets.Take(2000))
+        {
+            pipeline.Add(widget);
+        }
+
+        // Act
+        pipeline.Abandon();
+        var written = destination.WrittenCount;
+        Thread.Sleep(50);
+
+        // Assert: nothing is written after Abandon returns.
+        Assert.Equal(written, destination.WrittenCount);
+    }
+
+    private static byte[] Canonical(WidgetEnvelope envelope)
+    {
+        using var stream = new MemoryStream();
+        EnvelopeSigner.WriteCanonical(envelope, stream);
+        return stream.ToArray();
+    }
+
+    private sealed class RefusingWriter(int limit) : IBufferWriter<byte>
+    {
+        private readonly byte[] _buffer = new byte[4096];
+
+        public int Written { get; private set; }
+
+        public void Advance(int count)
+        {
+            Written += count;
+            if (Written > limit)
+            {
+                throw new InvalidOperationException("refused");
+            }
+        }
+
+        public Memory<byte> GetMemory(int sizeHint = 0) => _buffer;
+
+        public Span<byte> GetSpan(int sizeHint = 0) => _buffer;
+    }
+}
