@@ -55,7 +55,19 @@ public static class LoadRunner
         ArgumentOutOfRangeException.ThrowIfLessThan(rounds, 1);
         var data = BenchmarkData.Create(widgetCount);
         var signer = SignerFactory.Create(out var pool);
+        var oneCore = SignerFactory.Create(pool, FunctionApp.Signing.SigningOverlap.Never);
         SignatureGuard.EnsureSameSignature(data, signer);
+        var body = System.Text.Encoding.UTF8.GetBytes(Newtonsoft.Json.JsonConvert.SerializeObject(data.Seed, new Newtonsoft.Json.JsonSerializerSettings
+        {
+            ContractResolver = new Newtonsoft.Json.Serialization.CamelCasePropertyNamesContractResolver(),
+        }));
+        var reader = new FunctionApp.Envelopes.WidgetEnvelopeReader();
+        void ReadAndSign(FunctionApp.Signing.EnvelopeSigner s)
+        {
+            using var signed = s.ReadAndSignAsync(new MemoryStream(body, writable: false), reader, null, null, CancellationToken.None).AsTask().GetAwaiter().GetResult();
+            _ = signed.Signature.ToHex();
+        }
+
         using var listener = new LargeObjectHeapListener();
 
         (string Name, Action Operation, Microsoft.IO.RecyclableMemoryStreamManager Pool)[] methods =
@@ -65,6 +77,15 @@ public static class LoadRunner
                 using var signed = signer.Sign(data.Ours, BenchmarkData.Key);
                 _ = signed.Signature.ToHex();
             }, pool),
+
+            // Issue 22's rows: signing on one core only, and the request path (the seed body read and signed) adaptive and one-core.
+            ("EnvelopeSigner.Sign, one core (never overlapped)", () =>
+            {
+                using var signed = oneCore.Sign(data.Ours, BenchmarkData.Key);
+                _ = signed.Signature.ToHex();
+            }, pool),
+            ("ReadAndSignAsync (ours, behind the reader when a core is spare)", () => ReadAndSign(signer), pool),
+            ("ReadAndSignAsync, one core (read, then sign)", () => ReadAndSign(oneCore), pool),
 
             // Issue 13's variants under the same load: overlap must not cost throughput when every core is busy.
             ("Variant 2: direct, hash per block (never overlapped)", () => SigningVariants.DirectHashPerBlock(pool, data.Ours, BenchmarkData.Key), pool),

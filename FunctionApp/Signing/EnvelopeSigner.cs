@@ -250,7 +250,7 @@ public sealed class EnvelopeSigner
         try
         {
             var destination = new HashingBufferWriter(new BudgetedBufferWriter(canonical, lease, _maxCanonicalBytes, held), macs.All);
-            pipeline = new SigningPipeline(destination, (int)Math.Min(body / MinimumWidgetBytes, MaxHandOverWidgets));
+            pipeline = new SigningPipeline(destination, (int)Math.Min(body / MinimumWidgetBytes, MaxHandOverWidgets), leaveWhenBusy: Overlap == SigningOverlap.Adaptive);
             pipeline.Start();
             reader.Read(utf8Json, pipeline);
             pipeline.Complete();
@@ -276,6 +276,9 @@ public sealed class EnvelopeSigner
 
     // At most one signature in flight per two cores, and no work queued in the thread pool: under load, when every
     // core is already busy, nothing is handed to another thread.
+    /// <summary>Whether a second core is still spare for work already handed to it (the pipeline's helper asks while it waits).</summary>
+    internal static bool CoreStillSpare() => CoreIsSpare(Volatile.Read(ref _inFlight));
+
     private static bool CoreIsSpare(int inFlight) => inFlight <= Environment.ProcessorCount / 2 && ThreadPool.PendingWorkItemCount == 0;
 
     private static KeyMacs CreateMacs(SigningKeys keys, string webhookId, long timestamp)

@@ -12,7 +12,8 @@ namespace FunctionApp.Signing;
 /// is left (<see cref="Complete"/>). A request then costs reading plus the last run instead of reading plus signing.
 /// <para>
 /// The two threads take turns under one lock, taken once per run. The reader never waits for the helper except for
-/// the run in progress when reading ends; if the helper never starts (no idle thread), the reader's thread writes
+/// the run in progress when reading ends; the helper gives up as soon as its core is wanted (another request signing,
+/// work queued in the thread pool), and the reader's thread writes what is left; if the helper never starts (no idle thread), the reader's thread writes
 /// everything at the end, as without the pipeline. A failure while writing (the canonical limit, the memory budget)
 /// stops the helper and is thrown by <see cref="Complete"/>, after reading: a body the reader rejects is rejected for
 /// that, exactly as when writing follows reading. One instance per envelope; a queued work item may outlive it, and
@@ -26,6 +27,7 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
 
     private readonly object _gate = new();
     private readonly IBufferWriter<byte> _destination;
+    private readonly bool _leaveWhenBusy;
     private Widget[] _widgets;
     private int _count;
     private int _written;
@@ -33,10 +35,15 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
     private Signals _signals;
     private ExceptionDispatchInfo? _failure;
 
-    /// <summary>Writes the envelope's opening now; <paramref name="expectedWidgets"/> presizes the hand-over array.</summary>
-    public SigningPipeline(IBufferWriter<byte> destination, int expectedWidgets)
+    /// <summary>
+    /// Writes the envelope's opening now; <paramref name="expectedWidgets"/> presizes the hand-over array. With
+    /// <paramref name="leaveWhenBusy"/> (production) the helper leaves once its core is wanted; without (tests, the
+    /// benchmarks' "always" rows) it stays to the end.
+    /// </summary>
+    public SigningPipeline(IBufferWriter<byte> destination, int expectedWidgets, bool leaveWhenBusy = false)
     {
         _destination = destination;
+        _leaveWhenBusy = leaveWhenBusy;
         _widgets = ArrayPool<Widget>.Shared.Rent(Math.Max(expectedWidgets, 2 * Batch));
         CanonicalUtf8Writer.WriteStart(destination);
     }
@@ -77,8 +84,15 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
             var available = Volatile.Read(ref _signals.Published);
             if (available == written)
             {
+                // Another request started, or work is queued: this core is no longer idle. Leave the rest to the reader's
+                // thread (Complete writes it), rather than compete with that work for the core.
+                if (_leaveWhenBusy && spinner.Count % 16 == 15 && !EnvelopeSigner.CoreStillSpare())
+                {
+                    return;
+                }
+
                 // Waits without sleeping (the next run is tens of µs away); past a few spins it yields the core to any
-                // other thread that wants it, so a core that stops being idle is not taken from its new work.
+                // other thread that wants it.
                 spinner.SpinOnce(sleep1Threshold: -1);
                 continue;
             }
