@@ -276,8 +276,12 @@ public sealed class EnvelopeSigner
 
     // At most one signature in flight per two cores, and no work queued in the thread pool: under load, when every
     // core is already busy, nothing is handed to another thread.
-    /// <summary>Whether a second core is still spare for work already handed to it (the pipeline's helper asks while it waits).</summary>
-    internal static bool CoreStillSpare() => CoreIsSpare(Volatile.Read(ref _inFlight));
+    /// <summary>
+    /// Whether a second core is still spare for work already handed to it (the pipeline's helper asks while it waits):
+    /// no other read-and-sign has started since. Work queued in the thread pool is not asked here: a timer's callback
+    /// queued for a moment would end the overlap for the rest of the envelope.
+    /// </summary>
+    internal static bool CoreStillSpare() => Volatile.Read(ref _inFlight) <= Environment.ProcessorCount / 2;
 
     private static bool CoreIsSpare(int inFlight) => inFlight <= Environment.ProcessorCount / 2 && ThreadPool.PendingWorkItemCount == 0;
 

@@ -12,8 +12,8 @@ namespace FunctionApp.Signing;
 /// is left (<see cref="Complete"/>). A request then costs reading plus the last run instead of reading plus signing.
 /// <para>
 /// The two threads take turns under one lock, taken once per run. The reader never waits for the helper except for
-/// the run in progress when reading ends; the helper gives up as soon as its core is wanted (another request signing,
-/// work queued in the thread pool), and the reader's thread writes what is left; if the helper never starts (no idle thread), the reader's thread writes
+/// the run in progress when reading ends; the helper gives up as soon as its core is wanted (another request reading and
+/// signing has started), and the reader's thread writes what is left; if the helper never starts (no idle thread), the reader's thread writes
 /// everything at the end, as without the pipeline. A failure while writing (the canonical limit, the memory budget)
 /// stops the helper and is thrown by <see cref="Complete"/>, after reading: a body the reader rejects is rejected for
 /// that, exactly as when writing follows reading. One instance per envelope; a queued work item may outlive it, and
@@ -84,7 +84,7 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
             var available = Volatile.Read(ref _signals.Published);
             if (available == written)
             {
-                // Another request started, or work is queued: this core is no longer idle. Leave the rest to the reader's
+                // Another request started reading and signing: this core is no longer idle. Leave the rest to the reader's
                 // thread (Complete writes it), rather than compete with that work for the core.
                 if (_leaveWhenBusy && spinner.Count % 16 == 15 && !EnvelopeSigner.CoreStillSpare())
                 {
