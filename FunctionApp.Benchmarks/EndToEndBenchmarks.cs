@@ -35,10 +35,7 @@ public class EndToEndBenchmarks
     public void Setup()
     {
         var data = BenchmarkData.Create(BenchmarkData.SeedWidgetCount);
-        _body = Encoding.UTF8.GetBytes(JsonConvert.SerializeObject(data.Seed, new JsonSerializerSettings
-        {
-            ContractResolver = new Newtonsoft.Json.Serialization.CamelCasePropertyNamesContractResolver(),
-        }));
+        _body = data.SeedBody();
         _requestBody = new MemoryStream(_body, writable: false);
 
         var configuration = new ConfigurationBuilder()

@@ -48,10 +48,7 @@ public class RequestBreakdownBenchmarks
     public void Setup()
     {
         var data = BenchmarkData.Create(BenchmarkData.SeedWidgetCount);
-        _body = Encoding.UTF8.GetBytes(JsonConvert.SerializeObject(data.Seed, new JsonSerializerSettings
-        {
-            ContractResolver = new Newtonsoft.Json.Serialization.CamelCasePropertyNamesContractResolver(),
-        }));
+        _body = data.SeedBody();
         _stream = new MemoryStream(_body, writable: false);
         _nameTable = new DefaultJsonNameTable();
         _nameTable.Add("widgets");

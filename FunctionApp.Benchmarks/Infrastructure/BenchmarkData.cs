@@ -33,6 +33,12 @@ public sealed class BenchmarkData
     /// <summary>Our signing key over <see cref="KeyBytes"/>.</summary>
     public static SigningKey Key { get; } = new("bench", KeyBytes);
 
+    /// <summary>The seed's envelope as the seed serializes it (its camel-case contract), UTF-8: the request body the benchmarks send.</summary>
+    public byte[] SeedBody() => System.Text.Encoding.UTF8.GetBytes(Newtonsoft.Json.JsonConvert.SerializeObject(Seed, new Newtonsoft.Json.JsonSerializerSettings
+    {
+        ContractResolver = new Newtonsoft.Json.Serialization.CamelCasePropertyNamesContractResolver(),
+    }));
+
     /// <summary>Builds an envelope of <paramref name="widgetCount"/> widgets in both shapes.</summary>
     public static BenchmarkData Create(int widgetCount)
     {

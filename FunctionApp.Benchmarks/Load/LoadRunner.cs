@@ -57,10 +57,7 @@ public static class LoadRunner
         var signer = SignerFactory.Create(out var pool);
         var oneCore = SignerFactory.Create(pool, FunctionApp.Signing.SigningOverlap.Never);
         SignatureGuard.EnsureSameSignature(data, signer);
-        var body = System.Text.Encoding.UTF8.GetBytes(Newtonsoft.Json.JsonConvert.SerializeObject(data.Seed, new Newtonsoft.Json.JsonSerializerSettings
-        {
-            ContractResolver = new Newtonsoft.Json.Serialization.CamelCasePropertyNamesContractResolver(),
-        }));
+        var body = data.SeedBody();
         var reader = new FunctionApp.Envelopes.WidgetEnvelopeReader();
         void ReadAndSign(FunctionApp.Signing.EnvelopeSigner s)
         {

@@ -1,8 +1,6 @@
-using System.Text;
 using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Envelopes;
 using FunctionApp.Signing;
-using Newtonsoft.Json;
 
 namespace FunctionApp.Benchmarks.Load;
 
@@ -20,10 +18,7 @@ public static class PipelineInterleavedRunner
         ArgumentNullException.ThrowIfNull(output);
         var rounds = InterleavedRounds.Option(args, "--rounds", 40);
         var data = BenchmarkData.Create(BenchmarkData.SeedWidgetCount);
-        var body = Encoding.UTF8.GetBytes(JsonConvert.SerializeObject(data.Seed, new JsonSerializerSettings
-        {
-            ContractResolver = new Newtonsoft.Json.Serialization.CamelCasePropertyNamesContractResolver(),
-        }));
+        var body = data.SeedBody();
         var adaptive = SignerFactory.Create(out var streams);
         var never = SignerFactory.Create(streams, SigningOverlap.Never);
         var always = SignerFactory.Create(streams, SigningOverlap.Always);

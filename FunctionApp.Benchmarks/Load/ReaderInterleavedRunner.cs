@@ -1,8 +1,6 @@
-using System.Text;
 using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Benchmarks.Variants;
 using FunctionApp.Envelopes;
-using Newtonsoft.Json;
 
 namespace FunctionApp.Benchmarks.Load;
 
@@ -21,10 +19,7 @@ public static class ReaderInterleavedRunner
         ArgumentNullException.ThrowIfNull(output);
         var rounds = InterleavedRounds.Option(args, "--rounds", 30);
         var data = BenchmarkData.Create(BenchmarkData.SeedWidgetCount);
-        var body = Encoding.UTF8.GetBytes(JsonConvert.SerializeObject(data.Seed, new JsonSerializerSettings
-        {
-            ContractResolver = new Newtonsoft.Json.Serialization.CamelCasePropertyNamesContractResolver(),
-        }));
+        var body = data.SeedBody();
         var stream = new MemoryStream(body, writable: false);
         var shipped = new WidgetEnvelopeReader();
 

@@ -100,17 +100,7 @@ internal sealed class OverlappedHashingBufferWriter(IBufferWriter<byte> destinat
                     continue;
                 }
 
-                lock (_sleep)
-                {
-                    _producerSleeping = true;
-                    Interlocked.MemoryBarrier();
-                    if (Volatile.Read(ref _state) != Finished)
-                    {
-                        Monitor.Wait(_sleep);
-                    }
-
-                    _producerSleeping = false;
-                }
+                SleepWhile(ref _producerSleeping, static w => Volatile.Read(ref w._state) != Finished);
             }
         }
 
@@ -229,34 +219,30 @@ internal sealed class OverlappedHashingBufferWriter(IBufferWriter<byte> destinat
                 continue;
             }
 
-            lock (_sleep)
-            {
-                _consumerSleeping = true;
-                Interlocked.MemoryBarrier();
-                if (dequeued == Volatile.Read(ref _enqueued) && !Volatile.Read(ref _writingDone))
-                {
-                    Monitor.Wait(_sleep);
-                }
-
-                _consumerSleeping = false;
-            }
+            SleepWhile(ref _consumerSleeping, static w => w._dequeued == Volatile.Read(ref w._enqueued) && !Volatile.Read(ref w._writingDone));
 
             spinner = default;
         }
     }
 
-    private void WaitForConsumer()
+    // Bounded (1 ms): the hashing thread may finish or fail without freeing a slot.
+    private void WaitForConsumer() =>
+        SleepWhile(ref _producerSleeping, static w => w._enqueued - Volatile.Read(ref w._dequeued) == Capacity && Volatile.Read(ref w._state) == Hashing, 1);
+
+    // Sleeps while stillWaiting holds, checked after this side's flag is set and fenced, so the other side either sees
+    // the flag and wakes it, or changed the state before the check and it does not sleep.
+    private void SleepWhile(ref bool sleeping, Func<OverlappedHashingBufferWriter, bool> stillWaiting, int timeoutMilliseconds = Timeout.Infinite)
     {
         lock (_sleep)
         {
-            _producerSleeping = true;
+            sleeping = true;
             Interlocked.MemoryBarrier();
-            if (_enqueued - Volatile.Read(ref _dequeued) == Capacity && Volatile.Read(ref _state) == Hashing)
+            if (stillWaiting(this))
             {
-                Monitor.Wait(_sleep, 1);
+                Monitor.Wait(_sleep, timeoutMilliseconds);
             }
 
-            _producerSleeping = false;
+            sleeping = false;
         }
     }
 

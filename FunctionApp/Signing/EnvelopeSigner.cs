@@ -129,7 +129,10 @@ public sealed class EnvelopeSigner
             keysAsked = true;
             if (pendingKeys.IsCompletedSuccessfully && PipelinePays(utf8Json, inFlight))
             {
-                behind = TryReadAndSignBehind(utf8Json, reader, pendingKeys.Result, id, lease);
+                // Taken once: a ValueTask may be consumed only once, and the fallback below awaits this one instead.
+                var keys = pendingKeys.Result;
+                pendingKeys = new ValueTask<SigningKeys>(keys);
+                behind = TryReadAndSignBehind(utf8Json, reader, keys, id, lease);
             }
 
             // Otherwise read first, as before the pipeline: a bad body is a 400 even while the keys are still loading (or failing).
