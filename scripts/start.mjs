@@ -145,7 +145,17 @@ if (!func) {
   }
 }
 
-// 4. Azurite. Run with this Node directly (no .cmd shim on Windows). On POSIX it gets its own process group, so a
+// 4. Azurite, on ports nobody else holds: a listener already there (another Azurite, a storage emulator, an earlier
+// run's leftover) would answer in its place, and "Azurite is listening" below would be about someone else's server.
+for (const [name, busy] of [["blob", ports.blob], ["queue", ports.queue], ["table", ports.table], ["HTTP", httpPort]]) {
+  if (await canConnect(busy)) {
+    fail(`Port ${busy} (${name}) on ${host} is already in use: stop whatever listens there (another Azurite or host?), or move ours with `
+      + `${name === "HTTP" ? "HTTP_PORT" : `AZURITE_${name.toUpperCase()}_PORT`}.`);
+    process.exit(1);
+  }
+}
+
+// Run Azurite with this Node directly (no .cmd shim on Windows). On POSIX it gets its own process group, so a
 // Ctrl-C reaches func and this script but not Azurite: Azurite is stopped by us, after func, in one place.
 // --skipApiVersionCheck and --loose as in `npm run azurite`: Core Tools' host may use storage SDKs newer than Azurite.
 const azuriteArgs = [

@@ -115,6 +115,32 @@ public sealed class StartScriptTests
         Assert.Null(run.Func);
     }
 
+    [Fact]
+    public async Task Start_AzuritePortAlreadyInUse_NamesThePortAndStartsNothing()
+    {
+        // Arrange: someone else listens on the queue port, which would otherwise pass for our Azurite.
+        await using var sandbox = StartScriptSandbox.Create();
+        sandbox.AddFakeFunc("exit:0");
+        var squatter = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, sandbox.Ports[1]);
+        squatter.Start();
+        try
+        {
+            // Act
+            var run = await sandbox.RunAsync();
+
+            // Assert
+            Assert.NotEqual(0, run.ExitCode);
+            Assert.Contains($"Port {sandbox.Ports[1]} (queue) on 127.0.0.1 is already in use", run.Error, StringComparison.Ordinal);
+            Assert.Contains("AZURITE_QUEUE_PORT", run.Error, StringComparison.Ordinal);
+            Assert.Null(run.AzuritePid);
+            Assert.Null(run.Func);
+        }
+        finally
+        {
+            squatter.Stop();
+        }
+    }
+
     [Theory]
     [InlineData(0)]
     [InlineData(3)]
