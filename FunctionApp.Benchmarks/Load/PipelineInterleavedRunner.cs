@@ -52,6 +52,7 @@ public static class PipelineInterleavedRunner
             ("two HMACs on two threads at once", () => Parallel.Invoke(Hmac, Hmac)),
             ("writer alone", () => EnvelopeSigner.WriteCanonical(data.Ours, Stream.Null)),
             ("read alone", () => reader.Read(new MemoryStream(body, writable: false))),
+            ("read alone, while the other core hashes 2 MB", () => Parallel.Invoke(() => reader.Read(new MemoryStream(body, writable: false)), Hmac, Hmac)),
             ("read, then sign (one core)", () => ReadAndSign(never)),
             ("sign behind the reader (always)", () => ReadAndSign(always)),
             ("ReadAndSignAsync (adaptive)", () => ReadAndSign(adaptive)),
