@@ -4,7 +4,6 @@ using System.Security.Cryptography;
 using System.Text;
 using FunctionApp.Keys;
 using Azure.Core;
-using Azure.Core.Pipeline;
 using FunctionApp.Functions.QueueTrigger;
 using FunctionApp.Queues;
 using FunctionApp.Tests.Infrastructure;
@@ -356,7 +355,7 @@ public sealed class SignQueueFunctionTests
             _output,
             new Dictionary<string, string?> { ["visibilityTimeout"] = "00:00:02" },
             overrideServices: services => services.AddSingleton(provider =>
-                new WidgetStorageClientFactory(provider.GetRequiredService<IConfiguration>(), transport: new FirstDeleteFailsTransport(crashed))));
+                new WidgetStorageClientFactory(provider.GetRequiredService<IConfiguration>(), transport: new InterceptingTransport(message => FailFirstDelete(message, crashed)))));
         var small = Vector.Load("one-widget");
         var seed = Vector.Load("seed-3000-widgets");
 
@@ -402,41 +401,22 @@ public sealed class SignQueueFunctionTests
     private static string Hmac(byte[] canonical) => Convert.ToHexString(HMACSHA256.HashData(Vector.Key, canonical)).ToLowerInvariant();
 
     /// <summary>
-    /// The real HTTP transport, except that every delete of a message with the first pop receipt it sees for that
-    /// message fails as a dropped connection (the SDK's retries included): a crash between output and delete.
+    /// For the real HTTP transport: every delete of a message with the first pop receipt it sees for that message fails
+    /// as a dropped connection (the SDK's retries included): a crash between output and delete.
     /// </summary>
-    private sealed class FirstDeleteFailsTransport(ConcurrentDictionary<string, string> crashed) : HttpPipelineTransport
+    private static void FailFirstDelete(HttpMessage message, ConcurrentDictionary<string, string> crashed)
     {
-        private readonly HttpClientTransport _inner = new();
-
-        public override Request CreateRequest() => _inner.CreateRequest();
-
-        public override void Process(HttpMessage message)
+        var uri = message.Request.Uri.ToUri();
+        if (message.Request.Method != RequestMethod.Delete || !uri.AbsolutePath.Contains("/messages/", StringComparison.Ordinal))
         {
-            Fault(message);
-            _inner.Process(message);
+            return;
         }
 
-        public override ValueTask ProcessAsync(HttpMessage message)
+        var id = uri.AbsolutePath[(uri.AbsolutePath.LastIndexOf('/') + 1)..];
+        var receipt = System.Web.HttpUtility.ParseQueryString(uri.Query)["popreceipt"] ?? string.Empty;
+        if (crashed.GetOrAdd(id, receipt) == receipt)
         {
-            Fault(message);
-            return _inner.ProcessAsync(message);
-        }
-
-        private void Fault(HttpMessage message)
-        {
-            var uri = message.Request.Uri.ToUri();
-            if (message.Request.Method != RequestMethod.Delete || !uri.AbsolutePath.Contains("/messages/", StringComparison.Ordinal))
-            {
-                return;
-            }
-
-            var id = uri.AbsolutePath[(uri.AbsolutePath.LastIndexOf('/') + 1)..];
-            var receipt = System.Web.HttpUtility.ParseQueryString(uri.Query)["popreceipt"] ?? string.Empty;
-            if (crashed.GetOrAdd(id, receipt) == receipt)
-            {
-                throw new IOException("test: the instance died between the output and the delete");
-            }
+            throw new IOException("test: the instance died between the output and the delete");
         }
     }
 
