@@ -39,26 +39,13 @@ public sealed class HttpEnvelopeReader
     /// <summary>Reads and validates the envelope in <paramref name="request"/>'s body; its bytes are charged to the budget only while it is read.</summary>
     /// <exception cref="UnsupportedContentTypeException">The body is not declared as UTF-8 JSON.</exception>
     /// <exception cref="RequestBodyTooLargeException">The body is over the limit.</exception>
+    /// <exception cref="RequestTimeoutException">The body arrives more slowly than the minimum data rate.</exception>
+    /// <exception cref="MemoryBudgetExceededException">The memory budget had no room within its wait.</exception>
     /// <exception cref="EnvelopeFormatException">The body is not a valid envelope.</exception>
     public async Task<WidgetEnvelope> ReadAsync(HttpRequest request, CancellationToken cancellationToken)
     {
         using var lease = _budget.Lease();
-        return await ReadAsync(request, lease, cancellationToken).ConfigureAwait(false);
-    }
-
-    /// <summary>
-    /// Reads and validates the envelope in <paramref name="request"/>'s body, charging its pooled blocks to
-    /// <paramref name="lease"/> (which keeps them charged: the canonical form written next uses as much).
-    /// </summary>
-    /// <exception cref="UnsupportedContentTypeException">The body is not declared as UTF-8 JSON.</exception>
-    /// <exception cref="RequestBodyTooLargeException">The body is over the limit.</exception>
-    /// <exception cref="RequestTimeoutException">The body arrives more slowly than the minimum data rate.</exception>
-    /// <exception cref="MemoryBudgetExceededException">The memory budget had no room within its wait.</exception>
-    /// <exception cref="EnvelopeFormatException">The body is not a valid envelope.</exception>
-    public async Task<WidgetEnvelope> ReadAsync(HttpRequest request, EnvelopeBudgetLease lease, CancellationToken cancellationToken)
-    {
-        PooledRequestBody.EnsureJsonContentType(request);
-        var body = await PooledRequestBody.ReadAsync(request, _streams, _maxBodyBytes, lease, _options, cancellationToken).ConfigureAwait(false);
+        var body = await ReadBodyAsync(request, lease, cancellationToken).ConfigureAwait(false);
         await using (body.ConfigureAwait(false))
         {
             return _reader.Read(body);
@@ -80,9 +67,16 @@ public sealed class HttpEnvelopeReader
         HttpRequest request, EnvelopeSigner signer, string? webhookId, EnvelopeBudgetLease lease, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(signer);
-        PooledRequestBody.EnsureJsonContentType(request);
-        var body = await PooledRequestBody.ReadAsync(request, _streams, _maxBodyBytes, lease, _options, cancellationToken).ConfigureAwait(false);
+        var body = await ReadBodyAsync(request, lease, cancellationToken).ConfigureAwait(false);
+
         // The signer owns the body from here: it is returned to the pool as soon as it is read.
         return await signer.ReadAndSignAsync(body, _reader, webhookId, lease, cancellationToken).ConfigureAwait(false);
+    }
+
+    // UTF-8 JSON only, then the body into the pool up to the limit, charged to the lease.
+    private Task<RecyclableMemoryStream> ReadBodyAsync(HttpRequest request, EnvelopeBudgetLease lease, CancellationToken cancellationToken)
+    {
+        PooledRequestBody.EnsureJsonContentType(request);
+        return PooledRequestBody.ReadAsync(request, _streams, _maxBodyBytes, lease, _options, cancellationToken);
     }
 }
