@@ -41,6 +41,27 @@ internal sealed class OverlappedHashingBufferWriter(IBufferWriter<byte> destinat
     private bool _producerSleeping;
     private Exception? _failure;
 
+    /// <summary>
+    /// Runs <paramref name="write"/> into <paramref name="destination"/> with <paramref name="hashes"/> fed on another core
+    /// in <paramref name="chunk"/>-byte chunks: the hashing thread queued first, <see cref="Finish"/> called once whatever
+    /// happens (after a failure, only to make sure the other thread is done with the memory and the hashes).
+    /// </summary>
+    public static void Write<TState>(IBufferWriter<byte> destination, HashTargets hashes, int chunk, TState state, Action<IBufferWriter<byte>, TState> write)
+    {
+        var overlapped = new OverlappedHashingBufferWriter(destination, hashes, chunk);
+        var completed = false;
+        try
+        {
+            overlapped.Start();
+            write(overlapped, state);
+            completed = true;
+        }
+        finally
+        {
+            overlapped.Finish(completed);
+        }
+    }
+
     public void Advance(int count)
     {
         ArgumentOutOfRangeException.ThrowIfGreaterThan(count, _lent.Length);
@@ -51,11 +72,9 @@ internal sealed class OverlappedHashingBufferWriter(IBufferWriter<byte> destinat
         Enqueue(filled);
     }
 
-    /// <summary>
-    /// Queues the hashing thread now, before the first chunk, so the pool's wake-up overlaps the first writing; the first
-    /// <see cref="Advance"/> does it otherwise.
-    /// </summary>
-    public void Start()
+    // Queues the hashing thread: Write does it before the first chunk, so the pool's wake-up overlaps the first writing;
+    // the first Advance does it otherwise.
+    private void Start()
     {
         if (_state == NotQueued)
         {

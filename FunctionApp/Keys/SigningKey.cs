@@ -81,17 +81,7 @@ public sealed class SigningKey
         {
             if (overlapChunkBytes > 0)
             {
-                var overlapped = new OverlappedHashingBufferWriter(destination, new HashTargets(hash), overlapChunkBytes);
-                var completed = false;
-                try
-                {
-                    write(overlapped, state);
-                    completed = true;
-                }
-                finally
-                {
-                    overlapped.Finish(completed);
-                }
+                OverlappedHashingBufferWriter.Write(destination, new HashTargets(hash), overlapChunkBytes, state, write);
             }
             else
             {

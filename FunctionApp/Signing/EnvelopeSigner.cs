@@ -197,18 +197,8 @@ public sealed class EnvelopeSigner
             {
                 // Two cores: this thread writes and feeds X-Signature's MAC; the other MACs (the Standard Webhooks one at
                 // least) are fed each 16 KB on the spare core while writing goes on.
-                var overlapped = new OverlappedHashingBufferWriter(new HashingBufferWriter(destination, macs.First), macs.AllButFirst, OverlapChunkBytes);
-                var completed = false;
-                try
-                {
-                    overlapped.Start();
-                    CanonicalUtf8Writer.Write(envelope, overlapped);
-                    completed = true;
-                }
-                finally
-                {
-                    overlapped.Finish(completed);
-                }
+                OverlappedHashingBufferWriter.Write(
+                    new HashingBufferWriter(destination, macs.First), macs.AllButFirst, OverlapChunkBytes, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks));
             }
             else
             {
