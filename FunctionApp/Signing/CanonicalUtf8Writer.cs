@@ -53,11 +53,7 @@ internal static class CanonicalUtf8Writer
         output.Raw("{\"widgets\":["u8);
         if (envelope.Widgets is List<Widget> list)
         {
-            var widgets = CollectionsMarshal.AsSpan(list);
-            for (var i = 0; i < widgets.Length; i++)
-            {
-                WriteWidget(ref output, widgets[i], i > 0);
-            }
+            WriteWidgets(ref output, CollectionsMarshal.AsSpan(list), first: true);
         }
         else
         {
@@ -74,7 +70,7 @@ internal static class CanonicalUtf8Writer
 
     /// <summary>
     /// Writes the opening <c>{"widgets":[</c> of an envelope written in parts, as its widgets arrive: then
-    /// <see cref="WriteWidgets"/> for each run of widgets in order, then <see cref="WriteEnd"/>. The bytes are those
+    /// <see cref="WriteWidgets(ReadOnlySpan{Widget}, bool, IBufferWriter{byte})"/> for each run of widgets in order, then <see cref="WriteEnd"/>. The bytes are those
     /// of <see cref="Write(WidgetEnvelope, IBufferWriter{byte})"/>; each call commits what it wrote.
     /// </summary>
     public static void WriteStart(IBufferWriter<byte> destination)
@@ -88,11 +84,7 @@ internal static class CanonicalUtf8Writer
     public static void WriteWidgets(ReadOnlySpan<Widget> widgets, bool first, IBufferWriter<byte> destination)
     {
         var output = new Output(destination);
-        for (var i = 0; i < widgets.Length; i++)
-        {
-            WriteWidget(ref output, widgets[i], !first || i > 0);
-        }
-
+        WriteWidgets(ref output, widgets, first);
         output.Complete();
     }
 
@@ -102,6 +94,14 @@ internal static class CanonicalUtf8Writer
         var output = new Output(destination);
         output.Raw("]}"u8);
         output.Complete();
+    }
+
+    private static void WriteWidgets(ref Output output, ReadOnlySpan<Widget> widgets, bool first)
+    {
+        for (var i = 0; i < widgets.Length; i++)
+        {
+            WriteWidget(ref output, widgets[i], !first || i > 0);
+        }
     }
 
     private static void WriteWidget(ref Output output, Widget widget, bool comma)
