@@ -20,6 +20,13 @@ public static class SignerFactory
     internal static EnvelopeSigner Create(RecyclableMemoryStreamManager streams, SigningOverlap overlap) =>
         new(streams, Keys, NullLogger<EnvelopeSigner>.Instance) { Overlap = overlap };
 
+    /// <summary>Reads <paramref name="body"/> and signs it as <c>/api/sign</c> does (<see cref="EnvelopeSigner.ReadAndSignAsync"/>); the hex signature.</summary>
+    internal static string ReadAndSign(EnvelopeSigner signer, FunctionApp.Envelopes.WidgetEnvelopeReader reader, byte[] body)
+    {
+        using var signed = signer.ReadAndSignAsync(new MemoryStream(body, writable: false), reader, null, null, CancellationToken.None).AsTask().GetAwaiter().GetResult();
+        return signed.Signature.ToHex();
+    }
+
     private static ConfigurationSigningKeySource Keys =>
         new(Options.Create(new LocalKeyOptions { LocalKey = Convert.ToBase64String(BenchmarkData.KeyBytes) }));
 }

@@ -59,12 +59,6 @@ public static class LoadRunner
         SignatureGuard.EnsureSameSignature(data, signer);
         var body = data.SeedBody();
         var reader = new FunctionApp.Envelopes.WidgetEnvelopeReader();
-        void ReadAndSign(FunctionApp.Signing.EnvelopeSigner s)
-        {
-            using var signed = s.ReadAndSignAsync(new MemoryStream(body, writable: false), reader, null, null, CancellationToken.None).AsTask().GetAwaiter().GetResult();
-            _ = signed.Signature.ToHex();
-        }
-
         using var listener = new LargeObjectHeapListener();
 
         (string Name, Action Operation, Microsoft.IO.RecyclableMemoryStreamManager Pool)[] methods =
@@ -81,8 +75,8 @@ public static class LoadRunner
                 using var signed = oneCore.Sign(data.Ours, BenchmarkData.Key);
                 _ = signed.Signature.ToHex();
             }, pool),
-            ("ReadAndSignAsync (ours, behind the reader when a core is spare)", () => ReadAndSign(signer), pool),
-            ("ReadAndSignAsync, one core (read, then sign)", () => ReadAndSign(oneCore), pool),
+            ("ReadAndSignAsync (ours, behind the reader when a core is spare)", () => SignerFactory.ReadAndSign(signer, reader, body), pool),
+            ("ReadAndSignAsync, one core (read, then sign)", () => SignerFactory.ReadAndSign(oneCore, reader, body), pool),
 
             // Issue 13's variants under the same load: overlap must not cost throughput when every core is busy.
             ("Variant 2: direct, hash per block (never overlapped)", () => SigningVariants.DirectHashPerBlock(pool, data.Ours, BenchmarkData.Key), pool),

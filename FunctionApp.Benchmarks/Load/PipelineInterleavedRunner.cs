@@ -25,12 +25,6 @@ public static class PipelineInterleavedRunner
         var reader = new WidgetEnvelopeReader();
         var key = BenchmarkData.Key;
 
-        void ReadAndSign(EnvelopeSigner signer)
-        {
-            using var stream = new MemoryStream(body, writable: false);
-            using var signed = signer.ReadAndSignAsync(stream, reader, null, null, CancellationToken.None).AsTask().GetAwaiter().GetResult();
-        }
-
         void Sign(EnvelopeSigner signer)
         {
             using var signed = signer.Sign(data.Ours, key);
@@ -53,9 +47,9 @@ public static class PipelineInterleavedRunner
             ("writer alone", () => EnvelopeSigner.WriteCanonical(data.Ours, Stream.Null)),
             ("read alone", () => reader.Read(new MemoryStream(body, writable: false))),
             ("read alone, while the other core hashes 2 MB", () => Parallel.Invoke(() => reader.Read(new MemoryStream(body, writable: false)), Hmac, Hmac)),
-            ("read, then sign (one core)", () => ReadAndSign(never)),
-            ("sign behind the reader (always)", () => ReadAndSign(always)),
-            ("ReadAndSignAsync (adaptive)", () => ReadAndSign(adaptive)),
+            ("read, then sign (one core)", () => SignerFactory.ReadAndSign(never, reader, body)),
+            ("sign behind the reader (always)", () => SignerFactory.ReadAndSign(always, reader, body)),
+            ("ReadAndSignAsync (adaptive)", () => SignerFactory.ReadAndSign(adaptive, reader, body)),
             ("sign in memory, one core", () => Sign(never)),
             ("sign in memory, MACs split over two cores", () => Sign(always)),
             ("sign in memory (adaptive)", () => Sign(adaptive)),
