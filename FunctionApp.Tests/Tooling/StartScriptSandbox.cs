@@ -168,9 +168,10 @@ public sealed class StartScriptSandbox : IAsyncDisposable
         using var process = new Process { StartInfo = start, EnableRaisingEvents = true };
         var exited = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var outputClosed = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var errorClosed = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         process.Exited += (_, _) => exited.TrySetResult();
         process.OutputDataReceived += (_, e) => Append(output, e.Data, outputClosed);
-        process.ErrorDataReceived += (_, e) => Append(error, e.Data, null);
+        process.ErrorDataReceived += (_, e) => Append(error, e.Data, errorClosed);
         process.Start();
         _pids.Add(process.Id);
         process.StandardInput.Close();
@@ -184,7 +185,9 @@ public sealed class StartScriptSandbox : IAsyncDisposable
             throw new TimeoutException($"start.mjs did not exit within 90 s. Output:\n{Text(output)}\n{Text(error)}");
         }
 
-        await Task.WhenAny(outputClosed.Task, Task.Delay(TimeSpan.FromSeconds(5)));
+        // Then both pipes to their end: the script's last stderr line (a refusal it prints just before exiting) can still be
+        // in flight when its exit is seen. Bounded, since an Azurite it left running would hold them open.
+        await Task.WhenAny(Task.WhenAll(outputClosed.Task, errorClosed.Task), Task.Delay(TimeSpan.FromSeconds(5)));
         var run = new StartScriptRun(
             process.ExitCode,
             Text(output),
