@@ -3,6 +3,7 @@ using System.Text;
 using BenchmarkDotNet.Attributes;
 using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Benchmarks.Seed;
+using FunctionApp.Benchmarks.Variants;
 using FunctionApp.Signing;
 using Newtonsoft.Json;
 
@@ -20,6 +21,7 @@ public class SerializeAndSignBenchmarks
     private BenchmarkData _data = null!;
     private EnvelopeSigner _signer = null!;
     private EnvelopeSigner _oneCoreSigner = null!;
+    private Microsoft.IO.RecyclableMemoryStreamManager _streams = null!;
     private byte[] _canonical = null!;
     private byte[] _webhookPrefix = null!;
 
@@ -28,14 +30,18 @@ public class SerializeAndSignBenchmarks
     public void Setup()
     {
         _data = BenchmarkData.Create(BenchmarkData.SeedWidgetCount);
-        _signer = SignerFactory.Create(out var streams);
-        _oneCoreSigner = SignerFactory.Create(streams, SigningOverlap.Never);
+        _signer = SignerFactory.Create(out _streams);
+        _oneCoreSigner = SignerFactory.Create(_streams, SigningOverlap.Never);
         SignatureGuard.EnsureSameSignature(_data, _signer);
         SignatureGuard.EnsureSameSignature(_data, _oneCoreSigner);
         _webhookPrefix = Encoding.ASCII.GetBytes(StandardWebhooks.NewId() + "." + DateTimeOffset.UtcNow.ToUnixTimeSeconds() + ".");
         using var canonical = new MemoryStream();
         EnvelopeSigner.WriteCanonical(_data.Ours, canonical);
         _canonical = canonical.ToArray();
+        if (Variant_TwoMacs_SplitByMac() != SerializeToRecyclableMemoryStreamAndSign())
+        {
+            throw new InvalidOperationException("The split-by-MAC variant signs different bytes from the seed.");
+        }
     }
 
     /// <summary>Seed: <c>JsonConvert.SerializeObject</c>, <c>Encoding.UTF8.GetBytes</c>, <c>ComputeHash(byte[])</c>.</summary>
@@ -68,6 +74,13 @@ public class SerializeAndSignBenchmarks
         using var signed = _oneCoreSigner.Sign(_data.Ours, BenchmarkData.Key);
         return signed.Signature.ToHex();
     }
+
+    /// <summary>
+    /// Variant (issue 22's first split, kept to measure the shared one against): both MACs fed while writing on two
+    /// cores, this thread writing and feeding <c>X-Signature</c>'s, the spare core feeding the Standard Webhooks one.
+    /// </summary>
+    [Benchmark]
+    public string Variant_TwoMacs_SplitByMac() => SigningVariants.TwoMacsSplitByMac(_streams, _data.Ours, BenchmarkData.Key, _webhookPrefix);
 
     /// <summary>Limit: our canonical UTF-8 writer alone (through its staging buffer) into <see cref="Stream.Null"/>.</summary>
     [Benchmark]

@@ -27,11 +27,20 @@ public static class InterleavedRunner
         var bytes = canonical.ToArray();
         var nullWriter = new NullBufferWriter();
         var key = BenchmarkData.Key;
+        var prefix = System.Text.Encoding.ASCII.GetBytes("msg_2Lh3tqZbG7xw6iXkV9aB1c.1764000000.");
 
         (string Name, Action Run)[] variants =
         [
             ("HMAC alone (array)", () => System.Security.Cryptography.HMACSHA256.HashData(BenchmarkData.KeyBytes, bytes)),
             ("HMAC over pooled blocks", () => key.Sign(new System.Buffers.ReadOnlySequence<byte>(bytes))),
+            ("both MACs one after the other (array)", () =>
+            {
+                System.Security.Cryptography.HMACSHA256.HashData(BenchmarkData.KeyBytes, bytes);
+                using var webhook = System.Security.Cryptography.IncrementalHash.CreateHMAC(System.Security.Cryptography.HashAlgorithmName.SHA256, BenchmarkData.KeyBytes);
+                webhook.AppendData(prefix);
+                webhook.AppendData(bytes);
+                _ = webhook.GetHashAndReset();
+            }),
             ("writer alone (null buffer writer)", () => FunctionApp.Signing.CanonicalUtf8Writer.Write(data.Ours, nullWriter)),
             ("seed RMS", () => SeedSerializeAndSign.SerializeToRecyclableMemoryStreamAndSign(data.Seed)),
             ("v0 staged, then hash", () => SigningVariants.StagedThenHash(streams, data.Ours, key)),
@@ -41,6 +50,11 @@ public static class InterleavedRunner
             ("v2c direct, hash per 4 KB", () => SigningVariants.DirectHashPerChunk(streams, data.Ours, key, 4 * 1024)),
             ("v3 overlapped, 64 KB", () => SigningVariants.Overlapped(streams, data.Ours, key, 64 * 1024)),
             ("v3b overlapped, 16 KB", () => SigningVariants.Overlapped(streams, data.Ours, key, 16 * 1024)),
+            ("v4 two MACs, split by MAC (writer + X-Signature's | webhook's)", () => SigningVariants.TwoMacsSplitByMac(streams, data.Ours, key, prefix)),
+            ("v4b two MACs, shared, backlog 1", () => SigningVariants.TwoMacsShared(streams, data.Ours, key, prefix, 1)),
+            ("v4b two MACs, shared, backlog 2", () => SigningVariants.TwoMacsShared(streams, data.Ours, key, prefix, 2)),
+            ("v4b two MACs, shared, backlog 4 (production)", () => SigningVariants.TwoMacsShared(streams, data.Ours, key, prefix, 4)),
+            ("v4b two MACs, shared, backlog 16", () => SigningVariants.TwoMacsShared(streams, data.Ours, key, prefix, 16)),
             ("EnvelopeSigner.Sign", () =>
             {
                 using var signed = signer.Sign(data.Ours, key);

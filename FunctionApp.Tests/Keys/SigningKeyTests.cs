@@ -23,11 +23,11 @@ public sealed class SigningKeyTests
         // Arrange
         var services = new TestServices();
         var key = new SigningKey("k", Material);
-        var bytes = RandomBytes(length, seed: length);
+        var bytes = BufferWriterPieces.Random(length, seed: length);
         using var stream = services.Streams.GetStream("test");
 
         // Act
-        var signature = key.SignWhileWriting(stream, bytes, WriteInPieces, overlapChunk);
+        var signature = key.SignWhileWriting(stream, bytes, BufferWriterPieces.Write, overlapChunk);
 
         // Assert
         Assert.Equal(HMACSHA256.HashData(Material, bytes), signature.Bytes.ToArray());
@@ -43,14 +43,14 @@ public sealed class SigningKeyTests
         // 1,000-byte chunks a late start fills the 64-chunk ring, and the writer gives up on the helper and hashes the oldest.
         var services = new TestServices();
         var key = new SigningKey("k", Material);
-        var inputs = Enumerable.Range(0, 32).Select(i => RandomBytes(100_000 + (i * 7919), seed: i)).ToArray();
+        var inputs = Enumerable.Range(0, 32).Select(i => BufferWriterPieces.Random(100_000 + (i * 7919), seed: i)).ToArray();
 
         // Act
         var signatures = new byte[inputs.Length][];
         Parallel.For(0, inputs.Length, new ParallelOptions { MaxDegreeOfParallelism = 16 }, i =>
         {
             using var stream = services.Streams.GetStream("test");
-            signatures[i] = key.SignWhileWriting(stream, inputs[i], WriteInPieces, chunk).Bytes.ToArray();
+            signatures[i] = key.SignWhileWriting(stream, inputs[i], BufferWriterPieces.Write, chunk).Bytes.ToArray();
         });
 
         // Assert
@@ -68,20 +68,20 @@ public sealed class SigningKeyTests
         // Arrange
         var services = new TestServices();
         var key = new SigningKey("k", Material);
-        var bytes = RandomBytes(300_000, seed: 5);
+        var bytes = BufferWriterPieces.Random(300_000, seed: 5);
 
         // Act
         using (var broken = services.Streams.GetStream("test"))
         {
             Assert.Throws<InvalidOperationException>(() => key.SignWhileWriting(broken, bytes, static (writer, b) =>
             {
-                WriteInPieces(writer, b.AsSpan(0, 200_000).ToArray());
+                BufferWriterPieces.Write(writer, b.AsSpan(0, 200_000).ToArray());
                 throw new InvalidOperationException("writer failed");
             }, overlapChunk));
         }
 
         using var stream = services.Streams.GetStream("test");
-        var signature = key.SignWhileWriting(stream, bytes, WriteInPieces, overlapChunk);
+        var signature = key.SignWhileWriting(stream, bytes, BufferWriterPieces.Write, overlapChunk);
 
         // Assert: a half-fed hash instance never signs again.
         Assert.Equal(HMACSHA256.HashData(Material, bytes), signature.Bytes.ToArray());
@@ -111,26 +111,5 @@ public sealed class SigningKeyTests
 
         Assert.Equal(0, services.Streams.SmallPoolInUseSize);
         Assert.Equal(0, services.Streams.LargePoolInUseSize);
-    }
-
-    private static void WriteInPieces(IBufferWriter<byte> writer, byte[] bytes)
-    {
-        // As the canonical writer does: take what is lent, fill it, commit.
-        var rest = bytes.AsSpan();
-        while (!rest.IsEmpty)
-        {
-            var span = writer.GetSpan();
-            var n = Math.Min(span.Length, rest.Length);
-            rest.Slice(0, n).CopyTo(span);
-            writer.Advance(n);
-            rest = rest.Slice(n);
-        }
-    }
-
-    private static byte[] RandomBytes(int length, int seed)
-    {
-        var bytes = new byte[length];
-        new Random(seed).NextBytes(bytes);
-        return bytes;
     }
 }

@@ -31,6 +31,14 @@ internal readonly struct HashTargets
     /// <summary>How many HMACs are fed.</summary>
     public int Count => _count;
 
+    /// <summary>Appends <paramref name="data"/> to the <paramref name="index"/>th HMAC only.</summary>
+    public void Append(int index, ReadOnlySpan<byte> data)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(index);
+        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(index, _count);
+        (_single ?? _many![_start + index]).AppendData(data);
+    }
+
     /// <summary>Appends <paramref name="data"/> to every HMAC.</summary>
     public void Append(ReadOnlySpan<byte> data)
     {

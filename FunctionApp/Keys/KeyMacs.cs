@@ -34,12 +34,6 @@ internal sealed class KeyMacs
     /// <summary>All of them.</summary>
     public HashTargets All => new(_hashes, 0, _hashes.Length);
 
-    /// <summary>The current key's HMAC of the bytes alone (<c>X-Signature</c>).</summary>
-    public HashTargets First => new(_hashes, 0, 1);
-
-    /// <summary>All but <see cref="First"/>.</summary>
-    public HashTargets AllButFirst => new(_hashes, 1, _hashes.Length - 1);
-
     /// <summary>The MACs, in the order above (per key: bytes alone, then prefixed); the instances go back to their pools.</summary>
     public Signature[] Complete()
     {

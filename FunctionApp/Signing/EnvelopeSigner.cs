@@ -195,10 +195,10 @@ public sealed class EnvelopeSigner
             var destination = new BudgetedBufferWriter(canonical, lease, _maxCanonicalBytes);
             if (Pays(estimate, inFlight))
             {
-                // Two cores: this thread writes and feeds X-Signature's MAC; the other MACs (the Standard Webhooks one at
-                // least) are fed each 16 KB on the spare core while writing goes on.
+                // Two cores: this thread writes, the spare core feeds the MACs each 16 KB, and this thread takes a
+                // chunk of hashing off it whenever it falls behind, so both finish together.
                 OverlappedHashingBufferWriter.Write(
-                    new HashingBufferWriter(destination, macs.First), macs.AllButFirst, OverlapChunkBytes, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks));
+                    destination, macs.All, OverlapChunkBytes, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks));
             }
             else
             {
