@@ -79,8 +79,9 @@ public sealed class BenchmarkSmokeTests(ITestOutputHelper output)
         var results = LoadRunner.Measure(workers: 3, operations: 10, widgetCount: 30);
 
         // Assert
-        Assert.Equal(7, results.Count);
+        Assert.Equal(9, results.Count);
         Assert.All(results, r => Assert.Equal(10, r.Operations));
-        Assert.Contains(results, r => r.Method.StartsWith("ReadAndSignAsync", StringComparison.Ordinal));
+        Assert.Equal(4, results.Count(r => r.Method.StartsWith("ReadAndSignAsync", StringComparison.Ordinal)));
+        Assert.Equal(2, results.Count(r => r.Method.EndsWith("(A/A control)", StringComparison.Ordinal)));
     }
 }
