@@ -79,6 +79,21 @@ public static class SigningVariants
         return Complete(key, macs);
     }
 
+    /// <summary>
+    /// Limit (issue 22): both MACs every signature carries since the Standard Webhooks form (issue 18), one after the
+    /// other over <paramref name="canonical"/> in one array: <c>X-Signature</c>'s and the one over <paramref name="prefix"/>
+    /// + the bytes. Returns a byte of each, so neither is optimised away.
+    /// </summary>
+    public static int BothMacsOneAfterTheOther(byte[] canonical, byte[] prefix)
+    {
+        Span<byte> mac = stackalloc byte[32];
+        using var webhook = System.Security.Cryptography.IncrementalHash.CreateHMAC(System.Security.Cryptography.HashAlgorithmName.SHA256, Infrastructure.BenchmarkData.KeyBytes);
+        webhook.AppendData(prefix);
+        webhook.AppendData(canonical);
+        webhook.GetHashAndReset(mac);
+        return System.Security.Cryptography.HMACSHA256.HashData(Infrastructure.BenchmarkData.KeyBytes, canonical)[0] + mac[0];
+    }
+
     private static System.Security.Cryptography.IncrementalHash[] RentTwo(SigningKey key, byte[] prefix)
     {
         var macs = new[] { key.RentHash(), key.RentHash() };
@@ -86,9 +101,11 @@ public static class SigningVariants
         return macs;
     }
 
+    // Both completed as the signer completes them (and back to the key's pool); X-Signature's is the one compared.
     private static string Complete(SigningKey key, System.Security.Cryptography.IncrementalHash[] macs)
     {
-        var webhook = key.Complete(macs[1]);
-        return webhook.Bytes.Length == 32 ? key.Complete(macs[0]).ToHex() : string.Empty;
+        var signature = key.Complete(macs[0]).ToHex();
+        _ = key.Complete(macs[1]);
+        return signature;
     }
 }
