@@ -42,13 +42,16 @@ public sealed class OverlappedHashingBufferWriterTests
     }
 
     [Theory]
-    [InlineData(OverlappedHashingBufferWriter.DefaultBacklog)]
-    [InlineData(0)]
-    [InlineData(int.MaxValue)]
-    public void Write_AnyBacklogLeftToTheOtherThread_EachIsTheHmacOfItsPrefixAndTheBytes(int backlog)
+    [InlineData(OverlappedHashingBufferWriter.DefaultBacklog, 16 * 1024)]
+    [InlineData(0, 16 * 1024)]
+    [InlineData(int.MaxValue, 16 * 1024)]
+    [InlineData(int.MaxValue, 1000)]
+    public void Write_AnyBacklogLeftToTheOtherThread_EachIsTheHmacOfItsPrefixAndTheBytes(int backlog, int chunk)
     {
         // Arrange: 0 makes the writer reach for a chunk of hashing after every chunk it writes, so both threads reach
-        // for the same HMACs all the time; int.MaxValue leaves all of it to the other thread until writing ends.
+        // for the same HMACs all the time; int.MaxValue leaves all of it to the other thread until writing ends, and with
+        // 1,000-byte chunks the other thread, feeding two HMACs, falls a whole 64-chunk ring behind: the writer then
+        // hashes the furthest-behind HMAC itself or waits for a slot.
         var services = new TestServices();
         var bytes = BufferWriterPieces.Random(900_000, seed: 3);
 
@@ -57,7 +60,7 @@ public sealed class OverlappedHashingBufferWriterTests
         {
             using var stream = services.Streams.GetStream("test");
             var (hashes, prefixes) = CreateMacs(2);
-            var appends = OverlappedHashingBufferWriter.Write(stream, new HashTargets(hashes, 0, 2), 16 * 1024, bytes, static (w, b) => BufferWriterPieces.WriteAtPace(w, b, 1000), backlog);
+            var appends = OverlappedHashingBufferWriter.Write(stream, new HashTargets(hashes, 0, 2), chunk, bytes, static (w, b) => BufferWriterPieces.WriteAtPace(w, b, 1000), backlog);
             AssertEachIsTheHmacOf(hashes, prefixes, bytes);
             return appends;
         });
@@ -70,7 +73,7 @@ public sealed class OverlappedHashingBufferWriterTests
     public void Write_SeveralMacsFromManyThreads_EachIsTheHmacOfItsPrefixAndTheBytes(int chunk)
     {
         // Arrange: more writers than cores, so some hashing work items start late, mid-way or never (the writer then
-        // hashes everything itself); with 1,000-byte chunks a late start fills the 64-chunk ring.
+        // hashes everything itself, a few chunks behind its writing).
         var inputs = Enumerable.Range(0, 32).Select(i => BufferWriterPieces.Random(100_000 + (i * 7919), seed: i)).ToArray();
         var services = new TestServices();
 

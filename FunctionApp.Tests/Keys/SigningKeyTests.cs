@@ -39,8 +39,8 @@ public sealed class SigningKeyTests
     [InlineData(1000)]
     public void SignWhileWriting_OverlappedFromManyThreads_EachIsTheHmacOfItsBytes(int chunk)
     {
-        // Arrange: more signers than cores, so some hashing work items start late or never (the writer hashes then); with
-        // 1,000-byte chunks a late start fills the 64-chunk ring, and the writer gives up on the helper and hashes the oldest.
+        // Arrange: more signers than cores, so some hashing work items start late or never (the writer then hashes
+        // itself, a few chunks behind its writing).
         var services = new TestServices();
         var key = new SigningKey("k", Material);
         var inputs = Enumerable.Range(0, 32).Select(i => BufferWriterPieces.Random(100_000 + (i * 7919), seed: i)).ToArray();
