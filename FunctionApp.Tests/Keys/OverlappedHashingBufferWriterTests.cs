@@ -73,7 +73,8 @@ public sealed class OverlappedHashingBufferWriterTests
     public void Write_SeveralMacsFromManyThreads_EachIsTheHmacOfItsPrefixAndTheBytes(int chunk)
     {
         // Arrange: more writers than cores, so some hashing work items start late, mid-way or never (the writer then
-        // hashes everything itself, a few chunks behind its writing).
+        // hashes everything itself; with two HMACs or more it falls a whole 64-chunk ring behind and hashes as the ring
+        // fills).
         var inputs = Enumerable.Range(0, 32).Select(i => BufferWriterPieces.Random(100_000 + (i * 7919), seed: i)).ToArray();
         var services = new TestServices();
 

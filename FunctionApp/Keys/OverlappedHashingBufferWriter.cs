@@ -8,8 +8,9 @@ namespace FunctionApp.Keys;
 /// destination's memory, lent at most <c>chunk</c> bytes at a time, and a thread-pool thread appends each committed
 /// chunk, in order, to each of the HMACs it was given. Whenever the hashing falls behind, the writer's thread hashes a
 /// chunk of whichever HMAC is furthest behind and free, then writes on; once writing ends it hashes what is left beside
-/// the other thread. If the pool never starts the hashing (every core busy), the writer's thread hashes everything a
-/// few chunks behind the writing: never slower than hashing afterwards by more than a few atomic operations per chunk.
+/// the other thread. If the pool never starts the hashing (every core busy), the writer's thread hashes everything
+/// itself: with one HMAC a few chunks behind the writing, with more up to a ring (64 chunks) behind, then in step with
+/// it. Never slower than hashing afterwards by more than a few atomic operations per chunk.
 /// One instance per signature (a queued work item may outlive it); call <see cref="Finish"/> exactly once.
 /// </summary>
 /// <remarks>
