@@ -11,8 +11,8 @@ namespace FunctionApp.Tests.Functions;
 [Collection(SerialCollection.Name)]
 public sealed class RequestAllocationTests(ITestOutputHelper output)
 {
-    // Steady state measures about 2.8 MB: ~2 MB are the envelope's own strings and objects (what any
-    // Newtonsoft-based reader materializes), the rest the widget list, the reader and the response.
+    // Steady state measures about 2.3 MiB (2,405,980 bytes on 2026-11-24): ~2 MB are the envelope's own strings and
+    // objects (what any Newtonsoft-based reader materializes), the rest the widget list, the reader and the response.
     private const long BudgetBytes = 3 * 1024 * 1024;
 
     [Fact]
