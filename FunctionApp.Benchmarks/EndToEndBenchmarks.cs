@@ -3,8 +3,8 @@ using BenchmarkDotNet.Attributes;
 using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Benchmarks.Seed;
 using FunctionApp.Functions;
-using FunctionApp.Http;
-using FunctionApp.Signing;
+using WidgetSigning.Http;
+using WidgetSigning.Signing;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.AspNetCore.Mvc.Abstractions;
@@ -56,7 +56,7 @@ public class EndToEndBenchmarks
         // Issue 22's row: the same function with nothing handed to another core (read, then write and hash).
         var oneCore = new EnvelopeSigner(
             _services.GetRequiredService<Microsoft.IO.RecyclableMemoryStreamManager>(),
-            _services.GetRequiredService<FunctionApp.Keys.ISigningKeySource>(),
+            _services.GetRequiredService<WidgetSigning.Keys.ISigningKeySource>(),
             _services.GetRequiredService<Microsoft.Extensions.Logging.ILogger<EnvelopeSigner>>())
         {
             Overlap = SigningOverlap.Never,

@@ -2,8 +2,8 @@ using System.Text;
 using BenchmarkDotNet.Attributes;
 using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Benchmarks.Variants;
-using FunctionApp.Envelopes;
-using FunctionApp.Primitives;
+using WidgetSigning.Envelopes;
+using WidgetSigning.Primitives;
 using Newtonsoft.Json;
 
 namespace FunctionApp.Benchmarks;

@@ -1,7 +1,7 @@
 using BenchmarkDotNet.Attributes;
 using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Benchmarks.Seed;
-using FunctionApp.Signing;
+using WidgetSigning.Signing;
 
 namespace FunctionApp.Benchmarks;
 
@@ -32,7 +32,7 @@ public class ScalingBenchmarks
     [Benchmark(Baseline = true)]
     public string SeedRecyclableMemoryStream() => SeedSerializeAndSign.SerializeToRecyclableMemoryStreamAndSign(_data.Seed);
 
-    /// <summary>Ours: <see cref="EnvelopeSigner.Sign(FunctionApp.Envelopes.WidgetEnvelope, FunctionApp.Keys.SigningKey)"/>, then hex.</summary>
+    /// <summary>Ours: <see cref="EnvelopeSigner.Sign(WidgetSigning.Envelopes.WidgetEnvelope, WidgetSigning.Keys.SigningKey)"/>, then hex.</summary>
     [Benchmark]
     public string EnvelopeSigner_Sign()
     {

@@ -4,7 +4,7 @@ using BenchmarkDotNet.Attributes;
 using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Benchmarks.Seed;
 using FunctionApp.Benchmarks.Variants;
-using FunctionApp.Signing;
+using WidgetSigning.Signing;
 using Newtonsoft.Json;
 
 namespace FunctionApp.Benchmarks;
@@ -56,7 +56,7 @@ public class SerializeAndSignBenchmarks
     [Benchmark]
     public string SerializeToRecyclableMemoryStreamAndSign() => SeedSerializeAndSign.SerializeToRecyclableMemoryStreamAndSign(_data.Seed);
 
-    /// <summary>Ours: <see cref="EnvelopeSigner.Sign(FunctionApp.Envelopes.WidgetEnvelope, FunctionApp.Keys.SigningKey)"/> (canonical writer into pooled blocks, pooled HMAC), then hex.</summary>
+    /// <summary>Ours: <see cref="EnvelopeSigner.Sign(WidgetSigning.Envelopes.WidgetEnvelope, WidgetSigning.Keys.SigningKey)"/> (canonical writer into pooled blocks, pooled HMAC), then hex.</summary>
     [Benchmark]
     public string EnvelopeSigner_Sign()
     {

@@ -3,7 +3,7 @@ using BenchmarkDotNet.Attributes;
 using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Benchmarks.Seed;
 using FunctionApp.Benchmarks.Variants;
-using FunctionApp.Signing;
+using WidgetSigning.Signing;
 using Microsoft.IO;
 
 namespace FunctionApp.Benchmarks;
@@ -118,7 +118,7 @@ public class SignerBreakdownBenchmarks
     [Benchmark]
     public string Variant3b_Overlapped16KB() => SigningVariants.Overlapped(_streams, _data.Ours, BenchmarkData.Key, 16 * 1024);
 
-    /// <summary>Production: <see cref="EnvelopeSigner.Sign(FunctionApp.Envelopes.WidgetEnvelope, FunctionApp.Keys.SigningKey)"/> (variant 2), then hex.</summary>
+    /// <summary>Production: <see cref="EnvelopeSigner.Sign(WidgetSigning.Envelopes.WidgetEnvelope, WidgetSigning.Keys.SigningKey)"/> (variant 2), then hex.</summary>
     [Benchmark]
     public string EnvelopeSigner_Sign()
     {

@@ -1,6 +1,6 @@
-using FunctionApp.Http;
-using FunctionApp.Queues;
-using FunctionApp.Signing;
+using WidgetSigning.Http;
+using WidgetSigning.Queues;
+using WidgetSigning.Signing;
 using Microsoft.Azure.Functions.Extensions.DependencyInjection;
 
 [assembly: FunctionsStartup(typeof(FunctionApp.Startup))]

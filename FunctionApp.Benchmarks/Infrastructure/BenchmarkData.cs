@@ -1,8 +1,8 @@
 using System.Globalization;
 using System.Security.Cryptography;
 using FunctionApp.Benchmarks.Seed;
-using FunctionApp.Envelopes;
-using FunctionApp.Keys;
+using WidgetSigning.Envelopes;
+using WidgetSigning.Keys;
 
 namespace FunctionApp.Benchmarks.Infrastructure;
 

@@ -1,6 +1,6 @@
 using System.Text;
 using FunctionApp.Benchmarks.Seed;
-using FunctionApp.Signing;
+using WidgetSigning.Signing;
 
 namespace FunctionApp.Benchmarks.Infrastructure;
 

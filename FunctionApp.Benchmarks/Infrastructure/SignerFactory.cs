@@ -1,5 +1,5 @@
-using FunctionApp.Keys;
-using FunctionApp.Signing;
+using WidgetSigning.Keys;
+using WidgetSigning.Signing;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 using Microsoft.IO;
@@ -21,7 +21,7 @@ public static class SignerFactory
         new(streams, Keys, NullLogger<EnvelopeSigner>.Instance) { Overlap = overlap };
 
     /// <summary>Reads <paramref name="body"/> and signs it as <c>/api/sign</c> does (<see cref="EnvelopeSigner.ReadAndSignAsync"/>); the hex signature.</summary>
-    internal static string ReadAndSign(EnvelopeSigner signer, FunctionApp.Envelopes.WidgetEnvelopeReader reader, byte[] body)
+    internal static string ReadAndSign(EnvelopeSigner signer, WidgetSigning.Envelopes.WidgetEnvelopeReader reader, byte[] body)
     {
         using var signed = signer.ReadAndSignAsync(new MemoryStream(body, writable: false), reader, null, null, CancellationToken.None).AsTask().GetAwaiter().GetResult();
         return signed.Signature.ToHex();

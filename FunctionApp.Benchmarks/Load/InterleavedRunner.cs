@@ -23,7 +23,7 @@ public static class InterleavedRunner
         var signer = SignerFactory.Create(out var streams);
         SignatureGuard.EnsureSameSignature(data, signer);
         using var canonical = new MemoryStream();
-        FunctionApp.Signing.EnvelopeSigner.WriteCanonical(data.Ours, canonical);
+        WidgetSigning.Signing.EnvelopeSigner.WriteCanonical(data.Ours, canonical);
         var bytes = canonical.ToArray();
         var nullWriter = new NullBufferWriter();
         var key = BenchmarkData.Key;
@@ -34,7 +34,7 @@ public static class InterleavedRunner
             ("HMAC alone (array)", () => System.Security.Cryptography.HMACSHA256.HashData(BenchmarkData.KeyBytes, bytes)),
             ("HMAC over pooled blocks", () => key.Sign(new System.Buffers.ReadOnlySequence<byte>(bytes))),
             ("both MACs one after the other (array)", () => SigningVariants.BothMacsOneAfterTheOther(bytes, prefix)),
-            ("writer alone (null buffer writer)", () => FunctionApp.Signing.CanonicalUtf8Writer.Write(data.Ours, nullWriter)),
+            ("writer alone (null buffer writer)", () => WidgetSigning.Signing.CanonicalUtf8Writer.Write(data.Ours, nullWriter)),
             ("seed RMS", () => SeedSerializeAndSign.SerializeToRecyclableMemoryStreamAndSign(data.Seed)),
             ("v0 staged, then hash", () => SigningVariants.StagedThenHash(streams, data.Ours, key)),
             ("v1 direct, then hash", () => SigningVariants.DirectThenHash(streams, data.Ours, key)),

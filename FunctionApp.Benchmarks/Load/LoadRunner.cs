@@ -55,10 +55,10 @@ public static class LoadRunner
         ArgumentOutOfRangeException.ThrowIfLessThan(rounds, 1);
         var data = BenchmarkData.Create(widgetCount);
         var signer = SignerFactory.Create(out var pool);
-        var oneCore = SignerFactory.Create(pool, FunctionApp.Signing.SigningOverlap.Never);
+        var oneCore = SignerFactory.Create(pool, WidgetSigning.Signing.SigningOverlap.Never);
         SignatureGuard.EnsureSameSignature(data, signer);
         var body = data.SeedBody();
-        var reader = new FunctionApp.Envelopes.WidgetEnvelopeReader();
+        var reader = new WidgetSigning.Envelopes.WidgetEnvelopeReader();
         using var listener = new LargeObjectHeapListener();
 
         (string Name, Action Operation, Microsoft.IO.RecyclableMemoryStreamManager Pool)[] methods =

@@ -1,6 +1,6 @@
 using FunctionApp.Benchmarks.Infrastructure;
-using FunctionApp.Envelopes;
-using FunctionApp.Signing;
+using WidgetSigning.Envelopes;
+using WidgetSigning.Signing;
 
 namespace FunctionApp.Benchmarks.Load;
 

@@ -1,6 +1,6 @@
 using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Benchmarks.Variants;
-using FunctionApp.Envelopes;
+using WidgetSigning.Envelopes;
 
 namespace FunctionApp.Benchmarks.Load;
 

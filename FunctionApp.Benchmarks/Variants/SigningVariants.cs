@@ -1,6 +1,6 @@
-using FunctionApp.Envelopes;
-using FunctionApp.Keys;
-using FunctionApp.Signing;
+using WidgetSigning.Envelopes;
+using WidgetSigning.Keys;
+using WidgetSigning.Signing;
 using Microsoft.IO;
 
 namespace FunctionApp.Benchmarks.Variants;
@@ -8,7 +8,7 @@ namespace FunctionApp.Benchmarks.Variants;
 /// <summary>
 /// The ways of producing the signature that issue 13 measured, side by side, each returning the hex signature of
 /// the same canonical bytes in a pooled stream sized as <see cref="EnvelopeSigner"/> sizes it. Production
-/// (<see cref="EnvelopeSigner.Sign(FunctionApp.Envelopes.WidgetEnvelope, FunctionApp.Keys.SigningKey)"/>) writes directly and hashes per block, or overlapped in 16 KB chunks when a core is spare.
+/// (<see cref="EnvelopeSigner.Sign(WidgetSigning.Envelopes.WidgetEnvelope, WidgetSigning.Keys.SigningKey)"/>) writes directly and hashes per block, or overlapped in 16 KB chunks when a core is spare.
 /// </summary>
 public static class SigningVariants
 {

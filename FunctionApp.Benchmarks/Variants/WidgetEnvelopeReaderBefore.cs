@@ -1,7 +1,7 @@
 using System.Globalization;
 using System.Text;
-using FunctionApp.Envelopes;
-using FunctionApp.Primitives;
+using WidgetSigning.Envelopes;
+using WidgetSigning.Primitives;
 using Newtonsoft.Json;
 
 namespace FunctionApp.Benchmarks.Variants;

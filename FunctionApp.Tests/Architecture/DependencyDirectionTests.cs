@@ -120,10 +120,10 @@ public sealed class DependencyDirectionTests
 
     // The reader must see references of every kind it is relied on for, or the tests above would pass on nothing.
     [Theory]
-    [InlineData("FunctionApp.Functions.SignFunction", "FunctionApp.Http.HttpEnvelopeReader")]
-    [InlineData("FunctionApp.Signing.EnvelopeSigner", "FunctionApp.Envelopes.WidgetEnvelope")]
-    [InlineData("FunctionApp.Envelopes.WidgetEnvelopeReader", "FunctionApp.Primitives.JsonCharArrayPool")]
-    [InlineData("FunctionApp.Startup", "FunctionApp.Signing.SigningServiceCollectionExtensions")]
+    [InlineData("FunctionApp.Functions.SignFunction", "WidgetSigning.Http.HttpEnvelopeReader")]
+    [InlineData("WidgetSigning.Signing.EnvelopeSigner", "WidgetSigning.Envelopes.WidgetEnvelope")]
+    [InlineData("WidgetSigning.Envelopes.WidgetEnvelopeReader", "WidgetSigning.Primitives.JsonCharArrayPool")]
+    [InlineData("FunctionApp.Startup", "WidgetSigning.Signing.SigningServiceCollectionExtensions")]
     public void AssemblyDependencies_KnownReference_IsSeen(string from, string to)
     {
         // Act

@@ -35,7 +35,7 @@ public static partial class SourceDependencies
                     yield return (relative, folder, target, raw.Trim());
                 }
 
-                // Inside namespace FunctionApp.Y, "Http.HttpEnvelopeReader" means FunctionApp.Http.HttpEnvelopeReader.
+                // Inside namespace FunctionApp.Y, "Http.HttpEnvelopeReader" means WidgetSigning.Http.HttpEnvelopeReader.
                 foreach (Match match in RelativeReference().Matches(line))
                 {
                     var name = match.Groups["folder"].Value;
@@ -55,11 +55,11 @@ public static partial class SourceDependencies
     [GeneratedRegex(@"//.*$")]
     private static partial Regex LineComment();
 
-    // "using FunctionApp.Keys;", "global using static FunctionApp.Keys.X;", "using K = FunctionApp.Keys.X;", "FunctionApp.Keys.X.Y"
+    // "using WidgetSigning.Keys;", "global using static WidgetSigning.Keys.X;", "using K = WidgetSigning.Keys.X;", "WidgetSigning.Keys.X.Y"
     [GeneratedRegex(@"(?<![\w.])FunctionApp\.(?<folder>[A-Z]\w*)\b")]
     private static partial Regex Reference();
 
-    // "Http.HttpEnvelopeReader" (a namespace-relative name), not "options.Http.X" or "FunctionApp.Http.X".
+    // "Http.HttpEnvelopeReader" (a namespace-relative name), not "options.Http.X" or "WidgetSigning.Http.X".
     [GeneratedRegex(@"(?<![\w.])(?<folder>[A-Z]\w*)\.[A-Z]\w*")]
     private static partial Regex RelativeReference();
 }

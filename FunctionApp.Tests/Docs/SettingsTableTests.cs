@@ -1,7 +1,7 @@
 using System.Globalization;
-using FunctionApp.Http;
-using FunctionApp.Keys;
-using FunctionApp.Queues;
+using WidgetSigning.Http;
+using WidgetSigning.Keys;
+using WidgetSigning.Queues;
 using FunctionApp.Tests.Infra;
 
 namespace FunctionApp.Tests.Docs;

@@ -1,6 +1,6 @@
 using System.Globalization;
 using System.Text;
-using FunctionApp.Envelopes;
+using WidgetSigning.Envelopes;
 using FunctionApp.Tests.Infrastructure;
 using Xunit.Abstractions;
 

@@ -1,4 +1,4 @@
-using FunctionApp.Envelopes;
+using WidgetSigning.Envelopes;
 using FunctionApp.Tests.Infrastructure;
 using Xunit.Abstractions;
 

@@ -1,5 +1,5 @@
 using System.Text;
-using FunctionApp.Envelopes;
+using WidgetSigning.Envelopes;
 using FunctionApp.Tests.Infrastructure;
 
 namespace FunctionApp.Tests.Envelopes;

@@ -1,6 +1,6 @@
 using FunctionApp.Functions;
-using FunctionApp.Http;
-using FunctionApp.Keys;
+using WidgetSigning.Http;
+using WidgetSigning.Keys;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;

@@ -1,5 +1,5 @@
 using FunctionApp.Functions;
-using FunctionApp.Http;
+using WidgetSigning.Http;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;

@@ -2,7 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Text;
 using FunctionApp.Functions;
-using FunctionApp.Http;
+using WidgetSigning.Http;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Logging;
 using Microsoft.IO;

@@ -1,7 +1,7 @@
 using System.Globalization;
 using FunctionApp.Functions;
-using FunctionApp.Http;
-using FunctionApp.Signing;
+using WidgetSigning.Http;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.AspNetCore.Mvc.Abstractions;
@@ -56,7 +56,7 @@ public sealed class SignFunctionLimitAttackTests : IAsyncLifetime
         // Assert
         Assert.Equal(413, response.Status);
         Assert.Equal(ProblemTypes.CanonicalTooLarge, (string?)response.Json["type"]);
-        Assert.Contains(FunctionApp.Envelopes.EnvelopeOptions.MaxCanonicalBytesSetting, (string?)response.Json["detail"], StringComparison.Ordinal);
+        Assert.Contains(WidgetSigning.Envelopes.EnvelopeOptions.MaxCanonicalBytesSetting, (string?)response.Json["detail"], StringComparison.Ordinal);
         Assert.False(response.Headers.ContainsKey(SignatureHeaders.Signature));
         AssertNothingHeld();
     }

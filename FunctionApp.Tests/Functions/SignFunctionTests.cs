@@ -1,6 +1,6 @@
 using System.Text;
 using FunctionApp.Functions;
-using FunctionApp.Http;
+using WidgetSigning.Http;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Options;
 

@@ -1,6 +1,6 @@
 using FunctionApp.Functions;
 using FunctionApp.Functions.QueueTrigger;
-using FunctionApp.Queues;
+using WidgetSigning.Queues;
 using FunctionApp.Tests.Infrastructure;
 using Newtonsoft.Json.Linq;
 

@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using Azure.Core.Pipeline;
-using FunctionApp.Keys;
+using WidgetSigning.Keys;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;

@@ -1,6 +1,6 @@
 using FunctionApp.Functions;
-using FunctionApp.Http;
-using FunctionApp.Signing;
+using WidgetSigning.Http;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
@@ -157,8 +157,8 @@ public sealed class VerifyFunctionTests
         await using var harness = await KeyVaultHarness.StartAsync();
         harness.Rotate();
         harness.Server.Fault = FakeKeyVaultFault.ServerError;
-        var function = new VerifyFunction(
-            new HttpEnvelopeReader(new(), harness.Streams, Options.Create(new HttpOptions())), harness.Verifier, NullLogger<VerifyFunction>.Instance);
+        var function = new VerifyFunction(new VerifyHandler(
+            new HttpEnvelopeReader(new(), harness.Streams, Options.Create(new HttpOptions())), harness.Verifier, NullLogger<VerifyHandler>.Instance));
         var exchange = HttpExchange.Post(OneWidget.Input);
         exchange.Request.Headers[SignatureHeaders.Signature] = OneWidget.SignatureHex;
 
@@ -176,10 +176,10 @@ public sealed class VerifyFunctionTests
     {
         // Arrange: the signature header arrives, then half the envelope, then the connection is gone.
         using var aborted = new CancellationTokenSource();
-        var function = new VerifyFunction(
+        var function = new VerifyFunction(new VerifyHandler(
             new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())),
             new EnvelopeVerifier(_services.Streams, _services.KeySource),
-            NullLogger<VerifyFunction>.Instance);
+            NullLogger<VerifyHandler>.Instance));
         var exchange = HttpExchange.Post([]);
         exchange.Request.Headers[SignatureHeaders.Signature] = new string('a', 64);
         exchange.Request.ContentLength = null;
@@ -204,10 +204,10 @@ public sealed class VerifyFunctionTests
         string contentType = "application/json",
         long maxBodyBytes = 16 * 1024 * 1024)
     {
-        var function = new VerifyFunction(
+        var function = new VerifyFunction(new VerifyHandler(
             new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions { MaxRequestBodyBytes = (int)maxBodyBytes })),
             new EnvelopeVerifier(_services.Streams, _services.KeySource),
-            NullLogger<VerifyFunction>.Instance);
+            NullLogger<VerifyHandler>.Instance));
         var exchange = HttpExchange.Post(body, contentType, query);
         if (signatureHeader is not null)
         {

@@ -1,7 +1,6 @@
 using System.Globalization;
-using FunctionApp.Functions;
-using FunctionApp.Http;
-using FunctionApp.Signing;
+using WidgetSigning.Http;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
@@ -178,11 +177,11 @@ public sealed class WebhookHeaderTests
     public async Task Keys_LocalKey_ListsIdAndStateAndNoKeyMaterial()
     {
         // Arrange
-        var function = new KeysFunction(_services.KeySource, NullLogger<KeysFunction>.Instance);
+        var function = new KeysHandler(_services.KeySource, NullLogger<KeysHandler>.Instance);
         var exchange = HttpExchange.Post([]);
 
         // Act
-        await exchange.ExecuteAsync(await function.RunAsync(exchange.Request));
+        await exchange.ExecuteAsync(await function.HandleAsync(exchange.Request));
 
         // Assert
         Assert.Equal(200, exchange.Status);
@@ -194,23 +193,23 @@ public sealed class WebhookHeaderTests
     private async Task<HttpExchange> SignAsync(string? idempotencyKey = null, string? query = null)
     {
         var signer = new EnvelopeSigner(_services.Streams, _services.KeySource, _time, NullLogger<EnvelopeSigner>.Instance);
-        var function = new SignFunction(
-            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())), signer, NullLogger<SignFunction>.Instance);
+        var function = new SignHandler(
+            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())), signer, NullLogger<SignHandler>.Instance);
         var exchange = HttpExchange.Post(OneWidget.Input, query: query);
         if (idempotencyKey is not null)
         {
             exchange.Request.Headers[WebhookRequestHeaders.IdempotencyKey] = idempotencyKey;
         }
 
-        await exchange.ExecuteAsync(await function.RunAsync(exchange.Request));
+        await exchange.ExecuteAsync(await function.HandleAsync(exchange.Request));
         return exchange;
     }
 
     private async Task<HttpExchange> VerifyAsync(string? id, string? timestamp, string? signature, string? hex = null)
     {
         var verifier = new EnvelopeVerifier(_services.Streams, _services.KeySource, _time, Options.Create(new WebhookOptions()));
-        var function = new VerifyFunction(
-            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())), verifier, NullLogger<VerifyFunction>.Instance);
+        var function = new VerifyHandler(
+            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())), verifier, NullLogger<VerifyHandler>.Instance);
         var exchange = HttpExchange.Post(OneWidget.Input);
         var headers = exchange.Request.Headers;
         if (id is not null)
@@ -233,7 +232,7 @@ public sealed class WebhookHeaderTests
             headers[SignatureHeaders.Signature] = hex;
         }
 
-        await exchange.ExecuteAsync(await function.RunAsync(exchange.Request));
+        await exchange.ExecuteAsync(await function.HandleAsync(exchange.Request));
         return exchange;
     }
 }

@@ -1,7 +1,7 @@
 using FunctionApp.Functions;
-using FunctionApp.Http;
-using FunctionApp.Keys;
-using FunctionApp.Signing;
+using WidgetSigning.Http;
+using WidgetSigning.Keys;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.DependencyInjection;
 using Newtonsoft.Json.Linq;

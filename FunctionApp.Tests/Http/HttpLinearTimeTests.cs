@@ -1,5 +1,5 @@
-using FunctionApp.Envelopes;
-using FunctionApp.Http;
+using WidgetSigning.Envelopes;
+using WidgetSigning.Http;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Options;
 using Xunit.Abstractions;

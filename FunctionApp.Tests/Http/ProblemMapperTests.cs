@@ -1,4 +1,4 @@
-using FunctionApp.Http;
+using WidgetSigning.Http;
 
 namespace FunctionApp.Tests.Http;
 

@@ -1,6 +1,6 @@
 using System.Globalization;
 using System.Text.Json.Nodes;
-using FunctionApp.Keys;
+using WidgetSigning.Keys;
 
 namespace FunctionApp.Tests.Infra;
 

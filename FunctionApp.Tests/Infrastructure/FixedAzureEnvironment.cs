@@ -1,4 +1,4 @@
-using FunctionApp.Keys;
+using WidgetSigning.Keys;
 
 namespace FunctionApp.Tests.Infrastructure;
 

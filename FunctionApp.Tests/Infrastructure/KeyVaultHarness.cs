@@ -1,7 +1,7 @@
 using Azure.Core.Pipeline;
 using Azure.Security.KeyVault.Secrets;
-using FunctionApp.Keys;
-using FunctionApp.Signing;
+using WidgetSigning.Keys;
+using WidgetSigning.Signing;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;

@@ -4,7 +4,7 @@ using Azure.Storage.Blobs;
 using Azure.Storage.Queues;
 using FunctionApp.Functions;
 using FunctionApp.Functions.QueueTrigger;
-using FunctionApp.Queues;
+using WidgetSigning.Queues;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;

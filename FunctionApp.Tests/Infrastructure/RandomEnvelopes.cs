@@ -1,6 +1,6 @@
 using System.Text;
 using FunctionApp.Benchmarks.Seed;
-using FunctionApp.Envelopes;
+using WidgetSigning.Envelopes;
 
 namespace FunctionApp.Tests.Infrastructure;
 

@@ -1,6 +1,6 @@
-using FunctionApp.Envelopes;
-using FunctionApp.Keys;
-using FunctionApp.Signing;
+using WidgetSigning.Envelopes;
+using WidgetSigning.Keys;
+using WidgetSigning.Signing;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 using Microsoft.IO;

@@ -1,4 +1,4 @@
-using FunctionApp.Keys;
+using WidgetSigning.Keys;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;

@@ -1,7 +1,7 @@
-using FunctionApp.Envelopes;
+using WidgetSigning.Envelopes;
 using FunctionApp.Functions;
-using FunctionApp.Http;
-using FunctionApp.Keys;
+using WidgetSigning.Http;
+using WidgetSigning.Keys;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Logging.Abstractions;
 
@@ -225,10 +225,10 @@ public sealed class KeyVaultOutageTests
         Assert.Equal(version, retried.KeyId);
     }
 
-    private static SignFunction CreateSignFunction(KeyVaultHarness harness) => new(
+    private static SignFunction CreateSignFunction(KeyVaultHarness harness) => new(new SignHandler(
         new HttpEnvelopeReader(new WidgetEnvelopeReader(), harness.Streams, Microsoft.Extensions.Options.Options.Create(new HttpOptions())),
         harness.Signer,
-        NullLogger<SignFunction>.Instance);
+        NullLogger<SignHandler>.Instance));
 
     private static WidgetEnvelope Read()
     {

@@ -1,5 +1,5 @@
-using FunctionApp.Envelopes;
-using FunctionApp.Keys;
+using WidgetSigning.Envelopes;
+using WidgetSigning.Keys;
 using FunctionApp.Tests.Infrastructure;
 
 namespace FunctionApp.Tests.Keys;

@@ -1,8 +1,8 @@
-using FunctionApp.Envelopes;
+using WidgetSigning.Envelopes;
 using FunctionApp.Functions;
-using FunctionApp.Http;
-using FunctionApp.Keys;
-using FunctionApp.Signing;
+using WidgetSigning.Http;
+using WidgetSigning.Keys;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Logging.Abstractions;
 
@@ -171,10 +171,10 @@ public sealed class KeyVaultRevocationTests
         Assert.Empty(harness.LogsWithEvent(3007));
     }
 
-    private static SignFunction CreateSignFunction(KeyVaultHarness harness) => new(
+    private static SignFunction CreateSignFunction(KeyVaultHarness harness) => new(new SignHandler(
         new HttpEnvelopeReader(new WidgetEnvelopeReader(), harness.Streams, Microsoft.Extensions.Options.Options.Create(new HttpOptions())),
         harness.Signer,
-        NullLogger<SignFunction>.Instance);
+        NullLogger<SignHandler>.Instance));
 
     private static async Task<HttpExchange> PostAsync(SignFunction function)
     {

@@ -1,6 +1,6 @@
-using FunctionApp.Envelopes;
-using FunctionApp.Keys;
-using FunctionApp.Signing;
+using WidgetSigning.Envelopes;
+using WidgetSigning.Keys;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 
 namespace FunctionApp.Tests.Keys;

@@ -1,5 +1,5 @@
 using System.Text;
-using FunctionApp.Keys;
+using WidgetSigning.Keys;
 using FunctionApp.Tests.Infrastructure;
 
 namespace FunctionApp.Tests.Keys;

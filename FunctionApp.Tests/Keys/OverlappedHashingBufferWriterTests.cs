@@ -1,6 +1,6 @@
 using System.Buffers;
 using System.Security.Cryptography;
-using FunctionApp.Keys;
+using WidgetSigning.Keys;
 using FunctionApp.Tests.Infrastructure;
 
 namespace FunctionApp.Tests.Keys;

@@ -1,7 +1,7 @@
-using FunctionApp.Envelopes;
+using WidgetSigning.Envelopes;
 using FunctionApp.Functions;
-using FunctionApp.Http;
-using FunctionApp.Signing;
+using WidgetSigning.Http;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Logging.Abstractions;
 using Newtonsoft.Json.Linq;
@@ -90,7 +90,7 @@ public sealed class RotationRehearsalTests
         await using var harness = await KeyVaultHarness.StartAsync();
         harness.Rotate();
         harness.Server.Fault = FakeKeyVaultFault.ServerError;
-        var function = new KeysFunction(harness.Source, NullLogger<KeysFunction>.Instance);
+        var function = new KeysFunction(new KeysHandler(harness.Source, NullLogger<KeysHandler>.Instance));
         var exchange = HttpExchange.Post([]);
 
         // Act
@@ -111,9 +111,9 @@ public sealed class RotationRehearsalTests
 
     private sealed class Functions(KeyVaultHarness harness)
     {
-        private readonly SignFunction _sign = new(Reader(harness), harness.Signer, NullLogger<SignFunction>.Instance);
-        private readonly VerifyFunction _verify = new(Reader(harness), harness.Verifier, NullLogger<VerifyFunction>.Instance);
-        private readonly KeysFunction _keys = new(harness.Source, NullLogger<KeysFunction>.Instance);
+        private readonly SignFunction _sign = new(new SignHandler(Reader(harness), harness.Signer, NullLogger<SignHandler>.Instance));
+        private readonly VerifyFunction _verify = new(new VerifyHandler(Reader(harness), harness.Verifier, NullLogger<VerifyHandler>.Instance));
+        private readonly KeysFunction _keys = new(new KeysHandler(harness.Source, NullLogger<KeysHandler>.Instance));
 
         /// <summary>The keys in the vault: /api/keys must never show any form of them.</summary>
         public List<byte[]> Materials { get; } = [];

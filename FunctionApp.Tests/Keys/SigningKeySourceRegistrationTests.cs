@@ -1,8 +1,8 @@
 using Azure.Core.Pipeline;
 using Azure.Identity;
 using Azure.Security.KeyVault.Secrets;
-using FunctionApp.Keys;
-using FunctionApp.Signing;
+using WidgetSigning.Keys;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;

@@ -1,6 +1,6 @@
 using System.Buffers;
 using System.Security.Cryptography;
-using FunctionApp.Keys;
+using WidgetSigning.Keys;
 using FunctionApp.Tests.Infrastructure;
 
 namespace FunctionApp.Tests.Keys;
@@ -95,13 +95,13 @@ public sealed class SigningKeyTests
         var services = new TestServices();
         var (ours, _) = RandomEnvelopes.Create(seed: 9, widgets: 2);
         var w = ours.Widgets[1];
-        var broken = new FunctionApp.Envelopes.Widget
+        var broken = new WidgetSigning.Envelopes.Widget
         {
             Id = w.Id, CreatedUtc = w.CreatedUtc,
             Property0 = new string('a', 400_000), Property1 = "x\ud800", Property2 = w.Property2, Property3 = w.Property3, Property4 = w.Property4,
             Property5 = w.Property5, Property6 = w.Property6, Property7 = w.Property7, Property8 = w.Property8, Property9 = w.Property9,
         };
-        var envelope = new FunctionApp.Envelopes.WidgetEnvelope([ours.Widgets[0], broken]);
+        var envelope = new WidgetSigning.Envelopes.WidgetEnvelope([ours.Widgets[0], broken]);
 
         // Act + Assert
         for (var i = 0; i < 5; i++)

@@ -1,5 +1,5 @@
 using System.Text;
-using FunctionApp.Queues;
+using WidgetSigning.Queues;
 using Azure.Storage.Blobs;
 
 namespace FunctionApp.Tests.Queues;

@@ -1,4 +1,4 @@
-using FunctionApp.Queues;
+using WidgetSigning.Queues;
 using Newtonsoft.Json;
 
 namespace FunctionApp.Tests.Queues;

@@ -1,5 +1,5 @@
 using System.Text;
-using FunctionApp.Queues;
+using WidgetSigning.Queues;
 
 namespace FunctionApp.Tests.Queues;
 

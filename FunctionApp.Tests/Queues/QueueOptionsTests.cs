@@ -1,4 +1,4 @@
-using FunctionApp.Queues;
+using WidgetSigning.Queues;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;

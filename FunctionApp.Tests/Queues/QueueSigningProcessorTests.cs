@@ -1,6 +1,6 @@
 using System.Text;
-using FunctionApp.Queues;
-using FunctionApp.Signing;
+using WidgetSigning.Queues;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;

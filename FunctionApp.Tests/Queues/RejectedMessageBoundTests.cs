@@ -1,6 +1,6 @@
 using System.Text;
-using FunctionApp.Envelopes;
-using FunctionApp.Queues;
+using WidgetSigning.Envelopes;
+using WidgetSigning.Queues;
 
 namespace FunctionApp.Tests.Queues;
 

@@ -1,4 +1,4 @@
-using FunctionApp.Queues;
+using WidgetSigning.Queues;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Configuration;
 using Xunit.Abstractions;

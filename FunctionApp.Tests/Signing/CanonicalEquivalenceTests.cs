@@ -1,4 +1,4 @@
-using FunctionApp.Signing;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 
 namespace FunctionApp.Tests.Signing;
@@ -45,7 +45,7 @@ public sealed class CanonicalEquivalenceTests
         var (ours, theirs) = RandomEnvelopes.Create(seed: repeat, widgets: 1);
         var text = string.Concat(Enumerable.Repeat(piece, repeat)) + "x";
         var widget = ours.Widgets[0];
-        var big = new FunctionApp.Envelopes.Widget
+        var big = new WidgetSigning.Envelopes.Widget
         {
             Id = widget.Id, CreatedUtc = widget.CreatedUtc,
             Property0 = text, Property1 = "b" + text, Property2 = widget.Property2, Property3 = widget.Property3,
@@ -58,7 +58,7 @@ public sealed class CanonicalEquivalenceTests
 
         // Act
         using var actual = new MemoryStream();
-        EnvelopeSigner.WriteCanonical(new FunctionApp.Envelopes.WidgetEnvelope([big]), actual);
+        EnvelopeSigner.WriteCanonical(new WidgetSigning.Envelopes.WidgetEnvelope([big]), actual);
 
         // Assert
         Assert.Equal(SeedShapes.SerializeWithNewtonsoft(theirs), actual.ToArray());
@@ -75,7 +75,7 @@ public sealed class CanonicalEquivalenceTests
         {
             var created = DateTime.SpecifyKind(new DateTime(2024, 3, 31, 1, 30, 0).AddTicks(1234567 * (i + 1)), kind);
             theirs.Widgets[i].CreatedUtc = created;
-            return new FunctionApp.Envelopes.Widget
+            return new WidgetSigning.Envelopes.Widget
             {
                 Id = w.Id, CreatedUtc = created,
                 Property0 = w.Property0, Property1 = w.Property1, Property2 = w.Property2, Property3 = w.Property3, Property4 = w.Property4,
@@ -85,7 +85,7 @@ public sealed class CanonicalEquivalenceTests
 
         // Act
         using var actual = new MemoryStream();
-        EnvelopeSigner.WriteCanonical(new FunctionApp.Envelopes.WidgetEnvelope(widgets), actual);
+        EnvelopeSigner.WriteCanonical(new WidgetSigning.Envelopes.WidgetEnvelope(widgets), actual);
 
         // Assert
         Assert.Equal(SeedShapes.SerializeWithNewtonsoft(theirs), actual.ToArray());
@@ -97,7 +97,7 @@ public sealed class CanonicalEquivalenceTests
         // Arrange
         var (ours, _) = RandomEnvelopes.Create(seed: 3, widgets: 1);
         var w = ours.Widgets[0];
-        var broken = new FunctionApp.Envelopes.Widget
+        var broken = new WidgetSigning.Envelopes.Widget
         {
             Id = w.Id, CreatedUtc = w.CreatedUtc,
             Property0 = "a\ud800b", Property1 = w.Property1, Property2 = w.Property2, Property3 = w.Property3, Property4 = w.Property4,
@@ -105,6 +105,6 @@ public sealed class CanonicalEquivalenceTests
         };
 
         // Act + Assert
-        Assert.Throws<ArgumentException>(() => EnvelopeSigner.WriteCanonical(new FunctionApp.Envelopes.WidgetEnvelope([broken]), Stream.Null));
+        Assert.Throws<ArgumentException>(() => EnvelopeSigner.WriteCanonical(new WidgetSigning.Envelopes.WidgetEnvelope([broken]), Stream.Null));
     }
 }

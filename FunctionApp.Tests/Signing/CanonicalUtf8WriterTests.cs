@@ -1,4 +1,4 @@
-using FunctionApp.Signing;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 
 namespace FunctionApp.Tests.Signing;
@@ -64,7 +64,7 @@ public sealed class CanonicalUtf8WriterTests
         }
 
         var w = ours.Widgets[0];
-        var widgets = texts.Select(t => new FunctionApp.Envelopes.Widget
+        var widgets = texts.Select(t => new WidgetSigning.Envelopes.Widget
         {
             Id = w.Id, CreatedUtc = w.CreatedUtc,
             Property0 = t, Property1 = w.Property1, Property2 = w.Property2, Property3 = w.Property3, Property4 = w.Property4,
@@ -84,9 +84,9 @@ public sealed class CanonicalUtf8WriterTests
 
         // Act
         using var staged = new MemoryStream();
-        EnvelopeSigner.WriteCanonical(new FunctionApp.Envelopes.WidgetEnvelope(widgets), staged);
+        EnvelopeSigner.WriteCanonical(new WidgetSigning.Envelopes.WidgetEnvelope(widgets), staged);
         var chunked = new ChunkedBufferWriter(7, 3, 64, 1, 29);
-        CanonicalUtf8Writer.Write(new FunctionApp.Envelopes.WidgetEnvelope(widgets), chunked);
+        CanonicalUtf8Writer.Write(new WidgetSigning.Envelopes.WidgetEnvelope(widgets), chunked);
 
         // Assert
         var expected = SeedShapes.SerializeWithNewtonsoft(seed);
@@ -121,7 +121,7 @@ public sealed class CanonicalUtf8WriterTests
         var (ours, theirs) = RandomEnvelopes.Create(seed: repeat, widgets: 1);
         var text = string.Concat(Enumerable.Repeat(piece, repeat)) + "x";
         var w = ours.Widgets[0];
-        var big = new FunctionApp.Envelopes.Widget
+        var big = new WidgetSigning.Envelopes.Widget
         {
             Id = w.Id, CreatedUtc = w.CreatedUtc,
             Property0 = text, Property1 = "b" + text, Property2 = w.Property2, Property3 = w.Property3, Property4 = w.Property4,
@@ -133,7 +133,7 @@ public sealed class CanonicalUtf8WriterTests
         var expected = SeedShapes.SerializeWithNewtonsoft(theirs);
 
         // Act
-        using var signed = services.Signer.Sign(new FunctionApp.Envelopes.WidgetEnvelope([big]), services.Key);
+        using var signed = services.Signer.Sign(new WidgetSigning.Envelopes.WidgetEnvelope([big]), services.Key);
         using var canonical = new MemoryStream();
         signed.CopyCanonicalTo(canonical);
 

@@ -1,6 +1,6 @@
-using FunctionApp.Envelopes;
-using FunctionApp.Http;
-using FunctionApp.Signing;
+using WidgetSigning.Envelopes;
+using WidgetSigning.Http;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;

@@ -1,5 +1,5 @@
-using FunctionApp.Keys;
-using FunctionApp.Signing;
+using WidgetSigning.Keys;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 
 namespace FunctionApp.Tests.Signing;
@@ -89,7 +89,7 @@ public sealed class EnvelopeVerifierTests
         Assert.Equal("0123456789abcdef0123456789abcdef", outcome.KeyId);
     }
 
-    private (FunctionApp.Envelopes.WidgetEnvelope Envelope, Signature Signature) Signed(string name)
+    private (WidgetSigning.Envelopes.WidgetEnvelope Envelope, Signature Signature) Signed(string name)
     {
         var envelope = _services.Read(Vector.Load(name).Input);
         return (envelope, _services.Signer.ComputeSignature(envelope, _services.Key));

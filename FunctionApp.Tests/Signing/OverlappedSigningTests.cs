@@ -1,8 +1,8 @@
 using System.Buffers;
 using System.Security.Cryptography;
 using System.Text;
-using FunctionApp.Keys;
-using FunctionApp.Signing;
+using WidgetSigning.Keys;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Logging.Abstractions;
 

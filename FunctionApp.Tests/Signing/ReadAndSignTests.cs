@@ -1,9 +1,9 @@
 using System.Buffers;
 using System.Security.Cryptography;
 using System.Text;
-using FunctionApp.Envelopes;
-using FunctionApp.Keys;
-using FunctionApp.Signing;
+using WidgetSigning.Envelopes;
+using WidgetSigning.Keys;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;

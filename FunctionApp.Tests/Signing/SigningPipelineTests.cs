@@ -1,6 +1,6 @@
 using System.Buffers;
-using FunctionApp.Envelopes;
-using FunctionApp.Signing;
+using WidgetSigning.Envelopes;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 
 namespace FunctionApp.Tests.Signing;

@@ -1,4 +1,4 @@
-using FunctionApp.Signing;
+using WidgetSigning.Signing;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;

@@ -1,8 +1,8 @@
 using System.Diagnostics;
 using Azure.Core;
 using FunctionApp.Functions.QueueTrigger;
-using FunctionApp.Keys;
-using FunctionApp.Queues;
+using WidgetSigning.Keys;
+using WidgetSigning.Queues;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Azure.WebJobs.Host.Scale;
 using Microsoft.Extensions.DependencyInjection;

@@ -1,4 +1,4 @@
-using FunctionApp.Queues;
+using WidgetSigning.Queues;
 using Microsoft.Azure.WebJobs;
 using Microsoft.Azure.WebJobs.Description;
 using Microsoft.Azure.WebJobs.Host.Config;

@@ -4,7 +4,7 @@ using System.Net;
 using Azure;
 using Azure.Storage.Queues;
 using Azure.Storage.Queues.Models;
-using FunctionApp.Queues;
+using WidgetSigning.Queues;
 using Microsoft.Azure.WebJobs.Host.Executors;
 using Microsoft.Azure.WebJobs.Host.Listeners;
 using Microsoft.Azure.WebJobs.Host.Scale;

@@ -4,7 +4,7 @@ namespace FunctionApp.Functions.QueueTrigger;
 
 /// <summary>
 /// Runs a function for each message on a storage queue (our trigger on the Track-2 SDK, registered by
-/// <see cref="WidgetQueueWebJobsStartup"/>); the parameter is a <see cref="Queues.SigningQueueMessage"/>. Polling,
+/// <see cref="WidgetQueueWebJobsStartup"/>); the parameter is a <see cref="WidgetSigning.Queues.SigningQueueMessage"/>. Polling,
 /// concurrency, visibility, retries and poison follow host.json <c>extensions.queues</c> (<see cref="WidgetQueueOptions"/>).
 /// </summary>
 [AttributeUsage(AttributeTargets.Parameter)]

@@ -1,6 +1,6 @@
 using System.Globalization;
 using Azure.Storage.Queues;
-using FunctionApp.Queues;
+using WidgetSigning.Queues;
 using Microsoft.Azure.WebJobs.Host.Bindings;
 using Microsoft.Azure.WebJobs.Host.Listeners;
 using Microsoft.Azure.WebJobs.Host.Protocols;

@@ -1,5 +1,5 @@
 using System.Reflection;
-using FunctionApp.Queues;
+using WidgetSigning.Queues;
 using Microsoft.Azure.WebJobs;
 using Microsoft.Azure.WebJobs.Host.Triggers;
 using Microsoft.Extensions.Logging;

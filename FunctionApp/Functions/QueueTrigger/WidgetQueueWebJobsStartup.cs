@@ -1,5 +1,5 @@
 using FunctionApp.Functions.QueueTrigger;
-using FunctionApp.Queues;
+using WidgetSigning.Queues;
 using Microsoft.Azure.WebJobs;
 using Microsoft.Azure.WebJobs.Hosting;
 using Microsoft.Extensions.Configuration;

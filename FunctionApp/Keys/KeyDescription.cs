@@ -1,9 +1,0 @@
-namespace FunctionApp.Keys;
-
-/// <summary>What <c>GET /api/keys</c> tells about one key: never its material.</summary>
-/// <param name="KeyId">The key id (<c>local</c> or the Key Vault secret version).</param>
-/// <param name="State">Current, staged or retiring.</param>
-/// <param name="NotBefore">Key Vault's <c>nbf</c>, if set.</param>
-/// <param name="ExpiresOn">Key Vault's <c>exp</c>, if set.</param>
-/// <param name="CreatedOn">When the version was created, where known.</param>
-public sealed record KeyDescription(string KeyId, KeyState State, DateTimeOffset? NotBefore, DateTimeOffset? ExpiresOn, DateTimeOffset? CreatedOn);

@@ -1,9 +1,0 @@
-using FunctionApp.Keys;
-
-namespace FunctionApp.Signing;
-
-/// <summary>What a receiver claims with the Standard Webhooks headers: id, timestamp and the <c>v1</c> signatures to check.</summary>
-/// <param name="Id">The <c>webhook-id</c>.</param>
-/// <param name="Timestamp">The <c>webhook-timestamp</c>, Unix seconds.</param>
-/// <param name="Signatures">The <c>v1</c> entries of <c>webhook-signature</c>; any one matching is enough.</param>
-public sealed record WebhookClaim(string Id, long Timestamp, IReadOnlyList<Signature> Signatures);

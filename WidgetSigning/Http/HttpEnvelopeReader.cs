@@ -1,0 +1,82 @@
+using WidgetSigning.Envelopes;
+using WidgetSigning.Signing;
+using Microsoft.AspNetCore.Http;
+using Microsoft.Extensions.Options;
+using Microsoft.IO;
+
+namespace WidgetSigning.Http;
+
+/// <summary>
+/// Reads the envelope in a request body, the way <c>/api/sign</c> and <c>/api/verify</c> share: UTF-8 JSON only,
+/// the body read asynchronously into the pool up to <see cref="HttpOptions.MaxRequestBodyBytes"/>, then the
+/// strict reader. The pooled body is returned before this method does.
+/// </summary>
+public sealed class HttpEnvelopeReader
+{
+    private readonly WidgetEnvelopeReader _reader;
+    private readonly RecyclableMemoryStreamManager _streams;
+    private readonly long _maxBodyBytes;
+    private readonly HttpOptions _options;
+    private readonly EnvelopeMemoryBudget _budget;
+
+    /// <summary>Creates the reader; without <paramref name="budget"/>, bodies are charged to no budget.</summary>
+    public HttpEnvelopeReader(WidgetEnvelopeReader reader, RecyclableMemoryStreamManager streams, IOptions<HttpOptions> options, EnvelopeMemoryBudget? budget = null)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        _reader = reader;
+        _streams = streams;
+        _options = options.Value;
+        _maxBodyBytes = options.Value.MaxRequestBodyBytes;
+        _budget = budget ?? EnvelopeMemoryBudget.Unlimited;
+    }
+
+    /// <summary>The process-wide memory budget bodies are charged to.</summary>
+    public EnvelopeMemoryBudget Budget => _budget;
+
+    /// <summary>The limits, the minimum data rate included.</summary>
+    public HttpOptions Options => _options;
+
+    /// <summary>Reads and validates the envelope in <paramref name="request"/>'s body; its bytes are charged to the budget only while it is read.</summary>
+    /// <exception cref="UnsupportedContentTypeException">The body is not declared as UTF-8 JSON.</exception>
+    /// <exception cref="RequestBodyTooLargeException">The body is over the limit.</exception>
+    /// <exception cref="RequestTimeoutException">The body arrives more slowly than the minimum data rate.</exception>
+    /// <exception cref="MemoryBudgetExceededException">The memory budget had no room within its wait.</exception>
+    /// <exception cref="EnvelopeFormatException">The body is not a valid envelope.</exception>
+    public async Task<WidgetEnvelope> ReadAsync(HttpRequest request, CancellationToken cancellationToken)
+    {
+        using var lease = _budget.Lease();
+        var body = await ReadBodyAsync(request, lease, cancellationToken).ConfigureAwait(false);
+        await using (body.ConfigureAwait(false))
+        {
+            return _reader.Read(body);
+        }
+    }
+
+    /// <summary>
+    /// Reads the envelope in <paramref name="request"/>'s body and signs it with <paramref name="signer"/>, writing and
+    /// hashing behind the reader when a core is spare (<see cref="EnvelopeSigner.ReadAndSignAsync"/>). The body's and the
+    /// canonical form's blocks are charged to <paramref name="lease"/>, which the result then owns; the body is returned
+    /// to the pool as soon as it is read.
+    /// </summary>
+    /// <exception cref="UnsupportedContentTypeException">The body is not declared as UTF-8 JSON.</exception>
+    /// <exception cref="RequestBodyTooLargeException">The body is over the limit.</exception>
+    /// <exception cref="RequestTimeoutException">The body arrives more slowly than the minimum data rate.</exception>
+    /// <exception cref="MemoryBudgetExceededException">The memory budget had no room within its wait.</exception>
+    /// <exception cref="EnvelopeFormatException">The body is not a valid envelope.</exception>
+    public async Task<SignedEnvelope> ReadAndSignAsync(
+        HttpRequest request, EnvelopeSigner signer, string? webhookId, EnvelopeBudgetLease lease, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(signer);
+        var body = await ReadBodyAsync(request, lease, cancellationToken).ConfigureAwait(false);
+
+        // The signer owns the body from here: it is returned to the pool as soon as it is read.
+        return await signer.ReadAndSignAsync(body, _reader, webhookId, lease, cancellationToken).ConfigureAwait(false);
+    }
+
+    // UTF-8 JSON only, then the body into the pool up to the limit, charged to the lease.
+    private Task<RecyclableMemoryStream> ReadBodyAsync(HttpRequest request, EnvelopeBudgetLease lease, CancellationToken cancellationToken)
+    {
+        PooledRequestBody.EnsureJsonContentType(request);
+        return PooledRequestBody.ReadAsync(request, _streams, _maxBodyBytes, lease, _options, cancellationToken);
+    }
+}

@@ -1,0 +1,51 @@
+using System.ComponentModel.DataAnnotations;
+
+namespace WidgetSigning.Http;
+
+/// <summary>Limits of the HTTP adapters (configuration section <c>Http</c>).</summary>
+public sealed class HttpOptions
+{
+    /// <summary>The configuration section these options bind to.</summary>
+    public const string SectionName = "Http";
+
+    /// <summary>The full name of the <see cref="MaxRequestBodyBytes"/> setting.</summary>
+    public const string MaxRequestBodyBytesSetting = SectionName + ":" + nameof(MaxRequestBodyBytes);
+
+    /// <summary>The largest value <see cref="MaxRequestBodyBytes"/> may take: the Functions host's own default body limit, 100 MiB.</summary>
+    public const int MaxRequestBodyBytesLimit = 100 * 1024 * 1024;
+
+    /// <summary>
+    /// The largest request body <c>/api/sign</c> and <c>/api/verify</c> accept, in bytes; larger bodies get 413, refused
+    /// from <c>Content-Length</c> before a byte is read or while a chunked body is read. Setting:
+    /// <c>Http:MaxRequestBodyBytes</c>. Default 16 MiB (about 50,000 widgets). Keep the host's own limit,
+    /// <c>FUNCTIONS_REQUEST_BODY_SIZE_LIMIT</c>, at the same value: the host enforces it before the function runs.
+    /// </summary>
+    [Range(1, MaxRequestBodyBytesLimit, ErrorMessage = MaxRequestBodyBytesSetting + " must be between {1} and {2} bytes.")]
+    public int MaxRequestBodyBytes { get; set; } = 16 * 1024 * 1024;
+
+    /// <summary>The full name of the <see cref="MinDataRateBytesPerSecond"/> setting.</summary>
+    public const string MinDataRateBytesPerSecondSetting = SectionName + ":" + nameof(MinDataRateBytesPerSecond);
+
+    /// <summary>The full name of the <see cref="DataRateGracePeriod"/> setting.</summary>
+    public const string DataRateGracePeriodSetting = SectionName + ":" + nameof(DataRateGracePeriod);
+
+    /// <summary>
+    /// The slowest a client may send its body, and read the answer, on average after <see cref="DataRateGracePeriod"/>:
+    /// a body of N bytes must have arrived within the grace period plus N / this many seconds, or the request gets 408;
+    /// an answer of N bytes must be written within the same, or the connection is closed. Setting:
+    /// <c>Http:MinDataRateBytesPerSecond</c>. Default 262144 (256 KiB/s, 2 Mbit/s: a 16 MiB body in about 70 s), so
+    /// eight trickling connections cannot hold the eight slots for long (1024 … 1073741824).
+    /// </summary>
+    [Range(1024, 1024 * 1024 * 1024, ErrorMessage = MinDataRateBytesPerSecondSetting + " must be between {1} and {2} bytes per second.")]
+    public int MinDataRateBytesPerSecond { get; set; } = 256 * 1024;
+
+    /// <summary>
+    /// The time a client has before <see cref="MinDataRateBytesPerSecond"/> applies (connection set-up, a slow start).
+    /// Setting: <c>Http:DataRateGracePeriod</c>. Default 5 s (Kestrel's own grace period) (0 … 5 min).
+    /// </summary>
+    [Range(typeof(TimeSpan), "00:00:00", "00:05:00", ErrorMessage = DataRateGracePeriodSetting + " must be between {1} and {2}.")]
+    public TimeSpan DataRateGracePeriod { get; set; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>How long <paramref name="bytes"/> may take to arrive or to be written: the grace period plus bytes at the minimum rate.</summary>
+    public TimeSpan TimeAllowedFor(long bytes) => DataRateGracePeriod + TimeSpan.FromSeconds((double)bytes / MinDataRateBytesPerSecond);
+}

@@ -1,0 +1,147 @@
+using System.Diagnostics;
+using System.Globalization;
+using WidgetSigning.Primitives;
+using WidgetSigning.Signing;
+using Microsoft.AspNetCore.Http;
+using Microsoft.IO;
+using Microsoft.Net.Http.Headers;
+
+namespace WidgetSigning.Http;
+
+/// <summary>
+/// Reads a request body into a pooled stream, asynchronously and straight into the pool's blocks (the
+/// stream is an <c>IBufferWriter&lt;byte&gt;</c>), enforcing the size limit as it goes. The body is never
+/// held in one array, so a 1 MB envelope does not touch the large object heap.
+/// </summary>
+public static class PooledRequestBody
+{
+    /// <summary>Throws <see cref="UnsupportedContentTypeException"/> unless the request declares UTF-8 JSON.</summary>
+    public static void EnsureJsonContentType(HttpRequest request)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        if (!MediaTypeHeaderValue.TryParse(request.ContentType, out var mediaType))
+        {
+            throw new UnsupportedContentTypeException(string.IsNullOrEmpty(request.ContentType)
+                ? "The request has no Content-Type; send application/json."
+                : "The Content-Type header is malformed; send application/json.");
+        }
+
+        var isJson = mediaType.MediaType.Equals("application/json", StringComparison.OrdinalIgnoreCase) ||
+                     mediaType.Suffix.Equals("json", StringComparison.OrdinalIgnoreCase);
+        if (!isJson)
+        {
+            throw new UnsupportedContentTypeException($"Content-Type '{EchoText.Truncate(mediaType.MediaType.ToString())}' is not supported; send application/json.");
+        }
+
+        if (mediaType.Charset.HasValue && !mediaType.Charset.Equals("utf-8", StringComparison.OrdinalIgnoreCase))
+        {
+            throw new UnsupportedContentTypeException($"Charset '{EchoText.Truncate(mediaType.Charset.ToString())}' is not supported; JSON is UTF-8.");
+        }
+    }
+
+    /// <summary>Reads the whole body into a pooled stream positioned at 0; the caller disposes it.</summary>
+    /// <exception cref="RequestBodyTooLargeException">The body exceeds <paramref name="maxBytes"/>.</exception>
+    /// <exception cref="ClientClosedRequestException">The connection failed while the body was read.</exception>
+    /// <exception cref="BadHttpRequestException">The server refused the body (its own size limit, bad framing).</exception>
+    public static Task<RecyclableMemoryStream> ReadAsync(
+        HttpRequest request, RecyclableMemoryStreamManager streams, long maxBytes, CancellationToken cancellationToken) =>
+        ReadAsync(request, streams, maxBytes, null, null, cancellationToken);
+
+    /// <summary>
+    /// Reads the whole body into a pooled stream positioned at 0, charging its blocks to <paramref name="lease"/> and
+    /// holding the client to <paramref name="rate"/>'s minimum data rate; the caller disposes the stream (and the lease).
+    /// </summary>
+    /// <exception cref="RequestBodyTooLargeException">The body exceeds <paramref name="maxBytes"/>.</exception>
+    /// <exception cref="RequestTimeoutException">The body arrives more slowly than <paramref name="rate"/> allows.</exception>
+    /// <exception cref="MemoryBudgetExceededException">The memory budget had no room within its wait.</exception>
+    /// <exception cref="ClientClosedRequestException">The connection failed while the body was read.</exception>
+    /// <exception cref="BadHttpRequestException">The server refused the body (its own size limit, bad framing).</exception>
+    public static async Task<RecyclableMemoryStream> ReadAsync(
+        HttpRequest request, RecyclableMemoryStreamManager streams, long maxBytes, EnvelopeBudgetLease? lease, HttpOptions? rate, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        ArgumentNullException.ThrowIfNull(streams);
+        if (request.ContentLength > maxBytes)
+        {
+            // Refuse before reading a byte.
+            throw new RequestBodyTooLargeException(maxBytes);
+        }
+
+        if (lease is not null && request.ContentLength is { } announced)
+        {
+            // The wait for room, if any, happens before a byte is read.
+            await lease.CoverAsync(announced, cancellationToken).ConfigureAwait(false);
+        }
+
+        var started = Stopwatch.GetTimestamp();
+        using var slow = rate is null ? null : CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var body = streams.GetStream("request-body");
+        try
+        {
+            while (true)
+            {
+                // No size hint: the rest of the current block. A hint larger than that would make the stream
+                // lend a separate temporary buffer and copy it in on Advance.
+                var memory = body.GetMemory();
+                if (lease is not null)
+                {
+                    await lease.CoverAsync(body.Capacity64, cancellationToken).ConfigureAwait(false);
+                }
+
+                if (slow is not null)
+                {
+                    // What is read so far buys the time for the next read: on average, the minimum rate after the grace period.
+                    var left = rate!.TimeAllowedFor(body.Length) - Stopwatch.GetElapsedTime(started);
+                    if (left <= TimeSpan.Zero)
+                    {
+                        throw TooSlow(rate, body.Length);
+                    }
+
+                    slow.CancelAfter(left);
+                }
+
+                int read;
+                try
+                {
+                    read = await request.Body.ReadAsync(memory, slow?.Token ?? cancellationToken).ConfigureAwait(false);
+                }
+                catch (OperationCanceledException ex) when (slow is { IsCancellationRequested: true } && !cancellationToken.IsCancellationRequested)
+                {
+                    throw TooSlow(rate!, body.Length, ex);
+                }
+                catch (IOException ex) when (ex is not BadHttpRequestException)
+                {
+                    // The body comes from the client: a transport failure here is the client going away, not a server fault.
+                    throw new ClientClosedRequestException("The connection closed while the request body was read.", ex);
+                }
+
+                if (read == 0)
+                {
+                    break;
+                }
+
+                body.Advance(read);
+                if (body.Length > maxBytes)
+                {
+                    throw new RequestBodyTooLargeException(maxBytes);
+                }
+            }
+
+            body.Position = 0;
+            return body;
+        }
+        catch
+        {
+            await body.DisposeAsync().ConfigureAwait(false);
+            throw;
+        }
+    }
+
+    private static RequestTimeoutException TooSlow(HttpOptions rate, long received, Exception? inner = null)
+    {
+        var message = string.Create(
+            CultureInfo.InvariantCulture,
+            $"The request body arrived too slowly: {received} bytes in {rate.TimeAllowedFor(received).TotalSeconds:0.#} s; at least {rate.MinDataRateBytesPerSecond} bytes per second after {rate.DataRateGracePeriod.TotalSeconds:0.#} s are needed (settings {HttpOptions.MinDataRateBytesPerSecondSetting}, {HttpOptions.DataRateGracePeriodSetting}). Nothing was signed.");
+        return inner is null ? new RequestTimeoutException(message) : new RequestTimeoutException(message, inner);
+    }
+}

@@ -1,0 +1,68 @@
+using WidgetSigning.Envelopes;
+using WidgetSigning.Keys;
+using WidgetSigning.Primitives;
+using WidgetSigning.Signing;
+using Microsoft.AspNetCore.Http;
+
+namespace WidgetSigning.Http;
+
+/// <summary>
+/// Maps the exceptions that describe a client's mistake (or a transient key outage) to problem responses.
+/// Anything else is a bug and is left to the host, which logs it.
+/// </summary>
+public static class ProblemMapper
+{
+    /// <summary>The setting that bounds request bodies in the host itself (Kestrel), before the function runs.</summary>
+    public const string HostBodyLimitSetting = "FUNCTIONS_REQUEST_BODY_SIZE_LIMIT";
+
+    /// <summary>
+    /// Returns a problem for <paramref name="exception"/> if a client caused it, counting a cancellation as the client
+    /// closing the request when <paramref name="requestAborted"/> (the request's own token) has fired.
+    /// </summary>
+    public static bool TryMap(Exception exception, CancellationToken requestAborted, out ProblemResult problem)
+    {
+        if ((exception is OperationCanceledException && requestAborted.IsCancellationRequested) || exception is ClientClosedRequestException)
+        {
+            problem = new ProblemResult(StatusCodes.Status400BadRequest, ProblemTypes.ClientClosedRequest, "The client closed the request.", "The request was closed by the client before it was answered; nothing was signed.");
+            return true;
+        }
+
+        return TryMap(exception, out problem);
+    }
+
+    /// <summary>Returns a problem for <paramref name="exception"/> if it is one the client should see.</summary>
+    public static bool TryMap(Exception exception, out ProblemResult problem)
+    {
+        problem = exception switch
+        {
+            EnvelopeFormatException e => new ProblemResult(StatusCodes.Status400BadRequest, ProblemTypes.InvalidEnvelope, "The envelope is invalid.", e.Message)
+            {
+                JsonPath = e.JsonPath,
+            },
+            InvalidRequestException e => new ProblemResult(StatusCodes.Status400BadRequest, ProblemTypes.InvalidRequest, "The request is invalid.", e.Message)
+            {
+                JsonPath = e.JsonPath,
+            },
+            RequestBodyTooLargeException e => new ProblemResult(StatusCodes.Status413PayloadTooLarge, ProblemTypes.BodyTooLarge, "The request body is too large.", e.Message),
+
+            // Kestrel's own refusals while the body is read: its size limit (set by the host from
+            // FUNCTIONS_REQUEST_BODY_SIZE_LIMIT), a malformed chunked body, a body shorter than its Content-Length.
+            BadHttpRequestException { StatusCode: StatusCodes.Status413PayloadTooLarge } => new ProblemResult(StatusCodes.Status413PayloadTooLarge, ProblemTypes.BodyTooLarge, "The request body is too large.", $"The request body exceeds the host's limit (setting {HostBodyLimitSetting})."),
+            BadHttpRequestException e when e.StatusCode is >= 400 and < 500 => new ProblemResult(e.StatusCode, ProblemTypes.InvalidRequest, "The request is invalid.", $"The request body could not be read: {EchoText.Truncate(e.Message, 200)}"),
+            CanonicalTooLargeException e => new ProblemResult(StatusCodes.Status413PayloadTooLarge, ProblemTypes.CanonicalTooLarge, "The canonical form is too large.", e.Message),
+            RequestTimeoutException e => new ProblemResult(StatusCodes.Status408RequestTimeout, ProblemTypes.RequestTimeout, "The request body arrived too slowly.", e.Message),
+            MemoryBudgetExceededException e => new ProblemResult(StatusCodes.Status503ServiceUnavailable, ProblemTypes.MemoryBudget, "The instance is busy.", e.Message)
+            {
+                RetryAfter = e.RetryAfter,
+            },
+            UnsupportedContentTypeException e => new ProblemResult(StatusCodes.Status415UnsupportedMediaType, ProblemTypes.UnsupportedMediaType, "Unsupported media type.", e.Message),
+            SigningKeyUnavailableException e => new ProblemResult(StatusCodes.Status503ServiceUnavailable, ProblemTypes.KeyUnavailable, "The signing key is not available yet.", "No signing key could be obtained; try again later.")
+            {
+                RetryAfter = e.RetryAfter,
+            },
+            _ => null!,
+        };
+
+        return problem is not null;
+    }
+}

@@ -1,0 +1,35 @@
+namespace WidgetSigning.Http;
+
+/// <summary>The <c>type</c> URIs of the service's problem details (RFC 9457); docs/api.md lists them.</summary>
+public static class ProblemTypes
+{
+    /// <summary>400: the body is not a valid widget envelope.</summary>
+    public const string InvalidEnvelope = "urn:widget-signing:problem:invalid-envelope";
+
+    /// <summary>400: a query parameter or other request field is invalid.</summary>
+    public const string InvalidRequest = "urn:widget-signing:problem:invalid-request";
+
+    /// <summary>413: the body is over the configured limit.</summary>
+    public const string BodyTooLarge = "urn:widget-signing:problem:body-too-large";
+
+    /// <summary>415: the body is not declared as UTF-8 JSON.</summary>
+    public const string UnsupportedMediaType = "urn:widget-signing:problem:unsupported-media-type";
+
+    /// <summary>503: no signing key is available yet.</summary>
+    public const string KeyUnavailable = "urn:widget-signing:problem:key-unavailable";
+
+    /// <summary>
+    /// 400: the client closed the request (disconnected, or aborted it) before it was answered. No standard status says
+    /// this (nginx's 499 is not registered), so it is a 400 the client never sees; the logs record it (event 4003).
+    /// </summary>
+    public const string ClientClosedRequest = "urn:widget-signing:problem:client-closed-request";
+
+    /// <summary>413: the canonical form would exceed <c>Envelopes:MaxCanonicalBytes</c>.</summary>
+    public const string CanonicalTooLarge = "urn:widget-signing:problem:canonical-too-large";
+
+    /// <summary>408: the body arrived more slowly than <c>Http:MinDataRateBytesPerSecond</c> allows.</summary>
+    public const string RequestTimeout = "urn:widget-signing:problem:request-timeout";
+
+    /// <summary>503: the instance is at its memory budget for envelopes in flight (<c>MemoryBudget:MaxBytesInFlight</c>); retry after <c>Retry-After</c>.</summary>
+    public const string MemoryBudget = "urn:widget-signing:problem:memory-budget";
+}

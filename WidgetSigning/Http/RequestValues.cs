@@ -1,0 +1,26 @@
+using System.Globalization;
+using Microsoft.Extensions.Primitives;
+
+namespace WidgetSigning.Http;
+
+/// <summary>Reading one value of a header or query parameter, where a repeated one is a client error, not a choice to make.</summary>
+internal static class RequestValues
+{
+    /// <summary>The 400's wording for a header: "The webhook-id header must be given once."</summary>
+    public const string HeaderWording = "The {0} header must be given once.";
+
+    /// <summary>The 400's wording for a verify field, a header or query parameter: "'X-Signature' must be given once."</summary>
+    public const string FieldWording = "'{0}' must be given once.";
+
+    /// <summary>
+    /// The value, null when absent. Given more than once, a 400 from <paramref name="wording"/> (a format naming
+    /// <paramref name="name"/>), built only then so a well-formed request pays nothing for it.
+    /// </summary>
+    /// <exception cref="InvalidRequestException">The value is given more than once.</exception>
+    public static string? Single(StringValues values, string name, string wording) => values.Count switch
+    {
+        0 => null,
+        1 => values[0],
+        _ => throw new InvalidRequestException(string.Format(CultureInfo.InvariantCulture, wording, name)),
+    };
+}

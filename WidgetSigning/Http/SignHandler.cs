@@ -1,0 +1,75 @@
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Mvc;
+using Microsoft.Extensions.Logging;
+using WidgetSigning.Signing;
+
+namespace WidgetSigning.Http;
+
+/// <summary>
+/// <c>POST /api/sign</c>, whatever the host: reads a widget envelope, signs its canonical bytes, answers with the
+/// signature (or, with <c>?output=canonical</c>, with the canonical bytes and the signature in headers). Each host's
+/// function is a one-line adapter over <see cref="HandleAsync"/>.
+/// </summary>
+public sealed class SignHandler
+{
+    /// <summary>The function's name in either host.</summary>
+    public const string FunctionName = "Sign";
+
+    private readonly HttpEnvelopeReader _reader;
+    private readonly EnvelopeSigner _signer;
+    private readonly ILogger<SignHandler> _logger;
+
+    /// <summary>Creates the handler (a singleton in DI).</summary>
+    public SignHandler(HttpEnvelopeReader reader, EnvelopeSigner signer, ILogger<SignHandler> logger)
+    {
+        _reader = reader;
+        _signer = signer;
+        _logger = logger;
+    }
+
+    /// <summary>Signs the request's envelope; every client-caused failure is a problem result, never an exception.</summary>
+    public async Task<IActionResult> HandleAsync(HttpRequest request)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        var cancellationToken = request.HttpContext.RequestAborted;
+
+        // The body's and then the canonical form's pooled blocks are charged to it; the signed envelope owns it from
+        // there and releases it once the answer is written (or, failing that, when the response is disposed).
+        EnvelopeBudgetLease? lease = _reader.Budget.Lease();
+        try
+        {
+            var canonicalBody = SignRequestOptions.WantsCanonicalBody(request);
+            var webhookId = WebhookRequestHeaders.ReadIdempotencyKey(request);
+            var signed = await _reader.ReadAndSignAsync(request, _signer, webhookId, lease, cancellationToken).ConfigureAwait(false);
+            lease = null;
+
+            // Safety net: if the host never executes the result, the pooled stream still goes back.
+            request.HttpContext.Response.RegisterForDispose(signed);
+            HttpLog.Signed(_logger, FunctionName, signed.WidgetCount, signed.KeyId);
+            return new SignatureResult(signed, canonicalBody, _reader.Options);
+        }
+        catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
+        {
+            LogProblem(_logger, FunctionName, problem);
+            return problem;
+        }
+        finally
+        {
+            // Nothing was signed: what the body held goes back to the budget now.
+            lease?.Dispose();
+        }
+    }
+
+    /// <summary>Logs a problem answer: a client that went away is not a rejection.</summary>
+    internal static void LogProblem(ILogger logger, string function, ProblemResult problem)
+    {
+        if (problem.Type == ProblemTypes.ClientClosedRequest)
+        {
+            HttpLog.ClientClosedRequest(logger, function);
+        }
+        else
+        {
+            HttpLog.Rejected(logger, function, problem.Status, problem.Type, problem.JsonPath);
+        }
+    }
+}

@@ -1,0 +1,107 @@
+using System.Globalization;
+using WidgetSigning.Signing;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Mvc;
+
+namespace WidgetSigning.Http;
+
+/// <summary>
+/// The 200 response of <c>/api/sign</c>: the signature as JSON, or (with <c>?output=canonical</c>) the exact
+/// canonical bytes streamed from the pool. Either way the signature is also in the headers. The result owns
+/// the <see cref="SignedEnvelope"/> and disposes it once the response is written.
+/// </summary>
+public sealed class SignatureResult : IActionResult
+{
+    private readonly SignedEnvelope _signed;
+    private readonly HttpOptions? _rate;
+
+    /// <summary>Creates the result; with <paramref name="rate"/>, writing the answer is bounded by its minimum data rate.</summary>
+    public SignatureResult(SignedEnvelope signed, bool canonicalBody, HttpOptions? rate = null)
+    {
+        _signed = signed;
+        CanonicalBody = canonicalBody;
+        _rate = rate;
+    }
+
+    /// <summary>Whether the body is the canonical bytes rather than the JSON summary.</summary>
+    public bool CanonicalBody { get; }
+
+    /// <inheritdoc />
+    public async Task ExecuteResultAsync(ActionContext context)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        var response = context.HttpContext.Response;
+        try
+        {
+            var signature = _signed.Signature.ToHex();
+            var headers = response.Headers;
+            headers[SignatureHeaders.Signature] = signature;
+            headers[SignatureHeaders.Algorithm] = _signed.Algorithm;
+            headers[SignatureHeaders.KeyId] = _signed.KeyId;
+            headers[SignatureHeaders.WidgetCount] = _signed.WidgetCount.ToString(CultureInfo.InvariantCulture);
+            headers[SignatureHeaders.CanonicalLength] = _signed.CanonicalLength.ToString(CultureInfo.InvariantCulture);
+            headers[SignatureHeaders.Signatures] = string.Join(", ", _signed.Signatures.Select(s => $"{s.StateName}:{s.KeyId}:{s.Signature.ToHex()}"));
+            headers[StandardWebhooks.IdHeader] = _signed.Webhook.Id;
+            headers[StandardWebhooks.TimestampHeader] = _signed.Webhook.Timestamp.ToString(CultureInfo.InvariantCulture);
+            headers[StandardWebhooks.SignatureHeader] = _signed.Webhook.Signature;
+            headers.CacheControl = "no-store";
+
+            if (CanonicalBody)
+            {
+                response.StatusCode = StatusCodes.Status200OK;
+                response.ContentType = "application/json; charset=utf-8";
+                response.ContentLength = _signed.CanonicalLength;
+                await CopyCanonicalAsync(context.HttpContext).ConfigureAwait(false);
+                return;
+            }
+
+            await SmallJson.WriteAsync(response, StatusCodes.Status200OK, "application/json; charset=utf-8", json =>
+            {
+                json.WriteStartObject();
+                json.WritePropertyName("algorithm");
+                json.WriteValue(_signed.Algorithm);
+                json.WritePropertyName("keyId");
+                json.WriteValue(_signed.KeyId);
+                json.WritePropertyName("signature");
+                json.WriteValue(signature);
+                json.WritePropertyName("widgetCount");
+                json.WriteValue(_signed.WidgetCount);
+                json.WritePropertyName("canonicalLength");
+                json.WriteValue(_signed.CanonicalLength);
+                SignatureJson.WriteSignatures(json, _signed.Signatures, _signed.Webhook);
+                json.WriteEndObject();
+            }, context.HttpContext.RequestAborted).ConfigureAwait(false);
+        }
+        catch (Exception ex) when (ResponseWrite.IsClientGone(ex, context.HttpContext.RequestAborted))
+        {
+            // The client left while the answer was written: the signature was made, but no one is there to receive it.
+        }
+        finally
+        {
+            await _signed.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+
+    // A client that reads the canonical bytes more slowly than the minimum rate would hold the pooled blocks (and the
+    // budget) as long as it liked: past the time allowed, the connection is closed and everything goes back.
+    private async Task CopyCanonicalAsync(HttpContext http)
+    {
+        if (_rate is null)
+        {
+            await _signed.CopyCanonicalToAsync(http.Response.Body, http.RequestAborted).ConfigureAwait(false);
+            return;
+        }
+
+        using var slow = CancellationTokenSource.CreateLinkedTokenSource(http.RequestAborted);
+        slow.CancelAfter(_rate.TimeAllowedFor(_signed.CanonicalLength));
+        try
+        {
+            await _signed.CopyCanonicalToAsync(http.Response.Body, slow.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (slow.IsCancellationRequested && !http.RequestAborted.IsCancellationRequested)
+        {
+            // The status line is gone already: closing the connection is the only answer left.
+            http.Abort();
+        }
+    }
+}

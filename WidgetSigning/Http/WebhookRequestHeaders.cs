@@ -1,0 +1,106 @@
+using System.Globalization;
+using WidgetSigning.Keys;
+using WidgetSigning.Signing;
+using Microsoft.AspNetCore.Http;
+
+namespace WidgetSigning.Http;
+
+/// <summary>
+/// The Standard Webhooks request headers: <c>Idempotency-Key</c> on <c>/api/sign</c> (becomes <c>webhook-id</c>), and
+/// <c>webhook-id</c>, <c>webhook-timestamp</c>, <c>webhook-signature</c> on <c>/api/verify</c>. Each is bounded and
+/// checked before the body is read; a bad one is a 400 naming the header.
+/// </summary>
+public static class WebhookRequestHeaders
+{
+    /// <summary>The request header whose value becomes <c>webhook-id</c>.</summary>
+    public const string IdempotencyKey = "Idempotency-Key";
+
+    /// <summary>The request's <c>Idempotency-Key</c>, or null when absent.</summary>
+    /// <exception cref="InvalidRequestException">Given twice or not <see cref="StandardWebhooks.IdRule"/>.</exception>
+    public static string? ReadIdempotencyKey(HttpRequest request)
+    {
+        var value = Single(request, IdempotencyKey);
+        if (value is null)
+        {
+            return null;
+        }
+
+        return StandardWebhooks.IsValidId(value)
+            ? value
+            : throw new InvalidRequestException($"The {IdempotencyKey} header must be {StandardWebhooks.IdRule} (it becomes {StandardWebhooks.IdHeader}).");
+    }
+
+    /// <summary>The three <c>webhook-*</c> headers, or null when none is given.</summary>
+    /// <exception cref="InvalidRequestException">Only some are given, or one is malformed or over its bound.</exception>
+    public static WebhookClaim? ReadClaim(HttpRequest request)
+    {
+        var id = Single(request, StandardWebhooks.IdHeader);
+        var timestamp = Single(request, StandardWebhooks.TimestampHeader);
+        var signature = Single(request, StandardWebhooks.SignatureHeader);
+        if (id is null && timestamp is null && signature is null)
+        {
+            return null;
+        }
+
+        if (id is null || timestamp is null || signature is null)
+        {
+            var missing = id is null ? StandardWebhooks.IdHeader : timestamp is null ? StandardWebhooks.TimestampHeader : StandardWebhooks.SignatureHeader;
+            throw new InvalidRequestException($"The {missing} header is missing: Standard Webhooks verification needs {StandardWebhooks.IdHeader}, {StandardWebhooks.TimestampHeader} and {StandardWebhooks.SignatureHeader} together.");
+        }
+
+        if (!StandardWebhooks.IsValidId(id))
+        {
+            throw new InvalidRequestException($"The {StandardWebhooks.IdHeader} header must be {StandardWebhooks.IdRule}.");
+        }
+
+        if (timestamp.Length is 0 or > StandardWebhooks.MaxTimestampDigits || !timestamp.All(char.IsAsciiDigit)
+            || !long.TryParse(timestamp, NumberStyles.None, CultureInfo.InvariantCulture, out var seconds))
+        {
+            throw new InvalidRequestException($"The {StandardWebhooks.TimestampHeader} header must be Unix seconds: 1 to {StandardWebhooks.MaxTimestampDigits} digits.");
+        }
+
+        if (signature.Length > StandardWebhooks.MaxSignatureHeaderLength)
+        {
+            throw new InvalidRequestException($"The {StandardWebhooks.SignatureHeader} header is longer than {StandardWebhooks.MaxSignatureHeaderLength} characters.");
+        }
+
+        // Bounded above, so splitting costs at most MaxSignatureHeaderLength characters.
+        var parts = signature.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+        if (parts.Length > StandardWebhooks.MaxSignatureEntries)
+        {
+            throw new InvalidRequestException($"The {StandardWebhooks.SignatureHeader} header has more than {StandardWebhooks.MaxSignatureEntries} entries.");
+        }
+
+        var entries = new List<Signature>(parts.Length);
+        foreach (var part in parts)
+        {
+            var entry = part.AsSpan();
+
+            // Entries of other versions (v1a, …) are skipped, as the spec asks of a verifier.
+            if (!entry.StartsWith(StandardWebhooks.VersionPrefix, StringComparison.Ordinal))
+            {
+                continue;
+            }
+
+            if (!Signature.TryParseBase64(entry[StandardWebhooks.VersionPrefix.Length..], out var parsed))
+            {
+                throw new InvalidRequestException($"A {StandardWebhooks.VersionPrefix} entry of the {StandardWebhooks.SignatureHeader} header must be base64 of {Signature.Length} bytes.");
+            }
+
+            entries.Add(parsed);
+        }
+
+        if (entries.Count == 0)
+        {
+            throw new InvalidRequestException($"The {StandardWebhooks.SignatureHeader} header has no {StandardWebhooks.VersionPrefix}<base64> entry.");
+        }
+
+        return new WebhookClaim(id, seconds, entries);
+    }
+
+    private static string? Single(HttpRequest request, string name)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        return RequestValues.Single(request.Headers[name], name, RequestValues.HeaderWording)?.Trim();
+    }
+}

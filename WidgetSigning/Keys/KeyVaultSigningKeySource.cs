@@ -1,0 +1,453 @@
+using Azure;
+using Azure.Core.Pipeline;
+using Azure.Security.KeyVault.Secrets;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+
+namespace WidgetSigning.Keys;
+
+/// <summary>
+/// Signing keys from one Key Vault secret. The key id is the secret's version.
+/// <list type="bullet">
+/// <item>Key Vault is read at first use, then by a timer this source owns, every <c>KeyVault:RefreshInterval</c>;
+/// at most one refresh runs at a time. Requests only ever read the cached snapshot.</item>
+/// <item>A failed refresh (an outage: 5xx, 429, timeouts) keeps the last good keys and is retried with exponential backoff
+/// (never sooner than a 429's <c>Retry-After</c>). With no key ever obtained, callers get <see cref="SigningKeyUnavailableException"/>.</item>
+/// <item>Revocation fails closed: when Key Vault refuses the current version (403: disabled or access removed; 404: deleted)
+/// or the version is outside its <c>nbf</c>/<c>exp</c> window (checked at each use), nothing is signed
+/// (<see cref="SigningKeyUnavailableException"/>, so HTTP answers 503 with <c>Retry-After</c>) and its signatures no longer
+/// verify. Refreshes continue with the failure backoff, so re-enabling the version resumes signing without a restart.</item>
+/// <item>Earlier versions verify while they are among the newest <c>KeyVault:AcceptedPreviousVersions</c> and were replaced
+/// less than <c>KeyVault:MaxVersionAge</c> ago; disabled or expired versions never do.</item>
+/// </list>
+/// </summary>
+public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
+{
+    private readonly SecretClient _client;
+    private readonly KeyVaultOptions _options;
+    private readonly string _secretName;
+    private readonly TimeProvider _time;
+    private readonly ILogger<KeyVaultSigningKeySource> _logger;
+    // Staged versions signed with at once: each is one more HMAC per request, so a vault holding many cannot multiply the work.
+    private const int MaxStagedVersions = 3;
+
+    private readonly CancellationTokenSource _stopping = new();
+    private readonly object _gate = new();
+
+    private volatile KeyVaultKeySet? _keys;
+    private Task _refresh = Task.CompletedTask;
+    private ITimer? _timer;
+    private bool _started;
+    private bool _disposed;
+    private int _consecutiveFailures;
+    private int _unusableRefreshes;
+    private long _nextAttemptTicks;
+
+    /// <summary>Creates the source; nothing is fetched until first use.</summary>
+    public KeyVaultSigningKeySource(
+        SecretClient client,
+        IOptions<KeyVaultOptions> options,
+        TimeProvider time,
+        ILogger<KeyVaultSigningKeySource> logger)
+    {
+        ArgumentNullException.ThrowIfNull(client);
+        ArgumentNullException.ThrowIfNull(options);
+        _client = client;
+        _options = options.Value;
+        _secretName = _options.SecretName ?? throw new ArgumentException($"{KeyVaultOptions.SectionName}:{nameof(KeyVaultOptions.SecretName)} is not set.", nameof(options));
+        _time = time;
+        _logger = logger;
+        KeysLog.UsingKeyVault(_logger, client.VaultUri, _secretName, _options.RefreshInterval);
+    }
+
+    /// <summary>When the next refresh is due (after a failure, the backoff). For diagnostics and tests.</summary>
+    internal DateTimeOffset NextAttemptAt => new(Interlocked.Read(ref _nextAttemptTicks), TimeSpan.Zero);
+
+    /// <summary>The refresh in flight, or the last one; completes when it has finished (it never faults).</summary>
+    internal Task CurrentRefresh
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _refresh;
+            }
+        }
+    }
+
+    /// <inheritdoc />
+    public async ValueTask<SigningKey> GetCurrentKeyAsync(CancellationToken cancellationToken)
+    {
+        var keys = await GetKeysAsync(cancellationToken).ConfigureAwait(false);
+        var now = _time.GetUtcNow();
+        return keys.CurrentAt(now) ?? throw Unavailable($"The current version of Key Vault secret '{_secretName}' is not usable: {keys.UnusableAt(now)}.");
+    }
+
+    /// <inheritdoc />
+    public async ValueTask<SigningKeys> GetSigningKeysAsync(CancellationToken cancellationToken)
+    {
+        var keys = await GetKeysAsync(cancellationToken).ConfigureAwait(false);
+        var now = _time.GetUtcNow();
+        var current = keys.CurrentAt(now) ?? throw Unavailable($"The current version of Key Vault secret '{_secretName}' is not usable: {keys.UnusableAt(now)}.");
+        return new SigningKeys(current, keys.StagedAt(now));
+    }
+
+    /// <inheritdoc />
+    public async ValueTask<IReadOnlyList<KeyDescription>> DescribeKeysAsync(CancellationToken cancellationToken)
+    {
+        var keys = await GetKeysAsync(cancellationToken).ConfigureAwait(false);
+        return keys.Describe(_time.GetUtcNow(), _options.MaxVersionAge);
+    }
+
+    /// <inheritdoc />
+    /// <remarks>Only cached keys are searched: an unknown id never causes a Key Vault call.</remarks>
+    public async ValueTask<SigningKey?> FindKeyAsync(string keyId, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(keyId);
+        var keys = await GetKeysAsync(cancellationToken).ConfigureAwait(false);
+        return keys.Find(keyId, _time.GetUtcNow(), _options.MaxVersionAge);
+    }
+
+    /// <inheritdoc />
+    public async ValueTask<IReadOnlyList<SigningKey>> GetVerificationKeysAsync(CancellationToken cancellationToken)
+    {
+        var keys = await GetKeysAsync(cancellationToken).ConfigureAwait(false);
+        return keys.Verification(_time.GetUtcNow(), _options.MaxVersionAge);
+    }
+
+    /// <inheritdoc />
+    public void Dispose()
+    {
+        lock (_gate)
+        {
+            if (_disposed)
+            {
+                return;
+            }
+
+            _disposed = true;
+            _timer?.Dispose();
+        }
+
+        // Cancelled, not disposed: a refresh that is just starting may still read its token.
+        _stopping.Cancel();
+    }
+
+    private ValueTask<KeyVaultKeySet> GetKeysAsync(CancellationToken cancellationToken)
+    {
+        var keys = _keys;
+        return keys is not null ? ValueTask.FromResult(keys) : LoadFirstAsync(cancellationToken);
+    }
+
+    private async ValueTask<KeyVaultKeySet> LoadFirstAsync(CancellationToken cancellationToken)
+    {
+        Task refresh;
+        lock (_gate)
+        {
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            if (!_started)
+            {
+                _started = true;
+                _refresh = Task.Run(RefreshAsync);
+            }
+
+            refresh = _refresh;
+        }
+
+        // Wait for the fetch in flight (the first, or a timer's retry); a caller that arrives during a
+        // backoff finds it completed and gets 503 at once rather than calling Key Vault itself.
+        await refresh.WaitAsync(cancellationToken).ConfigureAwait(false);
+        return _keys ?? throw Unavailable($"No signing key could be loaded from Key Vault secret '{_secretName}' yet.");
+    }
+
+    private SigningKeyUnavailableException Unavailable(string message)
+    {
+        var wait = NextAttemptAt - _time.GetUtcNow();
+        return new SigningKeyUnavailableException(message)
+        {
+            RetryAfter = wait > TimeSpan.FromSeconds(1) ? wait : TimeSpan.FromSeconds(1),
+        };
+    }
+
+    private void OnTimer(object? state)
+    {
+        lock (_gate)
+        {
+            if (!_disposed && _refresh.IsCompleted)
+            {
+                _refresh = Task.Run(RefreshAsync);
+            }
+        }
+    }
+
+    private async Task RefreshAsync()
+    {
+        TimeSpan next;
+        var throttle = new KeyVaultThrottlePolicy.Signal();
+        try
+        {
+            var previous = _keys;
+            KeyVaultKeySet keys;
+            using (HttpPipeline.CreateHttpMessagePropertiesScope(new Dictionary<string, object?> { [KeyVaultThrottlePolicy.PropertyName] = throttle }))
+            {
+                keys = await FetchAsync(previous, _stopping.Token).ConfigureAwait(false);
+            }
+
+            _keys = keys;
+            _consecutiveFailures = 0;
+            var now = _time.GetUtcNow();
+            var usable = keys.CurrentAt(now);
+            var wasUsable = previous?.CurrentAt(now);
+            if (usable is null)
+            {
+                // Revoked, expired or not yet valid: retry on the failure schedule so a re-enabled version is picked up soon.
+                _unusableRefreshes++;
+                next = Backoff(_unusableRefreshes, retryAfter: null);
+                if (_unusableRefreshes == 1)
+                {
+                    KeysLog.CurrentUnusable(_logger, _secretName, keys.CurrentVersion ?? "(unknown)", keys.UnusableAt(now) ?? string.Empty);
+                }
+            }
+            else
+            {
+                _unusableRefreshes = 0;
+                next = _options.RefreshInterval;
+                if (previous is null || !ReferenceEquals(previous.Current, keys.Current) || previous.Previous.Count != keys.Previous.Count)
+                {
+                    KeysLog.Loaded(_logger, _secretName, usable.KeyId, keys.Previous.Count);
+                }
+
+                foreach (var staged in keys.Staged)
+                {
+                    if (previous?.Cached(staged.Key.KeyId) is null)
+                    {
+                        KeysLog.Staged(_logger, _secretName, staged.Key.KeyId, staged.Window.NotBefore ?? now);
+                    }
+                }
+
+                if (previous?.Current is { } before && !ReferenceEquals(before, keys.Current))
+                {
+                    KeysLog.Rotated(_logger, _secretName, before.KeyId, usable.KeyId);
+                }
+                else if (previous is not null && wasUsable is null)
+                {
+                    KeysLog.Resumed(_logger, _secretName, usable.KeyId);
+                }
+            }
+        }
+        catch (OperationCanceledException) when (_stopping.IsCancellationRequested)
+        {
+            return;
+        }
+        catch (Exception ex)
+        {
+            _consecutiveFailures++;
+            next = Backoff(_consecutiveFailures, throttle.RetryAfter);
+            if (_keys?.CurrentAt(_time.GetUtcNow()) is { } kept)
+            {
+                KeysLog.RefreshFailedKeepingKey(_logger, ex, _secretName, _consecutiveFailures, kept.KeyId, next);
+            }
+            else
+            {
+                KeysLog.RefreshFailedNoKey(_logger, ex, _secretName, _consecutiveFailures, next);
+            }
+        }
+
+        Interlocked.Exchange(ref _nextAttemptTicks, (_time.GetUtcNow() + next).UtcTicks);
+        lock (_gate)
+        {
+            if (!_disposed)
+            {
+                _timer ??= _time.CreateTimer(OnTimer, null, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+                _timer.Change(next, Timeout.InfiniteTimeSpan);
+            }
+        }
+    }
+
+    private TimeSpan Backoff(int failures, TimeSpan? retryAfter)
+    {
+        var exponential = _options.FailureRetryDelay * Math.Pow(2, Math.Min(failures - 1, 20));
+        var delay = exponential < _options.RefreshInterval ? exponential : _options.RefreshInterval;
+
+        // Throttled: Key Vault says when it will serve us again; asking sooner only prolongs the throttling.
+        return retryAfter is { } wait && wait > delay ? wait : delay;
+    }
+
+    private async Task<KeyVaultKeySet> FetchAsync(KeyVaultKeySet? cached, CancellationToken cancellationToken)
+    {
+        var now = _time.GetUtcNow();
+
+        // The versions list gives every version's state (enabled, nbf, exp): it decides which version is current.
+        var versions = new List<SecretProperties>();
+        try
+        {
+            await foreach (var version in _client.GetPropertiesOfSecretVersionsAsync(_secretName, cancellationToken).ConfigureAwait(false))
+            {
+                versions.Add(version);
+            }
+        }
+        catch (Exception ex) when (Refusal(ex) is { } refused)
+        {
+            // No access at all (or no secret): nothing signs.
+            return FailClosed(cached, cached?.CurrentVersion, refused);
+        }
+        catch (Exception) when (cached?.Current is not null && !cancellationToken.IsCancellationRequested)
+        {
+            // The list fails (an error or the client's timeout) while a cached key could sign: a revocation must not
+            // hide behind the failure, so ask for the version we sign with. A refusal of it is final whatever the list
+            // does; if it is still served, this is an outage (the cached keys keep signing until KeyVault:MaxCachedKeyAge).
+            // With nothing cached that signs there is nothing to fail open, and a failing vault is not asked twice.
+            var probe = cached.CurrentVersion;
+            try
+            {
+                await _client.GetSecretAsync(_secretName, probe, cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception probeError) when (Refusal(probeError) is { } refused)
+            {
+                return FailClosed(cached, probe, refused);
+            }
+            catch (Exception) when (!cancellationToken.IsCancellationRequested)
+            {
+                // The probe failed too, not as a refusal: an outage; report the list's failure.
+            }
+
+            throw;
+        }
+
+        // Current: the newest version whose nbf has passed (enabled or not: a disabled or expired current fails closed
+        // rather than falling back to an older one). Staged: enabled versions whose nbf is still ahead.
+        var currentProperties = versions
+            .Where(v => v.CreatedOn is not null && (v.NotBefore is null || v.NotBefore <= now))
+            .MaxBy(v => v.CreatedOn!.Value);
+        var stagedProperties = versions
+            .Where(v => v.Enabled == true && v.CreatedOn is not null && v.NotBefore > now && (v.ExpiresOn is null || v.ExpiresOn > now))
+            .OrderByDescending(v => v.CreatedOn!.Value)
+            .Take(MaxStagedVersions)
+            .ToList();
+
+        var staged = new List<KeyVaultKeySet.StagedKey>(stagedProperties.Count);
+        foreach (var properties in stagedProperties)
+        {
+            if (await TryGetVersionAsync(cached, properties.Version, cancellationToken).ConfigureAwait(false) is { } key)
+            {
+                staged.Add(new KeyVaultKeySet.StagedKey(key, new KeyVaultKeySet.KeyWindow(properties.NotBefore, properties.ExpiresOn)));
+            }
+        }
+
+        SigningKey? current = null;
+        string? unusable = null;
+        if (currentProperties is null)
+        {
+            unusable = stagedProperties.Count > 0
+                ? $"no version is active yet (the newest is staged until {stagedProperties[0].NotBefore:u})"
+                : "the secret has no version";
+        }
+        else
+        {
+            // Read it at every refresh, cached or not: this read is the revocation check (403 disabled or access removed,
+            // 404 deleted, 401 credential no longer accepted).
+            try
+            {
+                var secret = (await _client.GetSecretAsync(_secretName, currentProperties.Version, cancellationToken).ConfigureAwait(false)).Value;
+                current = cached?.Cached(secret.Properties.Version) ?? Decode(secret, out var reason)
+                    ?? throw new SecretRefusedException(_secretName, secret.Properties.Version, reason);
+                if (secret.Properties.Enabled == false || currentProperties.Enabled != true)
+                {
+                    unusable = "it is disabled";
+                    current = null;
+                }
+            }
+            catch (Exception ex) when (Refusal(ex) is { } refused)
+            {
+                unusable = refused;
+            }
+        }
+
+        var candidates = new List<SecretProperties>();
+        foreach (var version in versions)
+        {
+            if (!string.Equals(version.Version, currentProperties?.Version, StringComparison.Ordinal) &&
+                version.Enabled == true &&
+                version.CreatedOn is { } created && created <= (currentProperties?.CreatedOn ?? now) &&
+                (version.ExpiresOn is null || version.ExpiresOn > now) &&
+                (version.NotBefore is null || version.NotBefore <= now))
+            {
+                candidates.Add(version);
+            }
+        }
+
+        candidates.Sort((a, b) => b.CreatedOn!.Value.CompareTo(a.CreatedOn!.Value));
+        var previous = new List<KeyVaultKeySet.PreviousKey>();
+        // A version is replaced when its successor became active (its nbf, if staged, else its creation).
+        var replacedOn = currentProperties is null ? now : ActiveFrom(currentProperties);
+        for (var i = 0; i < candidates.Count && i < _options.AcceptedPreviousVersions; i++)
+        {
+            if (now - replacedOn > _options.MaxVersionAge)
+            {
+                break;
+            }
+
+            var properties = candidates[i];
+            if (await TryGetVersionAsync(cached, properties.Version, cancellationToken).ConfigureAwait(false) is { } key)
+            {
+                previous.Add(new KeyVaultKeySet.PreviousKey(key, replacedOn, new KeyVaultKeySet.KeyWindow(properties.NotBefore, properties.ExpiresOn)));
+            }
+
+            replacedOn = ActiveFrom(properties);
+        }
+
+        var window = new KeyVaultKeySet.KeyWindow(currentProperties?.NotBefore, currentProperties?.ExpiresOn);
+        return new KeyVaultKeySet(current, window, previous, currentProperties?.Version, unusable, staged, now, _options.MaxCachedKeyAge);
+    }
+
+    private static DateTimeOffset ActiveFrom(SecretProperties version) =>
+        version.NotBefore is { } notBefore && notBefore > version.CreatedOn!.Value ? notBefore : version.CreatedOn!.Value;
+
+    /// <summary>An earlier or staged version's key: cached (versions never change), or read once; null if refused or malformed.</summary>
+    private async Task<SigningKey?> TryGetVersionAsync(KeyVaultKeySet? cached, string version, CancellationToken cancellationToken)
+    {
+        if (cached?.Cached(version) is { } known)
+        {
+            return known;
+        }
+
+        try
+        {
+            var secret = (await _client.GetSecretAsync(_secretName, version, cancellationToken).ConfigureAwait(false)).Value;
+            return Decode(secret, out _);
+        }
+        catch (RequestFailedException ex) when (ex.Status is 403 or 404)
+        {
+            // Disabled (or deleted) between the list and this read: it neither signs nor verifies.
+            return null;
+        }
+    }
+
+    /// <summary>
+    /// Why Key Vault's answer is a decision rather than an outage: 403 (disabled, access removed), 404 (deleted), 401 or
+    /// a credential that cannot get a token (identity deleted). Null for anything else.
+    /// </summary>
+    private static string? Refusal(Exception exception) => exception switch
+    {
+        RequestFailedException { Status: 403 } => "Key Vault refuses to read it (403: the version is disabled, or the app's access was removed)",
+        RequestFailedException { Status: 404 } => "Key Vault no longer has it (404: the secret was deleted)",
+        RequestFailedException { Status: 401 } => "Key Vault does not accept the app's credential (401)",
+        Azure.Identity.AuthenticationFailedException => "the app's credential cannot get a token (the identity was deleted or lost its federation)",
+        _ => null,
+    };
+
+    /// <summary>A snapshot that signs nothing; earlier versions the cache held keep verifying until their own limits.</summary>
+    private KeyVaultKeySet FailClosed(KeyVaultKeySet? cached, string? version, string reason) =>
+        new(null, default, cached?.Previous ?? [], version, reason, staged: null, _time.GetUtcNow(), _options.MaxCachedKeyAge);
+
+    private SigningKey? Decode(KeyVaultSecret secret, out string reason)
+    {
+        var key = KeyMaterial.TryDecode(secret.Value, secret.Properties.Version, secret.Properties.CreatedOn, out reason);
+        if (key is null)
+        {
+            KeysLog.Refused(_logger, _secretName, secret.Properties.Version, reason);
+        }
+
+        return key;
+    }
+}

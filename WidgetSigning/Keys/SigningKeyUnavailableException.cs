@@ -1,0 +1,29 @@
+namespace WidgetSigning.Keys;
+
+/// <summary>
+/// No signing key could be obtained (for example, Key Vault is unreachable and nothing is cached).
+/// A transient condition: HTTP answers 503 with Retry-After, queue messages are retried.
+/// </summary>
+public sealed class SigningKeyUnavailableException : Exception
+{
+    /// <summary>Creates the exception.</summary>
+    public SigningKeyUnavailableException()
+        : this("No signing key is available yet.")
+    {
+    }
+
+    /// <summary>Creates the exception.</summary>
+    public SigningKeyUnavailableException(string message)
+        : base(message)
+    {
+    }
+
+    /// <summary>Creates the exception.</summary>
+    public SigningKeyUnavailableException(string message, Exception innerException)
+        : base(message, innerException)
+    {
+    }
+
+    /// <summary>How long a client should wait before trying again.</summary>
+    public TimeSpan RetryAfter { get; init; } = TimeSpan.FromSeconds(30);
+}

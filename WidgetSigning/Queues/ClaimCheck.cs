@@ -1,0 +1,141 @@
+using System.Text;
+using WidgetSigning.Primitives;
+using Newtonsoft.Json;
+
+namespace WidgetSigning.Queues;
+
+/// <summary>
+/// The claim-check message: a small JSON reference to a blob that holds the envelope, for envelopes too large for
+/// a queue message (64 KiB). <c>{"claimCheck":{"container":"widget-claims","blob":"2026/11/21/order-42.json"}}</c>.
+/// <c>container</c> may be left out; when present it must be the configured claim-check container.
+/// </summary>
+public static class ClaimCheck
+{
+    /// <summary>The root member that marks a claim check (an envelope's only root member is <c>widgets</c>).</summary>
+    public const string MemberName = "claimCheck";
+
+    // Like the envelope reader: invalid UTF-8 throws, a leading BOM is skipped.
+    private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: true, throwOnInvalidBytes: true);
+
+    /// <summary>
+    /// Reads the body of <paramref name="message"/> as a claim check. False when the body is not one (its root is not an object whose
+    /// first member is <c>claimCheck</c>): the envelope reader then judges it.
+    /// </summary>
+    /// <exception cref="MessageRejectedException">It is a claim check, but a malformed one.</exception>
+    public static bool TryRead(SigningQueueMessage message, string allowedContainer, out BlobReference? reference)
+    {
+        ArgumentNullException.ThrowIfNull(message);
+        ArgumentException.ThrowIfNullOrEmpty(allowedContainer);
+        reference = null;
+        using var reader = CreateReader(message.OpenBody());
+        try
+        {
+            if (!reader.Read() || reader.TokenType != JsonToken.StartObject ||
+                !reader.Read() || reader.TokenType != JsonToken.PropertyName ||
+                !string.Equals((string)reader.Value!, MemberName, StringComparison.OrdinalIgnoreCase))
+            {
+                return false;
+            }
+
+            reference = ReadReference(reader, allowedContainer);
+            if (reader.Read() && reader.TokenType == JsonToken.PropertyName)
+            {
+                throw Invalid(reader, $"A claim check has only the member '{MemberName}'.");
+            }
+
+            if (reader.Read())
+            {
+                throw Invalid(reader, "Unexpected content after the claim check.");
+            }
+
+            return true;
+        }
+        catch (JsonReaderException ex)
+        {
+            if (reference is null && string.IsNullOrEmpty(ex.Path))
+            {
+                // Not JSON at the very start: not a claim check; the envelope reader reports it with its own path.
+                return false;
+            }
+
+            // Newtonsoft's message and path quote the client's member names: bound both.
+            throw new MessageRejectedException(
+                $"The claim check is not valid JSON: {EchoText.Truncate(ex.Message, 256)}", "$." + EchoText.Truncate(ex.Path, 256), ex);
+        }
+        catch (DecoderFallbackException)
+        {
+            return false;
+        }
+    }
+
+    private static BlobReference ReadReference(JsonTextReader reader, string allowedContainer)
+    {
+        if (!reader.Read() || reader.TokenType != JsonToken.StartObject)
+        {
+            throw Invalid(reader, $"'{MemberName}' must be an object with 'blob' (and optionally 'container').");
+        }
+
+        string? container = null;
+        string? blob = null;
+        while (reader.Read() && reader.TokenType == JsonToken.PropertyName)
+        {
+            var name = (string)reader.Value!;
+            if (string.Equals(name, "blob", StringComparison.OrdinalIgnoreCase) && blob is null)
+            {
+                blob = ReadString(reader, "blob");
+            }
+            else if (string.Equals(name, "container", StringComparison.OrdinalIgnoreCase) && container is null)
+            {
+                container = ReadString(reader, "container");
+            }
+            else
+            {
+                // The member name is client text of any length: echo a bounded prefix only.
+                throw Invalid(reader, $"Unknown or duplicate member '{EchoText.Truncate(name)}'; a claim check has 'blob' and optionally 'container'.");
+            }
+        }
+
+        if (blob is null)
+        {
+            throw new MessageRejectedException("The claim check lacks 'blob', the name of the blob that holds the envelope.", $"$.{MemberName}");
+        }
+
+        if (ClaimCheckBlobName.Validate(blob) is { } problem)
+        {
+            throw new MessageRejectedException($"'blob' {problem}", $"$.{MemberName}.blob");
+        }
+
+        if (container is not null && !string.Equals(container, allowedContainer, StringComparison.Ordinal))
+        {
+            throw new MessageRejectedException(
+                $"Claim checks may only point into the container '{allowedContainer}', not '{EchoText.Truncate(container)}'.", $"$.{MemberName}.container");
+        }
+
+        return new BlobReference(allowedContainer, blob);
+    }
+
+    private static string ReadString(JsonTextReader reader, string member)
+    {
+        if (!reader.Read() || reader.TokenType != JsonToken.String)
+        {
+            throw Invalid(reader, $"'{member}' must be a JSON string.");
+        }
+
+        return (string)reader.Value!;
+    }
+
+    private static JsonTextReader CreateReader(Stream body)
+    {
+        var text = new StreamReader(body, StrictUtf8, detectEncodingFromByteOrderMarks: false, bufferSize: 1024, leaveOpen: false);
+        return new JsonTextReader(text)
+        {
+            ArrayPool = JsonCharArrayPool.Instance,
+            DateParseHandling = DateParseHandling.None,
+            MaxDepth = 4,
+            CloseInput = true,
+        };
+    }
+
+    private static MessageRejectedException Invalid(JsonTextReader reader, string message) =>
+        new(message, string.IsNullOrEmpty(reader.Path) ? "$" : "$." + EchoText.Truncate(reader.Path, 256));
+}

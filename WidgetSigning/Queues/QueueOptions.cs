@@ -1,0 +1,47 @@
+using System.ComponentModel.DataAnnotations;
+
+namespace WidgetSigning.Queues;
+
+/// <summary>
+/// Limits of queue-triggered signing (configuration section <c>Queues</c>). The queue and container names are flat
+/// settings (<see cref="QueueNames"/>); the trigger's polling settings are host.json <c>extensions.queues</c>. The
+/// storage account is the connection <see cref="ConnectionSetting"/>.
+/// </summary>
+public sealed class QueueOptions
+{
+    /// <summary>The configuration section these options bind to.</summary>
+    public const string SectionName = "Queues";
+
+    /// <summary>
+    /// The storage connection of every queue and container (<see cref="QueueNames"/>): a connection string
+    /// (locally <c>UseDevelopmentStorage=true</c>) or, in Azure, an identity-based connection
+    /// (<c>WidgetStorage__queueServiceUri</c>, <c>__blobServiceUri</c>, <c>__credential</c>, <c>__clientId</c>).
+    /// A constant because the trigger attribute names it and function.json carries it.
+    /// </summary>
+    public const string ConnectionSetting = "WidgetStorage";
+
+    /// <summary>
+    /// The largest inline canonical output allowed. The output message is base64 of its JSON, so the JSON may hold
+    /// 48 KiB: 30 KiB inline is 40 KiB of base64, which leaves 8 KiB for the rest, whose largest member is the claim
+    /// check's name (1,024 characters, at most 6 bytes each once JSON-escaped). So no output can exceed a queue message.
+    /// </summary>
+    public const int MaxInlineCanonicalBytes = 30 * 1024;
+
+    /// <summary>The most characters a queue message's text may have (64 KiB).</summary>
+    public const int MaxQueueMessageChars = 64 * 1024;
+
+    /// <summary>
+    /// Canonical bytes up to this length travel inline (base64) in the output message; longer ones go to
+    /// <see cref="QueueNames.WidgetCanonicalContainer"/>. Default 16 KiB; at most <see cref="MaxInlineCanonicalBytes"/>, because a
+    /// queue message carries 64 KiB, 48 KiB of JSON once base64-encoded. Setting: <c>Queues:InlineCanonicalMaxBytes</c>.
+    /// </summary>
+    [Range(0, MaxInlineCanonicalBytes, ErrorMessage = SectionName + ":" + nameof(InlineCanonicalMaxBytes) + " must be between {1} and {2} (a queue message carries 64 KiB, 48 KiB of JSON once base64-encoded, which must also hold the claim check's name).")]
+    public int InlineCanonicalMaxBytes { get; set; } = 16 * 1024;
+
+    /// <summary>
+    /// The largest claim-check blob accepted, in bytes; larger ones are rejected unread. Default 16 MiB, the same
+    /// limit as <c>/api/sign</c>. Setting: <c>Queues:MaxClaimCheckBytes</c>.
+    /// </summary>
+    [Range(typeof(long), "1", "9223372036854775807", ErrorMessage = SectionName + ":" + nameof(MaxClaimCheckBytes) + " must be positive.")]
+    public long MaxClaimCheckBytes { get; set; } = 16 * 1024 * 1024;
+}

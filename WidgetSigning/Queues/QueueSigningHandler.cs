@@ -1,0 +1,79 @@
+using Microsoft.Extensions.Logging;
+using WidgetSigning.Envelopes;
+
+namespace WidgetSigning.Queues;
+
+/// <summary>
+/// One queue message's run, whatever the host's trigger: each message on <c>WidgetInputQueue</c> (an envelope inline or
+/// a claim check) is signed by the same core as <c>/api/sign</c> and forwarded to <c>WidgetOutputQueue</c>. Invalid input
+/// is a permanent failure: it goes to <c>WidgetRejectedQueue</c> with the reason and the run completes, so it is not
+/// retried. A <see cref="MessageReleasedException"/> marks the message released (<see cref="SigningQueueMessage.Release"/>)
+/// for the host's adapter to hand back without a failure. Anything else throws, so the trigger retries it and, after
+/// host.json <c>maxDequeueCount</c>, moves it to <c>&lt;input&gt;-poison</c>.
+/// </summary>
+public sealed class QueueSigningHandler
+{
+    /// <summary>The function's name in either host.</summary>
+    public const string FunctionName = "SignQueue";
+
+    private readonly QueueSigningProcessor _processor;
+    private readonly ILogger<QueueSigningHandler> _logger;
+
+    /// <summary>Creates the handler (a singleton in DI).</summary>
+    public QueueSigningHandler(QueueSigningProcessor processor, ILogger<QueueSigningHandler> logger)
+    {
+        _processor = processor;
+        _logger = logger;
+    }
+
+    /// <summary>Signs and forwards, or rejects, or releases one message; throws for what the trigger should retry.</summary>
+    public async Task HandleAsync(SigningQueueMessage message, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(message);
+        try
+        {
+            string output;
+            SignatureMessage signature;
+            try
+            {
+                signature = await _processor.SignAsync(message, cancellationToken).ConfigureAwait(false);
+                output = QueueSigningProcessor.EncodeOutput(signature);
+            }
+            catch (EnvelopeFormatException ex)
+            {
+                await RejectAsync(message, ex.Message, ex.JsonPath, cancellationToken).ConfigureAwait(false);
+                return;
+            }
+            catch (MessageRejectedException ex)
+            {
+                await RejectAsync(message, ex.Message, ex.JsonPath, cancellationToken).ConfigureAwait(false);
+                return;
+            }
+
+            // The last step that may still be cancelled: once sent, the trigger deletes the input; a crash in between
+            // redelivers it, so consumers de-duplicate on messageId.
+            cancellationToken.ThrowIfCancellationRequested();
+            await _processor.ForwardAsync(output, CancellationToken.None).ConfigureAwait(false);
+            QueueFunctionLog.Forwarded(_logger, FunctionName, message.Id, signature.WidgetCount, signature.KeyId);
+        }
+        catch (MessageReleasedException ex)
+        {
+            // Not the message's fault (e.g. the memory budget is spent): hand it back, no failure, never poison.
+            message.Release(ex.RetryAfter);
+        }
+        catch (Exception ex) when (ex is not OperationCanceledException)
+        {
+            // (A cancellation is the trigger's to judge: shutdown releases, a lost lease leaves the message to its new holder.)
+            // Transient: the trigger makes the message visible again after visibilityTimeout or, on the last attempt, poisons it.
+            QueueFunctionLog.AttemptFailed(_logger, ex, FunctionName, message.Id, message.DequeueCount);
+            throw;
+        }
+    }
+
+    private async Task RejectAsync(SigningQueueMessage input, string reason, string jsonPath, CancellationToken cancellationToken)
+    {
+        // If writing the rejection fails, this throws: the message is retried, not dropped.
+        var message = await _processor.RejectAsync(input, reason, jsonPath, cancellationToken).ConfigureAwait(false);
+        QueueFunctionLog.Rejected(_logger, FunctionName, input.Id, message.JsonPath);
+    }
+}

@@ -1,0 +1,240 @@
+using System.Buffers;
+using WidgetSigning.Envelopes;
+using WidgetSigning.Primitives;
+using WidgetSigning.Signing;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+
+namespace WidgetSigning.Queues;
+
+/// <summary>
+/// Signs one queue message, host-independently: resolves a claim check by streaming its blob into the pool, reads
+/// the envelope with <see cref="WidgetEnvelopeReader"/>, signs it with <see cref="EnvelopeSigner"/> (the same core as
+/// <c>/api/sign</c>), puts the canonical bytes inline or in a blob, and sends the output or the rejection.
+/// Permanent failures surface as <see cref="EnvelopeFormatException"/> or <see cref="MessageRejectedException"/>;
+/// anything else is transient. Queues and containers are those of <see cref="WidgetStorageClients"/>.
+/// </summary>
+public sealed class QueueSigningProcessor
+{
+    private readonly WidgetEnvelopeReader _reader;
+    private readonly EnvelopeSigner _signer;
+    private readonly QueueBlobStore _blobs;
+    private readonly WidgetStorageClients _storage;
+    private readonly QueueOptions _options;
+    private readonly ILogger<QueueSigningProcessor> _logger;
+    private readonly EnvelopeMemoryBudget _budget;
+
+    /// <summary>Creates the processor; without <paramref name="budget"/>, nothing is charged to a memory budget.</summary>
+    public QueueSigningProcessor(
+        WidgetEnvelopeReader reader,
+        EnvelopeSigner signer,
+        QueueBlobStore blobs,
+        WidgetStorageClients storage,
+        IOptions<QueueOptions> options,
+        ILogger<QueueSigningProcessor> logger,
+        EnvelopeMemoryBudget? budget = null)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        _reader = reader;
+        _signer = signer;
+        _blobs = blobs;
+        _storage = storage;
+        _options = options.Value;
+        _logger = logger;
+        _budget = budget ?? EnvelopeMemoryBudget.Unlimited;
+    }
+
+    /// <summary>Signs <paramref name="message"/> and returns the output message to forward.</summary>
+    /// <exception cref="EnvelopeFormatException">The envelope is invalid (permanent).</exception>
+    /// <exception cref="MessageRejectedException">The message is not a usable envelope or claim check, its canonical form exceeds the bound, or its output would not fit a queue message (permanent).</exception>
+    /// <exception cref="Keys.SigningKeyUnavailableException">No key yet (transient).</exception>
+    /// <exception cref="MessageReleasedException">The memory budget has no room now: hand the message back, not a failure.</exception>
+    public async Task<SignatureMessage> SignAsync(SigningQueueMessage message, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return await SignWithinBudgetAsync(message, cancellationToken).ConfigureAwait(false);
+        }
+        catch (MemoryBudgetExceededException ex)
+        {
+            // Not the message's fault and not a failure: it comes back after RetryAfter, its blocks already back in the pool.
+            throw new MessageReleasedException(ex.Message, ex.RetryAfter, ex);
+        }
+        catch (CanonicalTooLargeException ex)
+        {
+            throw new MessageRejectedException(ex.Message, "$", ex);
+        }
+    }
+
+    private async Task<SignatureMessage> SignWithinBudgetAsync(SigningQueueMessage message, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(message);
+        if (message.DecodeError is not null)
+        {
+            throw new MessageRejectedException(message.DecodeError, "$");
+        }
+
+        // A message takes no wait: with the budget spent, it goes straight back to the queue for another instance or later.
+        EnvelopeBudgetLease? lease = _budget.Lease();
+        try
+        {
+            lease.Cover(1);
+            WidgetEnvelope envelope;
+            if (ClaimCheck.TryRead(message, _storage.Names.WidgetClaimsContainer, out var claim))
+            {
+                var (body, etag) = await _blobs.ReadClaimAsync(claim!, cancellationToken, lease).ConfigureAwait(false);
+                await using (body.ConfigureAwait(false))
+                {
+                    QueueLog.ClaimCheckRead(_logger, message.Id, claim!.Container, EchoText.Truncate(claim.Blob, 256), body.Length);
+                    envelope = ReadEnvelope(body, claim);
+                }
+
+                claim = claim with { ETag = etag };
+            }
+            else
+            {
+                using var body = message.OpenBody();
+                envelope = _reader.Read(body);
+            }
+
+            // webhook-id is the queue message id (a GUID), so a redelivery carries the same id for receivers to dedupe on.
+            var webhookId = StandardWebhooks.IsValidId(message.Id) ? message.Id : null;
+            var signed = await _signer.SignAsync(envelope, webhookId, lease, cancellationToken).ConfigureAwait(false);
+            lease = null;
+            await using (signed.ConfigureAwait(false))
+            {
+                return await ToOutputAsync(message, claim, signed, cancellationToken).ConfigureAwait(false);
+            }
+        }
+        finally
+        {
+            lease?.Dispose();
+        }
+    }
+
+    private async Task<SignatureMessage> ToOutputAsync(SigningQueueMessage message, BlobReference? claim, SignedEnvelope signed, CancellationToken cancellationToken)
+    {
+        string? inline = null;
+        BlobReference? canonicalBlob = null;
+        if (signed.CanonicalLength <= _options.InlineCanonicalMaxBytes)
+        {
+            inline = ToBase64(signed.GetCanonicalBytes());
+        }
+        else
+        {
+            // Uploaded straight from the signing stream: no second pooled copy to charge.
+            canonicalBlob = await _blobs.WriteCanonicalAsync(message.Id, signed, cancellationToken).ConfigureAwait(false);
+        }
+
+        return new SignatureMessage
+        {
+            MessageId = message.Id,
+            DequeueCount = message.DequeueCount,
+            Algorithm = signed.Algorithm,
+            KeyId = signed.KeyId,
+            Signature = signed.Signature.ToHex(),
+            WidgetCount = signed.WidgetCount,
+            CanonicalLength = signed.CanonicalLength,
+            Signatures = signed.Signatures,
+            Webhook = signed.Webhook,
+            CanonicalBase64 = inline,
+            CanonicalBlob = canonicalBlob,
+            ClaimCheck = claim,
+        };
+    }
+
+    /// <summary>
+    /// The text of <paramref name="signature"/>'s output message, checked to fit a queue message. The option bounds make
+    /// an oversized output impossible; this check stays so that a bound changed later is a rejection, not a poison.
+    /// </summary>
+    /// <exception cref="MessageRejectedException">The output would exceed 64 KiB.</exception>
+    public static string EncodeOutput(SignatureMessage signature)
+    {
+        ArgumentNullException.ThrowIfNull(signature);
+        var text = QueueMessageDecoder.Encode(signature.ToJson());
+        if (text.Length > QueueOptions.MaxQueueMessageChars)
+        {
+            throw new MessageRejectedException(
+                $"The signature's output message would be {text.Length} characters; a queue message holds at most {QueueOptions.MaxQueueMessageChars} (shorten the claim-check name or lower {QueueOptions.SectionName}:{nameof(QueueOptions.InlineCanonicalMaxBytes)}).",
+                "$");
+        }
+
+        return text;
+    }
+
+    /// <summary>Sends an output message (from <see cref="EncodeOutput"/>) to the output queue.</summary>
+    public async Task ForwardAsync(string outputText, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(outputText);
+        await StorageWrites.SendAsync(_storage.OutputQueue, outputText, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// Builds and sends the rejected-queue message for a permanent failure. An inline body is copied to the rejected
+    /// container first, so the producer's data is never lost; a claim check's blob is simply left where it is.
+    /// </summary>
+    public async Task<RejectedMessage> RejectAsync(SigningQueueMessage message, string reason, string jsonPath, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(message);
+        BlobReference? claim = null;
+        BlobReference? body = null;
+        try
+        {
+            if (message.DecodeError is null)
+            {
+                ClaimCheck.TryRead(message, _storage.Names.WidgetClaimsContainer, out claim);
+            }
+        }
+        catch (MessageRejectedException)
+        {
+            // A malformed claim check: its body is what gets kept.
+        }
+
+        if (claim is null)
+        {
+            body = await _blobs.WriteRejectedBodyAsync(message, cancellationToken).ConfigureAwait(false);
+        }
+
+        var rejected = new RejectedMessage
+        {
+            MessageId = message.Id,
+            DequeueCount = message.DequeueCount,
+            InsertionTime = message.InsertionTime,
+            Reason = reason,
+            JsonPath = jsonPath,
+            ClaimCheck = claim,
+            Body = body,
+        };
+        await StorageWrites.SendAsync(_storage.RejectedQueue, QueueMessageDecoder.Encode(rejected.ToJson()), cancellationToken).ConfigureAwait(false);
+        return rejected;
+    }
+
+    private WidgetEnvelope ReadEnvelope(Stream body, BlobReference claim)
+    {
+        try
+        {
+            return _reader.Read(body);
+        }
+        catch (EnvelopeFormatException ex)
+        {
+            // Say where the bad envelope is; the path is within the blob's JSON.
+            throw new EnvelopeFormatException($"The envelope in '{claim.Container}/{EchoText.Truncate(claim.Blob, 256)}' is invalid: {ex.Message}", ex.JsonPath, ex);
+        }
+    }
+
+    private static string ToBase64(ReadOnlySequence<byte> bytes)
+    {
+        // At most InlineCanonicalMaxBytes (30 KiB): well below the large-object threshold.
+        var length = checked((int)bytes.Length);
+        var buffer = ArrayPool<byte>.Shared.Rent(length);
+        try
+        {
+            bytes.CopyTo(buffer);
+            return Convert.ToBase64String(buffer, 0, length);
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
+    }
+}

@@ -1,0 +1,80 @@
+using WidgetSigning.Signing;
+
+namespace WidgetSigning.Queues;
+
+/// <summary>
+/// The output message: one per input message, carrying the input's message id for de-duplication (delivery is at
+/// least once; signing is deterministic, so a redelivery yields the same signature). The exact signed bytes are
+/// either inline (<see cref="CanonicalBase64"/>) or in a blob (<see cref="CanonicalBlob"/>), never both.
+/// </summary>
+public sealed class SignatureMessage
+{
+    /// <summary>The input message's id.</summary>
+    public required string MessageId { get; init; }
+
+    /// <summary>The input message's dequeue count when it was signed (greater than 1 on a retry).</summary>
+    public required int DequeueCount { get; init; }
+
+    /// <summary>Always <c>HMACSHA256</c>.</summary>
+    public required string Algorithm { get; init; }
+
+    /// <summary>The id of the key that signed.</summary>
+    public required string KeyId { get; init; }
+
+    /// <summary>64 lowercase hex digits.</summary>
+    public required string Signature { get; init; }
+
+    /// <summary>Every key's signature, labelled (current first, then each staged key); empty in messages built by hand.</summary>
+    public IReadOnlyList<KeySignature> Signatures { get; init; } = [];
+
+    /// <summary>The Standard Webhooks headers over the canonical bytes (<c>webhook-id</c> is the input message id); null if not made.</summary>
+    public WebhookSignature? Webhook { get; init; }
+
+    /// <summary>How many widgets were signed.</summary>
+    public required int WidgetCount { get; init; }
+
+    /// <summary>The length of the canonical bytes.</summary>
+    public required long CanonicalLength { get; init; }
+
+    /// <summary>Base64 of the canonical bytes when they fit inline; otherwise null.</summary>
+    public string? CanonicalBase64 { get; init; }
+
+    /// <summary>The blob holding the canonical bytes when they did not fit inline; otherwise null.</summary>
+    public BlobReference? CanonicalBlob { get; init; }
+
+    /// <summary>The claim check the envelope came from, if it came by claim check.</summary>
+    public BlobReference? ClaimCheck { get; init; }
+
+    /// <summary>The message's JSON (a few hundred bytes plus the inline canonical bytes).</summary>
+    public string ToJson()
+    {
+        return QueueJson.Write(json =>
+        {
+            json.WriteStartObject();
+            json.WritePropertyName("messageId");
+            json.WriteValue(MessageId);
+            json.WritePropertyName("dequeueCount");
+            json.WriteValue(DequeueCount);
+            json.WritePropertyName("algorithm");
+            json.WriteValue(Algorithm);
+            json.WritePropertyName("keyId");
+            json.WriteValue(KeyId);
+            json.WritePropertyName("signature");
+            json.WriteValue(Signature);
+            json.WritePropertyName("widgetCount");
+            json.WriteValue(WidgetCount);
+            json.WritePropertyName("canonicalLength");
+            json.WriteValue(CanonicalLength);
+            if (CanonicalBase64 is not null)
+            {
+                json.WritePropertyName("canonicalBase64");
+                json.WriteValue(CanonicalBase64);
+            }
+
+            SignatureJson.WriteSignatures(json, Signatures, Webhook);
+            QueueJson.WriteBlob(json, "canonicalBlob", CanonicalBlob);
+            QueueJson.WriteBlob(json, "claimCheck", ClaimCheck);
+            json.WriteEndObject();
+        });
+    }
+}

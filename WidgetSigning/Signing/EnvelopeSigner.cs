@@ -1,0 +1,336 @@
+using WidgetSigning.Envelopes;
+using WidgetSigning.Keys;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+using Microsoft.IO;
+
+namespace WidgetSigning.Signing;
+
+/// <summary>
+/// Signs envelopes: writes the canonical JSON into a pooled stream and computes HMAC-SHA256 over the
+/// stream's blocks. Host-independent: nothing here knows about Functions, HTTP or queues.
+/// </summary>
+public sealed class EnvelopeSigner
+{
+    private const string StreamTag = "canonical-envelope";
+
+    // {"widgets":[]}, and one widget with empty strings and a whole-second date (a lower bound).
+    private const int MinimumEnvelopeBytes = 14;
+    private const int MinimumWidgetBytes = 231;
+
+    // Writing and hashing overlap on two cores only when that can shorten a signature: an envelope large enough
+    // to repay the hand-off (issue 13: a thread-pool wake-up is tens of µs; a 256 KB envelope takes ~250 µs to
+    // sign), and a spare core (at most one signature in flight per two cores, and no work queued in the thread
+    // pool), so under load, when every core is already busy, nothing is added. 16 KB chunks start the hashing sooner than 64 KB blocks.
+    private const long OverlapMinimumBytes = 256 * 1024;
+    private const int OverlapChunkBytes = 16 * 1024;
+
+    // The hand-over array behind the reader is presized from the body (like the reader's own list) up to this.
+    private const int MaxHandOverWidgets = 8 * 1024;
+
+    private static int _inFlight;
+
+    private readonly RecyclableMemoryStreamManager _streams;
+    private readonly ISigningKeySource _keys;
+    private readonly ILogger<EnvelopeSigner> _logger;
+    private readonly TimeProvider _time;
+    private readonly long _maxCanonicalBytes;
+
+    /// <summary>
+    /// Creates the signer, with the system clock for <c>webhook-timestamp</c>; <paramref name="options"/> gives the
+    /// canonical size limit (default <see cref="EnvelopeOptions.DefaultMaxCanonicalBytes"/>).
+    /// </summary>
+    public EnvelopeSigner(RecyclableMemoryStreamManager streams, ISigningKeySource keys, ILogger<EnvelopeSigner> logger, IOptions<EnvelopeOptions>? options = null)
+        : this(streams, keys, TimeProvider.System, logger, options)
+    {
+    }
+
+    /// <summary>
+    /// Creates the signer; <paramref name="time"/> gives <c>webhook-timestamp</c>, <paramref name="options"/> the
+    /// canonical size limit (default <see cref="EnvelopeOptions.DefaultMaxCanonicalBytes"/>).
+    /// </summary>
+    public EnvelopeSigner(
+        RecyclableMemoryStreamManager streams, ISigningKeySource keys, TimeProvider time, ILogger<EnvelopeSigner> logger, IOptions<EnvelopeOptions>? options = null)
+    {
+        _streams = streams;
+        _keys = keys;
+        _time = time;
+        _logger = logger;
+        _maxCanonicalBytes = options?.Value.MaxCanonicalBytes ?? EnvelopeOptions.DefaultMaxCanonicalBytes;
+    }
+
+    /// <summary>When work goes to a second core; <see cref="SigningOverlap.Adaptive"/> unless a test or benchmark says otherwise.</summary>
+    internal SigningOverlap Overlap { get; init; }
+
+    /// <summary>Signs <paramref name="envelope"/> with the current and staged keys, under a new webhook id.</summary>
+    /// <exception cref="SigningKeyUnavailableException">No key is available yet.</exception>
+    public ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, CancellationToken cancellationToken) =>
+        SignAsync(envelope, webhookId: null, lease: null, cancellationToken);
+
+    /// <summary>
+    /// Signs <paramref name="envelope"/> with the current and staged keys; <paramref name="webhookId"/> (an
+    /// <c>Idempotency-Key</c>, a queue message id) becomes <c>webhook-id</c>, or a new one when null. The canonical
+    /// form's pooled blocks are charged to <paramref name="lease"/>, which the result then owns (and releases when disposed).
+    /// </summary>
+    /// <exception cref="SigningKeyUnavailableException">No key is available yet.</exception>
+    /// <exception cref="ArgumentException"><paramref name="webhookId"/> breaks <see cref="StandardWebhooks.IsValidId"/>.</exception>
+    /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
+    /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
+    public async ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, string? webhookId, EnvelopeBudgetLease? lease, CancellationToken cancellationToken)
+    {
+        var keys = await _keys.GetSigningKeysAsync(cancellationToken).ConfigureAwait(false);
+        return SignAll(envelope, keys, webhookId ?? StandardWebhooks.NewId(), lease);
+    }
+
+    /// <summary>Signs <paramref name="envelope"/> with <paramref name="key"/> alone. Dispose the result.</summary>
+    public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKey key) => Sign(envelope, key, lease: null);
+
+    /// <summary>Signs <paramref name="envelope"/> with <paramref name="key"/> alone, charging <paramref name="lease"/> (which the result then owns). Dispose the result.</summary>
+    /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
+    /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
+    public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKey key, EnvelopeBudgetLease? lease) =>
+        SignAll(envelope, new SigningKeys(key, []), StandardWebhooks.NewId(), lease);
+
+    /// <summary>
+    /// Reads an envelope from <paramref name="utf8Json"/> with <paramref name="reader"/> and signs it as
+    /// <see cref="SignAsync(WidgetEnvelope, string?, EnvelopeBudgetLease?, CancellationToken)"/> does. When a core is
+    /// spare, the keys are at hand and the body is large enough to repay it, the canonical form is written and hashed
+    /// behind the reader, widget by widget, on that core (<see cref="SigningPipeline"/>), so the signature costs little
+    /// more than reading; otherwise it reads, then signs. Either way the bytes and signatures are the same, and the
+    /// reader's errors come first.
+    /// <para>
+    /// Takes ownership of <paramref name="utf8Json"/> (a pooled request body, say): it is disposed once read, before
+    /// signing starts, so its blocks and the canonical form's are held together only behind the reader.
+    /// <paramref name="lease"/> holds the body's charge; behind the reader it is charged for the body and the canonical
+    /// form together, and only if the budget has room for both now. Once the body is disposed, the lease keeps only
+    /// what the canonical form takes.
+    /// </para>
+    /// </summary>
+    /// <exception cref="EnvelopeFormatException">The body is not a valid envelope.</exception>
+    /// <exception cref="SigningKeyUnavailableException">No key is available yet.</exception>
+    /// <exception cref="ArgumentException"><paramref name="webhookId"/> breaks <see cref="StandardWebhooks.IsValidId"/>.</exception>
+    /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
+    /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
+    [System.Diagnostics.CodeAnalysis.SuppressMessage("Reliability", "CA2000:Dispose objects before losing scope", Justification = "The signed envelope is the result: the caller owns it through the ValueTask.")]
+    public ValueTask<SignedEnvelope> ReadAndSignAsync(
+        Stream utf8Json, WidgetEnvelopeReader reader, string? webhookId, EnvelopeBudgetLease? lease, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(utf8Json);
+        WidgetEnvelope? envelope = null;
+        SignedEnvelope? behind = null;
+        ValueTask<SigningKeys> pendingKeys = default;
+        var keysAsked = false;
+        var id = webhookId ?? StandardWebhooks.NewId();
+        var inFlight = Interlocked.Increment(ref _inFlight);
+        try
+        {
+            ArgumentNullException.ThrowIfNull(reader);
+            pendingKeys = _keys.GetSigningKeysAsync(cancellationToken);
+            keysAsked = true;
+            if (pendingKeys.IsCompletedSuccessfully && PipelinePays(utf8Json, inFlight))
+            {
+                // Taken once: a ValueTask may be consumed only once, and the fallback below awaits this one instead.
+                var keys = pendingKeys.Result;
+                pendingKeys = new ValueTask<SigningKeys>(keys);
+                behind = TryReadAndSignBehind(utf8Json, reader, keys, id, lease);
+            }
+
+            // Otherwise read first, as before the pipeline: a bad body is a 400 even while the keys are still loading (or failing).
+            envelope = behind is null ? reader.Read(utf8Json) : null;
+        }
+        catch when (keysAsked && !pendingKeys.IsCompletedSuccessfully)
+        {
+            // The read failed: nobody will await the keys, so a failure to get them must not go unobserved.
+            _ = pendingKeys.AsTask().ContinueWith(static t => t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted, TaskScheduler.Default);
+            throw;
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _inFlight);
+            utf8Json.Dispose();
+        }
+
+        if (behind is not null)
+        {
+            behind.ReleaseAllButCanonical();
+            return ValueTask.FromResult(behind);
+        }
+
+        return SignAfterReadingAsync(envelope!, pendingKeys, id, lease);
+    }
+
+    private async ValueTask<SignedEnvelope> SignAfterReadingAsync(WidgetEnvelope envelope, ValueTask<SigningKeys> pendingKeys, string webhookId, EnvelopeBudgetLease? lease)
+    {
+        var keys = await pendingKeys.ConfigureAwait(false);
+        var signed = SignAll(envelope, keys, webhookId, lease);
+
+        // The body went back to the pool before signing: its charge, where larger than the canonical form's, goes too.
+        signed.ReleaseAllButCanonical();
+        return signed;
+    }
+
+    /// <summary>
+    /// Signs <paramref name="envelope"/>: every MAC of every key (<c>X-Signature</c>, the Standard Webhooks form, and
+    /// both again per staged key) computed in one pass while the canonical bytes are written into the pooled blocks.
+    /// The canonical blocks are charged to <paramref name="lease"/>, which the result then owns. Dispose the result.
+    /// </summary>
+    /// <exception cref="ArgumentException"><paramref name="webhookId"/> breaks <see cref="StandardWebhooks.IsValidId"/>.</exception>
+    /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
+    /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
+    public SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, string webhookId, EnvelopeBudgetLease? lease = null)
+    {
+        ArgumentNullException.ThrowIfNull(envelope);
+        ArgumentNullException.ThrowIfNull(keys);
+        var timestamp = _time.GetUtcNow().ToUnixTimeSeconds();
+        var macs = CreateMacs(keys, webhookId, timestamp);
+        RecyclableMemoryStream? canonical = null;
+        var inFlight = Interlocked.Increment(ref _inFlight);
+        try
+        {
+            // Sized up front from a lower bound (each widget's fixed members), so the stream doesn't grow its block
+            // list one block at a time on large envelopes.
+            var estimate = Math.Min(EstimateCanonicalLength(envelope), _maxCanonicalBytes);
+            lease?.Cover(estimate);
+            canonical = _streams.GetStream(StreamTag, estimate);
+            var destination = new BudgetedBufferWriter(canonical, lease, _maxCanonicalBytes);
+            if (Pays(estimate, inFlight))
+            {
+                // Two cores: this thread writes, the spare core feeds the MACs each 16 KB, and this thread takes a
+                // chunk of hashing off it whenever it falls behind, so both finish together.
+                OverlappedHashingBufferWriter.Write(
+                    destination, macs.All, OverlapChunkBytes, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks));
+            }
+            else
+            {
+                CanonicalUtf8Writer.Write(envelope, new HashingBufferWriter(destination, macs.All));
+            }
+
+            return Seal(canonical, macs, keys, webhookId, timestamp, envelope.Widgets.Count, lease);
+        }
+        catch
+        {
+            macs.Abandon();
+            canonical?.Dispose();
+            throw;
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _inFlight);
+        }
+    }
+
+    // Null when the budget has no room for the body and the canonical form together now: the caller reads, then signs.
+    private SignedEnvelope? TryReadAndSignBehind(Stream utf8Json, WidgetEnvelopeReader reader, SigningKeys keys, string webhookId, EnvelopeBudgetLease? lease)
+    {
+        var timestamp = _time.GetUtcNow().ToUnixTimeSeconds();
+        var macs = CreateMacs(keys, webhookId, timestamp);
+        var held = lease?.Charged ?? 0;
+        var body = utf8Json.Length - utf8Json.Position;
+
+        // Charged before the stream takes its blocks (whole blocks, as the stream will take them), so the pool never
+        // holds more than the budget, even for a moment.
+        var blockSize = _streams.Settings.BlockSize;
+        var reserve = (Math.Min(body, _maxCanonicalBytes) + blockSize - 1) / blockSize * blockSize;
+        if (lease is not null && !lease.TryCoverNow(held + reserve))
+        {
+            macs.Abandon();
+            return null;
+        }
+
+        var canonical = _streams.GetStream(StreamTag, reserve);
+
+        SigningPipeline? pipeline = null;
+        try
+        {
+            var destination = new HashingBufferWriter(new BudgetedBufferWriter(canonical, lease, _maxCanonicalBytes, held), macs.All);
+            pipeline = new SigningPipeline(destination, (int)Math.Min(body / MinimumWidgetBytes, MaxHandOverWidgets), leaveWhenBusy: Overlap == SigningOverlap.Adaptive);
+            pipeline.Start();
+            reader.Read(utf8Json, pipeline);
+            pipeline.Complete();
+            return Seal(canonical, macs, keys, webhookId, timestamp, pipeline.Count, lease);
+        }
+        catch
+        {
+            pipeline?.Abandon();
+            macs.Abandon();
+            canonical.Dispose();
+            throw;
+        }
+    }
+
+    private bool PipelinePays(Stream utf8Json, int inFlight) => utf8Json.CanSeek && Pays(utf8Json.Length - utf8Json.Position, inFlight);
+
+    private bool Pays(long bytes, int inFlight) => Overlap switch
+    {
+        SigningOverlap.Always => true,
+        SigningOverlap.Never => false,
+        _ => bytes >= OverlapMinimumBytes && CoreIsSpare(inFlight),
+    };
+
+    // At most one signature in flight per two cores, and no work queued in the thread pool: under load, when every
+    // core is already busy, nothing is handed to another thread.
+    /// <summary>
+    /// Whether a second core is still spare for work already handed to it (the pipeline's helper asks while it waits):
+    /// no other read-and-sign has started since. Work queued in the thread pool is not asked here: a timer's callback
+    /// queued for a moment would end the overlap for the rest of the envelope.
+    /// </summary>
+    internal static bool CoreStillSpare() => Volatile.Read(ref _inFlight) <= Environment.ProcessorCount / 2;
+
+    private static bool CoreIsSpare(int inFlight) => inFlight <= Environment.ProcessorCount / 2 && ThreadPool.PendingWorkItemCount == 0;
+
+    private static KeyMacs CreateMacs(SigningKeys keys, string webhookId, long timestamp)
+    {
+        Span<byte> prefix = stackalloc byte[StandardWebhooks.MaxPrefixBytes];
+        return new KeyMacs(keys, prefix[..StandardWebhooks.WritePrefix(prefix, webhookId, timestamp)]);
+    }
+
+    // Labels the MACs: the current key's (X-Signature, and the first webhook-signature entry), then each staged key's.
+    private SignedEnvelope Seal(
+        RecyclableMemoryStream canonical, KeyMacs macs, SigningKeys keys, string webhookId, long timestamp, int widgetCount, EnvelopeBudgetLease? lease)
+    {
+        var macValues = macs.Complete();
+        var key = keys.Current;
+        SigningLog.Signed(_logger, widgetCount, canonical.Length, key.KeyId);
+        var signed = new SignedEnvelope(canonical, macValues[0], key.KeyId, widgetCount, lease);
+        var count = 1 + keys.Staged.Count;
+        var labelled = new KeySignature[count];
+        labelled[0] = signed.Signatures[0];
+
+        // webhook-signature written once into a stack buffer ("v1," + 44 base64 characters + a space per key), so a
+        // signature costs one header string rather than a builder and a string per entry.
+        const int EntryChars = 3 + 44 + 1;
+        var header = count <= 8 ? stackalloc char[count * EntryChars] : new char[count * EntryChars];
+        var length = AppendEntry(header, 0, macValues[1]);
+        for (var i = 1; i < count; i++)
+        {
+            var staged = keys.Staged[i - 1];
+            labelled[i] = new KeySignature(staged.KeyId, KeyState.Staged, macValues[2 * i]);
+            header[length++] = ' ';
+            length = AppendEntry(header, length, macValues[(2 * i) + 1]);
+        }
+
+        signed.Signatures = labelled;
+        signed.Webhook = new WebhookSignature(webhookId, timestamp, new string(header[..length]));
+        return signed;
+    }
+
+    private static int AppendEntry(Span<char> header, int at, Signature signature)
+    {
+        StandardWebhooks.VersionPrefix.CopyTo(header[at..]);
+        at += StandardWebhooks.VersionPrefix.Length;
+        Convert.TryToBase64Chars(signature.Bytes, header[at..], out var written);
+        return at + written;
+    }
+
+    internal static long EstimateCanonicalLength(WidgetEnvelope envelope) =>
+        MinimumEnvelopeBytes + ((long)envelope.Widgets.Count * MinimumWidgetBytes);
+
+    /// <summary>Writes the canonical bytes of <paramref name="envelope"/> to <paramref name="destination"/> (through a 16 KB staging buffer).</summary>
+    public static void WriteCanonical(WidgetEnvelope envelope, Stream destination)
+    {
+        ArgumentNullException.ThrowIfNull(envelope);
+        ArgumentNullException.ThrowIfNull(destination);
+
+        CanonicalUtf8Writer.Write(envelope, destination);
+    }
+}

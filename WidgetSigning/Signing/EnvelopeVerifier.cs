@@ -1,0 +1,128 @@
+using WidgetSigning.Envelopes;
+using WidgetSigning.Keys;
+using Microsoft.IO;
+
+namespace WidgetSigning.Signing;
+
+/// <summary>
+/// Checks a signature against an envelope: writes the canonical bytes once into a pooled stream, computes the
+/// HMAC under each candidate key and compares in constant time. Host-independent.
+/// </summary>
+public sealed class EnvelopeVerifier
+{
+    private const string StreamTag = "canonical-envelope-verify";
+
+    private readonly RecyclableMemoryStreamManager _streams;
+    private readonly ISigningKeySource _keys;
+    private readonly TimeProvider _time;
+    private readonly WebhookOptions _webhooks;
+
+    /// <summary>Creates the verifier with the default webhook tolerance and the system clock.</summary>
+    public EnvelopeVerifier(RecyclableMemoryStreamManager streams, ISigningKeySource keys)
+        : this(streams, keys, TimeProvider.System, Microsoft.Extensions.Options.Options.Create(new WebhookOptions()))
+    {
+    }
+
+    /// <summary>Creates the verifier.</summary>
+    public EnvelopeVerifier(RecyclableMemoryStreamManager streams, ISigningKeySource keys, TimeProvider time, Microsoft.Extensions.Options.IOptions<WebhookOptions> webhooks)
+    {
+        ArgumentNullException.ThrowIfNull(webhooks);
+        _streams = streams;
+        _keys = keys;
+        _time = time;
+        _webhooks = webhooks.Value;
+    }
+
+    /// <summary>Verifies <paramref name="signature"/> (see the overload with a webhook claim).</summary>
+    public ValueTask<VerificationOutcome> VerifyAsync(WidgetEnvelope envelope, Signature signature, string? keyId, CancellationToken cancellationToken) =>
+        VerifyAsync(envelope, signature, keyId, webhook: null, cancellationToken);
+
+    /// <summary>
+    /// Verifies <paramref name="signature"/> over <paramref name="envelope"/> under <paramref name="keyId"/>, or,
+    /// without a key id, under every key still accepted (newest first).
+    /// </summary>
+    /// <exception cref="Keys.SigningKeyUnavailableException">No key has been obtained yet.</exception>
+    /// <remarks>
+    /// With <paramref name="webhook"/>, its timestamp must be within <c>Webhooks:TimestampTolerance</c> of now and one of its
+    /// <c>v1</c> entries must match <c>id.timestamp.</c> + the canonical bytes under a key; with both, both must hold.
+    /// </remarks>
+    public async ValueTask<VerificationOutcome> VerifyAsync(WidgetEnvelope envelope, Signature? signature, string? keyId, WebhookClaim? webhook, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(envelope);
+        if (signature is null && webhook is null)
+        {
+            throw new ArgumentException("A signature or a webhook claim is required.", nameof(signature));
+        }
+
+        var count = envelope.Widgets.Count;
+        if (webhook is not null)
+        {
+            // Checked before any hashing: a replay costs no HMAC.
+            var age = _time.GetUtcNow().ToUnixTimeSeconds() - webhook.Timestamp;
+            var tolerance = (long)_webhooks.TimestampTolerance.TotalSeconds;
+            if (age > tolerance)
+            {
+                return VerificationOutcome.Invalid(keyId, VerificationFailure.TimestampTooOld, count);
+            }
+
+            if (-age > tolerance)
+            {
+                return VerificationOutcome.Invalid(keyId, VerificationFailure.TimestampInFuture, count);
+            }
+        }
+
+        IReadOnlyList<SigningKey> candidates;
+        if (keyId is not null)
+        {
+            var key = await _keys.FindKeyAsync(keyId, cancellationToken).ConfigureAwait(false);
+            if (key is null)
+            {
+                return VerificationOutcome.Invalid(keyId, VerificationFailure.UnknownKeyId, count);
+            }
+
+            candidates = [key];
+        }
+        else
+        {
+            candidates = await _keys.GetVerificationKeysAsync(cancellationToken).ConfigureAwait(false);
+        }
+
+        using var canonical = _streams.GetStream(StreamTag);
+        // Straight into the stream's blocks; each candidate key then hashes them.
+        CanonicalUtf8Writer.Write(envelope, (System.Buffers.IBufferWriter<byte>)canonical);
+        var bytes = canonical.GetReadOnlySequence();
+        SigningKey? hexMatch = null;
+        SigningKey? webhookMatch = null;
+        foreach (var key in candidates)
+        {
+            // Signature.FixedTimeEquals: CryptographicOperations.FixedTimeEquals, so timing says nothing about how many bytes matched.
+            if (signature is { } hex && hexMatch is null && key.Sign(bytes).FixedTimeEquals(hex))
+            {
+                hexMatch = key;
+            }
+
+            if (webhook is not null && webhookMatch is null && MatchesWebhook(key, webhook, bytes))
+            {
+                webhookMatch = key;
+            }
+        }
+
+        var valid = (signature is null || hexMatch is not null) && (webhook is null || webhookMatch is not null);
+        return valid
+            ? VerificationOutcome.Valid((hexMatch ?? webhookMatch)!.KeyId, count)
+            : VerificationOutcome.Invalid(keyId, VerificationFailure.SignatureMismatch, count);
+    }
+
+    private static bool MatchesWebhook(SigningKey key, WebhookClaim webhook, System.Buffers.ReadOnlySequence<byte> canonical)
+    {
+        var expected = StandardWebhooks.Sign(key, webhook.Id, webhook.Timestamp, canonical);
+        var matched = false;
+        foreach (var claimed in webhook.Signatures)
+        {
+            // Every entry compared, so the time taken does not say which one matched.
+            matched |= expected.FixedTimeEquals(claimed);
+        }
+
+        return matched;
+    }
+}

@@ -1,0 +1,94 @@
+using WidgetSigning.Keys;
+using Microsoft.IO;
+
+namespace WidgetSigning.Signing;
+
+/// <summary>
+/// The result of signing: the signature and the exact canonical bytes it covers, held in a pooled stream.
+/// Dispose it (once) to return the stream's blocks to the pool.
+/// </summary>
+public sealed class SignedEnvelope : IDisposable, IAsyncDisposable
+{
+    /// <summary>The algorithm name reported to clients.</summary>
+    public const string AlgorithmName = "HMACSHA256";
+
+    private readonly EnvelopeBudgetLease? _lease;
+    private RecyclableMemoryStream? _canonical;
+
+    internal SignedEnvelope(RecyclableMemoryStream canonical, Signature signature, string keyId, int widgetCount, EnvelopeBudgetLease? lease = null)
+    {
+        _canonical = canonical;
+        _lease = lease;
+        Signature = signature;
+        KeyId = keyId;
+        WidgetCount = widgetCount;
+        CanonicalLength = canonical.Length;
+        Signatures = [new KeySignature(keyId, KeyState.Current, signature)];
+        Webhook = new WebhookSignature(string.Empty, 0, string.Empty);
+    }
+
+    /// <summary>
+    /// Every key's signature, labelled: the current key's first (the same value as <see cref="Signature"/>), then each
+    /// staged key's, so receivers can switch to a new key before it becomes current.
+    /// </summary>
+    public IReadOnlyList<KeySignature> Signatures { get; internal set; }
+
+    /// <summary>The Standard Webhooks headers over the same canonical bytes.</summary>
+    public WebhookSignature Webhook { get; internal set; }
+
+    /// <summary>Always <see cref="AlgorithmName"/>.</summary>
+    public string Algorithm => AlgorithmName;
+
+    /// <summary>The HMAC-SHA256 of the canonical bytes.</summary>
+    public Signature Signature { get; }
+
+    /// <summary>The id of the key that made <see cref="Signature"/>.</summary>
+    public string KeyId { get; }
+
+    /// <summary>How many widgets were signed.</summary>
+    public int WidgetCount { get; }
+
+    /// <summary>The length of the canonical bytes.</summary>
+    public long CanonicalLength { get; }
+
+    /// <summary>Copies the canonical bytes to <paramref name="destination"/> straight from the pooled blocks.</summary>
+    public Task CopyCanonicalToAsync(Stream destination, CancellationToken cancellationToken)
+    {
+        var canonical = _canonical ?? throw new ObjectDisposedException(nameof(SignedEnvelope));
+        canonical.Position = 0;
+        return canonical.CopyToAsync(destination, cancellationToken);
+    }
+
+    /// <summary>The canonical bytes as a sequence over the pooled blocks; valid until disposal.</summary>
+    public System.Buffers.ReadOnlySequence<byte> GetCanonicalBytes() =>
+        (_canonical ?? throw new ObjectDisposedException(nameof(SignedEnvelope))).GetReadOnlySequence();
+
+    /// <summary>
+    /// After the body the canonical form was written beside has gone back to the pool: the lease keeps only what the
+    /// canonical blocks take.
+    /// </summary>
+    internal void ReleaseAllButCanonical()
+    {
+        var canonical = _canonical;
+        if (canonical is not null)
+        {
+            _lease?.ShrinkTo(canonical.Capacity64);
+        }
+    }
+
+    /// <inheritdoc />
+    public void Dispose()
+    {
+        Interlocked.Exchange(ref _canonical, null)?.Dispose();
+
+        // The blocks are back in the pool: the budget they were charged to has room again.
+        _lease?.Dispose();
+    }
+
+    /// <inheritdoc />
+    public ValueTask DisposeAsync()
+    {
+        Dispose();
+        return ValueTask.CompletedTask;
+    }
+}
