@@ -61,7 +61,7 @@ public class EndToEndBenchmarks
         {
             Overlap = SigningOverlap.Never,
         };
-        _readThenSignFunction = ActivatorUtilities.CreateInstance<SignFunction>(_services, oneCore);
+        _readThenSignFunction = new SignFunction(ActivatorUtilities.CreateInstance<SignHandler>(_services, oneCore));
 
         var ours = RunOnceAsync(OurFunctionAsync).GetAwaiter().GetResult();
         var oneCoreResult = RunOnceAsync(_readThenSignFunction.RunAsync).GetAwaiter().GetResult();

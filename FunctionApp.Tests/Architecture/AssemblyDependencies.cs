@@ -7,7 +7,7 @@ using System.Reflection.PortableExecutable;
 namespace FunctionApp.Tests.Architecture;
 
 /// <summary>
-/// The references between an assembly's own types, read from its compiled metadata and IL with
+/// The references from an assembly's own types to its other types and to other assemblies' types, read from its compiled metadata and IL with
 /// System.Reflection.Metadata: base types, interfaces, field/method/property signatures, generic constraints,
 /// attributes, locals and every type, method and field token in method bodies. Compiler-generated types (closures,
 /// async state machines) count as their outermost declaring type, so a lambda's references belong to the type it is in.
@@ -28,12 +28,24 @@ public sealed class AssemblyDependencies
         _reader = pe.GetMetadataReader();
     }
 
-    /// <summary>Every (referencing type, referenced type) pair between distinct types of the assembly, by full name.</summary>
+    /// <summary>
+    /// Every (referencing type, referenced type) pair by full name, the referencing type one of the assembly's own and the
+    /// referenced one either its own or another assembly's (so the hosts' uses of the core are seen).
+    /// </summary>
     public static IReadOnlyList<(string From, string To)> Read(string assemblyPath)
     {
         using var stream = File.OpenRead(assemblyPath);
         using var pe = new PEReader(stream);
         return new AssemblyDependencies(pe).ReadAll();
+    }
+
+    /// <summary>The names of the assemblies an assembly references (its metadata's AssemblyRef table).</summary>
+    public static IReadOnlyList<string> References(string assemblyPath)
+    {
+        using var stream = File.OpenRead(assemblyPath);
+        using var pe = new PEReader(stream);
+        var reader = pe.GetMetadataReader();
+        return [.. reader.AssemblyReferences.Select(h => reader.GetString(reader.GetAssemblyReference(h).Name)).Order(StringComparer.Ordinal)];
     }
 
     private List<(string From, string To)> ReadAll()
@@ -44,9 +56,8 @@ public sealed class AssemblyDependencies
             var from = FullName(Outermost(handle));
             var collector = new Collector(this);
             CollectType(handle, collector);
-            foreach (var target in collector.Types)
+            foreach (var to in collector.Names)
             {
-                var to = FullName(Outermost(target));
                 if (to != from)
                 {
                     edges.Add((from, to));
@@ -193,12 +204,27 @@ public sealed class AssemblyDependencies
         return ns.Length == 0 ? name : ns + "." + name;
     }
 
-    /// <summary>Collects the assembly's own types that a signature or token mentions (types of other assemblies are ignored).</summary>
+    /// <summary>Collects the types, the assembly's own and other assemblies', that a signature or token mentions (outermost declaring type's name).</summary>
     private sealed class Collector(AssemblyDependencies owner) : ISignatureTypeProvider<bool, object?>
     {
         private readonly MetadataReader _reader = owner._reader;
 
-        public HashSet<TypeDefinitionHandle> Types { get; } = [];
+        public HashSet<string> Names { get; } = new(StringComparer.Ordinal);
+
+        private bool Add(TypeDefinitionHandle handle) => Names.Add(owner.FullName(owner.Outermost(handle)));
+
+        private bool Add(TypeReferenceHandle handle)
+        {
+            var reference = _reader.GetTypeReference(handle);
+            while (reference.ResolutionScope.Kind == HandleKind.TypeReference)
+            {
+                reference = _reader.GetTypeReference((TypeReferenceHandle)reference.ResolutionScope);
+            }
+
+            var ns = _reader.GetString(reference.Namespace);
+            var name = _reader.GetString(reference.Name);
+            return Names.Add(ns.Length == 0 ? name : ns + "." + name);
+        }
 
         public void Entity(EntityHandle handle)
         {
@@ -210,18 +236,21 @@ public sealed class AssemblyDependencies
             switch (handle.Kind)
             {
                 case HandleKind.TypeDefinition:
-                    Types.Add((TypeDefinitionHandle)handle);
+                    Add((TypeDefinitionHandle)handle);
+                    break;
+                case HandleKind.TypeReference:
+                    Add((TypeReferenceHandle)handle);
                     break;
                 case HandleKind.TypeSpecification:
                     _reader.GetTypeSpecification((TypeSpecificationHandle)handle).DecodeSignature(this, null);
                     break;
                 case HandleKind.MethodDefinition:
                     var method = _reader.GetMethodDefinition((MethodDefinitionHandle)handle);
-                    Types.Add(method.GetDeclaringType());
+                    Add(method.GetDeclaringType());
                     method.DecodeSignature(this, null);
                     break;
                 case HandleKind.FieldDefinition:
-                    Types.Add(_reader.GetFieldDefinition((FieldDefinitionHandle)handle).GetDeclaringType());
+                    Add(_reader.GetFieldDefinition((FieldDefinitionHandle)handle).GetDeclaringType());
                     break;
                 case HandleKind.MemberReference:
                     var member = _reader.GetMemberReference((MemberReferenceHandle)handle);
@@ -246,9 +275,9 @@ public sealed class AssemblyDependencies
             }
         }
 
-        public bool GetTypeFromDefinition(MetadataReader reader, TypeDefinitionHandle handle, byte rawTypeKind) => Types.Add(handle);
+        public bool GetTypeFromDefinition(MetadataReader reader, TypeDefinitionHandle handle, byte rawTypeKind) => Add(handle);
 
-        public bool GetTypeFromReference(MetadataReader reader, TypeReferenceHandle handle, byte rawTypeKind) => false;
+        public bool GetTypeFromReference(MetadataReader reader, TypeReferenceHandle handle, byte rawTypeKind) => Add(handle);
 
         public bool GetTypeFromSpecification(MetadataReader reader, object? genericContext, TypeSpecificationHandle handle, byte rawTypeKind)
         {

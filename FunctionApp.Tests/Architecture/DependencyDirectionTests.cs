@@ -8,8 +8,12 @@ namespace FunctionApp.Tests.Architecture;
 /// </summary>
 public sealed class DependencyDirectionTests
 {
+    private static readonly string[] HostNamespaces = ["Microsoft.Azure.WebJobs", "Microsoft.Azure.Functions"];
+
     private static readonly Lazy<IReadOnlyList<(string From, string To)>> CompiledEdges =
-        new(() => AssemblyDependencies.Read(typeof(Startup).Assembly.Location));
+        new(() => [.. new[] { "WidgetSigning", "FunctionApp", "FunctionApp.Isolated" }.SelectMany(p => AssemblyDependencies.Read(AssemblyPath(p)))]);
+
+    public static TheoryData<string> CoreFolders() => [.. FolderRules.CoreFolders];
 
     public static TheoryData<string> Folders()
     {
@@ -60,49 +64,59 @@ public sealed class DependencyDirectionTests
     }
 
     [Theory]
-    [MemberData(nameof(Folders))]
-    public void SourceFiles_InFolder_HaveNoFunctionsOrWebJobsTypes(string folder)
+    [MemberData(nameof(CoreFolders))]
+    public void SourceFiles_InCoreFolder_HaveNoFunctionsWorkerOrWebJobsTypes(string folder)
     {
-        // Arrange: only Functions/ and Startup know the host; the rest would move unchanged to the isolated worker.
-        if (folder is "Functions" or FolderRules.Root)
-        {
-            return;
-        }
-
-        var root = Path.Combine(RepoRoot.Path, "FunctionApp", folder);
+        // Arrange: the core serves both hosts, so it names neither.
+        var root = Path.Combine(RepoRoot.Path, "WidgetSigning", folder);
 
         // Act
-        var offenders = Directory.EnumerateFiles(root, "*.cs", SearchOption.AllDirectories)
-            .Where(f => File.ReadAllText(f) is var text &&
-                        (text.Contains("Microsoft.Azure.WebJobs", StringComparison.Ordinal) ||
-                         text.Contains("Microsoft.Azure.Functions", StringComparison.Ordinal)))
-            .Select(f => Path.GetRelativePath(RepoRoot.Path, f))
-            .ToList();
+        var offenders = SourceFiles(root).Where(f => HostNamespaces.Any(File.ReadAllText(f).Contains)).Select(Relative).ToList();
 
         // Assert
+        Assert.NotEmpty(SourceFiles(root));
         Assert.Empty(offenders);
     }
 
-    [Fact]
-    public void SourceFiles_WithWebJobsTypes_AreOnlyInFunctionsItsQueueTriggerFolderAndStartup()
+    [Theory]
+    [InlineData("FunctionApp", "Microsoft.Azure.WebJobs", "Microsoft.Azure.Functions.Worker", new[] { "FunctionApp/Startup.cs", "FunctionApp/Functions/", "FunctionApp/Functions/QueueTrigger/" })]
+    [InlineData("FunctionApp.Isolated", "Microsoft.Azure.Functions.Worker", "Microsoft.Azure.WebJobs", new[] { "FunctionApp.Isolated/Program.cs", "FunctionApp.Isolated/Functions/" })]
+    public void SourceFiles_OfAHost_UseItsHostTypesOnlyInItsAdaptersAndNeverTheOtherHosts(string project, string own, string other, string[] allowed)
     {
-        // Arrange: the host's types live exactly here: the function adapters (Functions/*.cs), our queue trigger
-        // (Functions/QueueTrigger/*.cs, the WebJobs extension) and Startup.cs. Everything else moves unchanged to the isolated worker.
-        string[] allowed = ["FunctionApp/Startup.cs", "FunctionApp/Functions/", "FunctionApp/Functions/QueueTrigger/"];
-        var root = Path.Combine(RepoRoot.Path, "FunctionApp");
+        // Arrange: each host's types live in its adapters and entry point; the other host's never appear.
+        var files = SourceFiles(Path.Combine(RepoRoot.Path, project)).ToList();
 
         // Act
-        var offenders = Directory.EnumerateFiles(root, "*.cs", SearchOption.AllDirectories)
-            .Where(f => !f.Contains($"{Path.DirectorySeparatorChar}obj{Path.DirectorySeparatorChar}", StringComparison.Ordinal) &&
-                        !f.Contains($"{Path.DirectorySeparatorChar}bin{Path.DirectorySeparatorChar}", StringComparison.Ordinal))
-            .Where(f => File.ReadAllText(f) is var text &&
-                        (text.Contains("Microsoft.Azure.WebJobs", StringComparison.Ordinal) || text.Contains("Microsoft.Azure.Functions", StringComparison.Ordinal)))
-            .Select(f => Path.GetRelativePath(RepoRoot.Path, f).Replace(Path.DirectorySeparatorChar, '/'))
-            .Where(f => !allowed.Any(a => a.EndsWith('/') ? Path.GetDirectoryName(f)!.Replace(Path.DirectorySeparatorChar, '/') + "/" == a : f == a))
-            .ToList();
+        var users = files.Where(f => File.ReadAllText(f).Contains(own, StringComparison.Ordinal)).Select(Relative).ToList();
+        var misplaced = users.Where(f => !allowed.Any(a => a.EndsWith('/') ? Path.GetDirectoryName(f)!.Replace(Path.DirectorySeparatorChar, '/') + "/" == a : f == a)).ToList();
+        var crossed = files.Where(f => File.ReadAllText(f).Contains(other, StringComparison.Ordinal)).Select(Relative).ToList();
 
         // Assert
-        Assert.Empty(offenders);
+        Assert.NotEmpty(users);
+        Assert.Empty(misplaced);
+        Assert.Empty(crossed);
+    }
+
+    [Theory]
+    [InlineData("WidgetSigning", null, new[] { "Microsoft.Azure.WebJobs", "Microsoft.Azure.Functions" })]
+    [InlineData("FunctionApp", "Microsoft.Azure.WebJobs", new[] { "Microsoft.Azure.Functions.Worker" })]
+    [InlineData("FunctionApp.Isolated", "Microsoft.Azure.Functions.Worker", new[] { "Microsoft.Azure.WebJobs" })]
+    public void CompiledAssembly_OfEachProject_ReferencesOnlyItsOwnHostsAssemblies(string project, string? expected, string[] forbidden)
+    {
+        // Arrange
+        var path = AssemblyPath(project);
+
+        // Act
+        var references = AssemblyDependencies.References(path);
+
+        // Assert
+        Assert.Contains("WidgetSigning", project == "WidgetSigning" ? ["WidgetSigning"] : references);
+        if (expected is not null)
+        {
+            Assert.Contains(references, r => r.StartsWith(expected, StringComparison.Ordinal));
+        }
+
+        Assert.DoesNotContain(references, r => forbidden.Any(f => r.StartsWith(f, StringComparison.Ordinal)));
     }
 
     [Fact]
@@ -120,7 +134,10 @@ public sealed class DependencyDirectionTests
 
     // The reader must see references of every kind it is relied on for, or the tests above would pass on nothing.
     [Theory]
-    [InlineData("FunctionApp.Functions.SignFunction", "WidgetSigning.Http.HttpEnvelopeReader")]
+    [InlineData("FunctionApp.Functions.SignFunction", "WidgetSigning.Http.SignHandler")]
+    [InlineData("FunctionApp.Isolated.Functions.HttpFunctions", "WidgetSigning.Http.SignHandler")]
+    [InlineData("FunctionApp.Isolated.Functions.SignQueueFunction", "WidgetSigning.Queues.QueueSigningHandler")]
+    [InlineData("WidgetSigning.Http.SignHandler", "WidgetSigning.Http.HttpEnvelopeReader")]
     [InlineData("WidgetSigning.Signing.EnvelopeSigner", "WidgetSigning.Envelopes.WidgetEnvelope")]
     [InlineData("WidgetSigning.Envelopes.WidgetEnvelopeReader", "WidgetSigning.Primitives.JsonCharArrayPool")]
     [InlineData("FunctionApp.Startup", "WidgetSigning.Signing.SigningServiceCollectionExtensions")]
@@ -134,9 +151,11 @@ public sealed class DependencyDirectionTests
     }
 
     [Theory]
-    [InlineData("Signing/EnvelopeSigner.cs", "Envelopes")]
-    [InlineData("Functions/SignFunction.cs", "Http")]
-    [InlineData("Envelopes/WidgetEnvelopeReader.cs", "Primitives")]
+    [InlineData("WidgetSigning/Signing/EnvelopeSigner.cs", "Envelopes")]
+    [InlineData("FunctionApp/Functions/SignFunction.cs", "Http")]
+    [InlineData("FunctionApp.Isolated/Functions/HttpFunctions.cs", "Http")]
+    [InlineData("FunctionApp.Isolated/Program.cs", "Signing")]
+    [InlineData("WidgetSigning/Envelopes/WidgetEnvelopeReader.cs", "Primitives")]
     public void SourceDependencies_KnownUsing_IsSeen(string file, string target)
     {
         // Act
@@ -151,6 +170,20 @@ public sealed class DependencyDirectionTests
             .Select(e => (e.From, e.To, FromFolder: FolderRules.FolderOf(Namespace(e.From)), ToFolder: FolderRules.FolderOf(Namespace(e.To))))
             .Where(e => e.FromFolder is not null && e.ToFolder is not null)
             .Select(e => (e.From, e.To, e.FromFolder!, e.ToFolder!));
+
+    /// <summary>The compiled assembly of a project: the test's own references for the two it references, the build output for the isolated app.</summary>
+    private static string AssemblyPath(string project) => project switch
+    {
+        "WidgetSigning" => typeof(WidgetSigning.Signing.EnvelopeSigner).Assembly.Location,
+        "FunctionApp" => typeof(Startup).Assembly.Location,
+        _ => IsolatedBuildOutput.File(project + ".dll"),
+    };
+
+    private static IEnumerable<string> SourceFiles(string root) => Directory.EnumerateFiles(root, "*.cs", SearchOption.AllDirectories)
+        .Where(f => !f.Contains($"{Path.DirectorySeparatorChar}obj{Path.DirectorySeparatorChar}", StringComparison.Ordinal) &&
+                    !f.Contains($"{Path.DirectorySeparatorChar}bin{Path.DirectorySeparatorChar}", StringComparison.Ordinal));
+
+    private static string Relative(string path) => Path.GetRelativePath(RepoRoot.Path, path).Replace(Path.DirectorySeparatorChar, '/');
 
     private static string? Namespace(string fullName)
     {

@@ -1,18 +1,34 @@
 namespace FunctionApp.Tests.Architecture;
 
 /// <summary>
-/// Which of the app's folders (namespaces under <c>FunctionApp.</c>) each folder may use: dependencies point one way,
-/// from the thin adapters down to the primitives. A folder may always use itself (and its sub-folders).
+/// Which folders each folder may use, across the three projects: the core (<c>WidgetSigning/</c>, namespaces
+/// <c>WidgetSigning.X</c>) and the two thin hosts (<c>FunctionApp/</c>: the in-process root and <c>Functions/</c>;
+/// <c>FunctionApp.Isolated/</c>: its root and <c>Functions/</c>). Dependencies point one way, from the host adapters down
+/// to the primitives; a folder may always use itself (and its sub-folders). No host may use the other host.
 /// </summary>
 public static class FolderRules
 {
-    /// <summary>The root namespace: only Startup.cs, which wires everything and may use every folder.</summary>
+    /// <summary>The in-process app's root namespace: only Startup.cs, which wires everything.</summary>
     public const string Root = "(root)";
+
+    /// <summary>The in-process app's adapters and its queue trigger (<c>FunctionApp.Functions</c>).</summary>
+    public const string InProcessFunctions = "Functions";
+
+    /// <summary>The isolated app's root namespace: Program.cs (top-level statements compile to the global namespace's <c>Program</c>).</summary>
+    public const string IsolatedRoot = "(isolated root)";
+
+    /// <summary>The isolated app's adapters (<c>FunctionApp.Isolated.Functions</c>).</summary>
+    public const string IsolatedFunctions = "Isolated/Functions";
+
+    /// <summary>The core's folders, in dependency order.</summary>
+    public static IReadOnlyList<string> CoreFolders { get; } = ["Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"];
 
     public static IReadOnlyDictionary<string, IReadOnlySet<string>> Allowed { get; } = new Dictionary<string, IReadOnlySet<string>>(StringComparer.Ordinal)
     {
-        [Root] = Set("Functions", "Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"),
-        ["Functions"] = Set("Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"),
+        [Root] = Set(InProcessFunctions, "Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"),
+        [InProcessFunctions] = Set("Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"),
+        [IsolatedRoot] = Set(IsolatedFunctions, "Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"),
+        [IsolatedFunctions] = Set("Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"),
         ["Http"] = Set("Signing", "Envelopes", "Keys", "Primitives"),
         ["Queues"] = Set("Signing", "Envelopes", "Keys", "Primitives"),
         ["Signing"] = Set("Envelopes", "Keys", "Primitives"),
@@ -21,26 +37,44 @@ public static class FolderRules
         ["Primitives"] = Set(),
     };
 
-    /// <summary>The folder of a namespace: <c>FunctionApp.Functions.QueueTrigger</c> → <c>Functions</c>; null if not ours.</summary>
+    /// <summary>
+    /// The folder of a namespace: <c>WidgetSigning.Signing</c> → <c>Signing</c>, <c>FunctionApp.Functions.QueueTrigger</c>
+    /// → <c>Functions</c>, <c>FunctionApp.Isolated.Functions</c> → <c>Isolated/Functions</c>; null if not ours.
+    /// </summary>
     public static string? FolderOf(string? ns)
     {
-        if (ns == "FunctionApp")
+        switch (ns)
         {
-            return Root;
+            case "FunctionApp":
+                return Root;
+            case "FunctionApp.Isolated":
+                return IsolatedRoot;
+            case null:
+                return null;
         }
 
-        if (ns is null || !ns.StartsWith("FunctionApp.", StringComparison.Ordinal))
+        if (ns.StartsWith("FunctionApp.Isolated.", StringComparison.Ordinal))
         {
-            return null;
+            return "Isolated/" + FirstSegment(ns["FunctionApp.Isolated.".Length..]);
         }
 
-        var rest = ns["FunctionApp.".Length..];
-        var dot = rest.IndexOf('.', StringComparison.Ordinal);
-        return dot < 0 ? rest : rest[..dot];
+        if (ns.StartsWith("FunctionApp.", StringComparison.Ordinal) && !ns.StartsWith("FunctionApp.Tests", StringComparison.Ordinal) &&
+            !ns.StartsWith("FunctionApp.Benchmarks", StringComparison.Ordinal))
+        {
+            return FirstSegment(ns["FunctionApp.".Length..]);
+        }
+
+        return ns.StartsWith("WidgetSigning.", StringComparison.Ordinal) ? FirstSegment(ns["WidgetSigning.".Length..]) : null;
     }
 
     public static bool IsAllowed(string from, string to) =>
         from == to || (Allowed.TryGetValue(from, out var targets) && targets.Contains(to));
+
+    private static string FirstSegment(string rest)
+    {
+        var dot = rest.IndexOf('.', StringComparison.Ordinal);
+        return dot < 0 ? rest : rest[..dot];
+    }
 
     private static HashSet<string> Set(params string[] folders) => new(folders, StringComparer.Ordinal);
 }

@@ -6,10 +6,11 @@ namespace FunctionApp.Tests.Docs;
 /// <summary>The event-id table in docs/operations.md lists exactly the app's <c>[LoggerMessage]</c> events, as the code declares them.</summary>
 public sealed class LogEventTableTests
 {
-    private static readonly Assembly App = typeof(FunctionApp.Startup).Assembly;
+    /// <summary>The assemblies that log: the core and the in-process app's adapters and trigger (the isolated app's adapters log nothing of their own).</summary>
+    private static readonly Assembly[] App = [typeof(WidgetSigning.Signing.EnvelopeSigner).Assembly, typeof(FunctionApp.Startup).Assembly];
 
-    /// <summary>Every <c>[LoggerMessage]</c> in FunctionApp.dll, with the file its class lives in (folder/Type.cs, as the guide's one-type-per-file rule has it).</summary>
-    private static IReadOnlyList<(LoggerMessageAttribute Attribute, string Source)> Declared() => App.GetTypes()
+    /// <summary>Every <c>[LoggerMessage]</c> in WidgetSigning.dll and FunctionApp.dll, with the file its class lives in (project/folder/Type.cs, as the guide's one-type-per-file rule has it).</summary>
+    private static IReadOnlyList<(LoggerMessageAttribute Attribute, string Source)> Declared() => App.SelectMany(a => a.GetTypes())
         .SelectMany(t => t.GetMethods(BindingFlags.Public | BindingFlags.NonPublic | BindingFlags.Static | BindingFlags.Instance | BindingFlags.DeclaredOnly))
         .Select(m => (Attribute: m.GetCustomAttribute<LoggerMessageAttribute>(), Method: m))
         .Where(x => x.Attribute is not null)
@@ -46,5 +47,5 @@ public sealed class LogEventTableTests
     }
 
     private static string SourceOf(Type type) =>
-        type.Namespace!["FunctionApp.".Length..].Replace('.', '/') + "/" + type.Name + ".cs";
+        type.Assembly.GetName().Name + "/" + type.Namespace![(type.Namespace!.IndexOf('.', StringComparison.Ordinal) + 1)..].Replace('.', '/') + "/" + type.Name + ".cs";
 }

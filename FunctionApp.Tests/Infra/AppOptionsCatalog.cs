@@ -10,10 +10,11 @@ namespace FunctionApp.Tests.Infra;
 /// </summary>
 public static class AppOptionsCatalog
 {
-    private static readonly Assembly App = typeof(FunctionApp.Startup).Assembly;
+    /// <summary>The options live in the core; the trigger attributes in the in-process app (the isolated app's are the same names: Isolated/ tests compare them).</summary>
+    private static readonly Assembly[] App = [typeof(WidgetSigning.Signing.EnvelopeSigner).Assembly, typeof(FunctionApp.Startup).Assembly];
 
     /// <summary>Options classes by section name (e.g. <c>KeyVault</c>, <c>Queues</c>; empty for flat settings).</summary>
-    public static IReadOnlyDictionary<string, Type> Sections { get; } = App.GetTypes()
+    public static IReadOnlyDictionary<string, Type> Sections { get; } = App.SelectMany(a => a.GetTypes())
         .Where(t => t.IsClass && !t.IsAbstract)
         .Select(t => (Type: t, Field: t.GetField("SectionName", BindingFlags.Public | BindingFlags.Static)))
         .Where(x => x.Field is { IsLiteral: true } && x.Field.FieldType == typeof(string))
@@ -42,7 +43,7 @@ public static class AppOptionsCatalog
     /// Connection names the functions' attributes ask for (a <c>Connection</c> property, e.g. the storage extension's
     /// QueueTrigger), with <c>%setting%</c> left as written.
     /// </summary>
-    public static IReadOnlyList<string> AttributeConnections { get; } = App.GetTypes()
+    public static IReadOnlyList<string> AttributeConnections { get; } = App.SelectMany(a => a.GetTypes())
         .SelectMany(t => t.GetMethods(BindingFlags.Public | BindingFlags.Instance | BindingFlags.Static | BindingFlags.DeclaredOnly))
         .SelectMany(m => m.GetParameters())
         .SelectMany(p => p.GetCustomAttributes(inherit: false))
