@@ -1,0 +1,113 @@
+using System.Net;
+using Microsoft.AspNetCore.Http;
+using Microsoft.Azure.Functions.Worker.Grpc.Messages;
+using Yarp.ReverseProxy.Forwarder;
+
+namespace WorkerHost;
+
+/// <summary>An HTTP trigger invocation as the host runs it for a proxying worker: forward the request with YARP and send the InvocationRequest, concurrently.</summary>
+internal sealed class HttpInvocationHandler(WorkerSupervisor supervisor, IHttpForwarder forwarder) : IDisposable
+{
+    private const string InvocationIdHeader = "x-ms-invocation-id";
+    private static readonly TimeSpan WorkerWait = TimeSpan.FromSeconds(30);
+    private static readonly ForwarderRequestConfig Config = new() { ActivityTimeout = TimeSpan.FromSeconds(240) };
+
+    // As DefaultHttpProxyService: a direct connection to the worker, nothing between that could change the exchange.
+    private readonly HttpMessageInvoker _invoker = new(new SocketsHttpHandler
+    {
+        UseProxy = false,
+        AllowAutoRedirect = false,
+        AutomaticDecompression = DecompressionMethods.None,
+        UseCookies = false,
+        ConnectTimeout = TimeSpan.FromSeconds(15),
+    });
+
+    public RequestDelegate For(string functionName, string bindingName) => context => InvokeAsync(context, functionName, bindingName);
+
+    public void Dispose() => _invoker.Dispose();
+
+    private async Task InvokeAsync(HttpContext context, string functionName, string bindingName)
+    {
+        WorkerChannel channel;
+        try
+        {
+            channel = await supervisor.GetReadyAsync(WorkerWait, context.RequestAborted).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (context.RequestAborted.IsCancellationRequested)
+        {
+            return;
+        }
+        catch (WorkerUnavailableException e)
+        {
+            await FailAsync(context, StatusCodes.Status503ServiceUnavailable, $"The worker is not available: {e.Message}").ConfigureAwait(false);
+            return;
+        }
+
+        var invocationId = Guid.NewGuid().ToString();
+        // The worker pairs this request with the invocation by this header; the host only adds it if absent (TryAdd), but a
+        // client must not be able to address another invocation, so any value it sent is replaced by ours.
+        context.Request.Headers.Remove(InvocationIdHeader);
+        context.Request.Headers[InvocationIdHeader] = invocationId;
+        var request = new InvocationRequest
+        {
+            InvocationId = invocationId,
+            FunctionId = channel.Function(functionName)?.FunctionId ?? "",
+            TraceContext = new RpcTraceContext(),
+            InputData = { new ParameterBinding { Name = bindingName, Data = new TypedData { Http = new RpcHttp() } } },
+        };
+
+        // The forward starts first, as in the host, so the worker's HTTP side is under way when the invocation arrives.
+        var forward = forwarder.SendAsync(context, channel.HttpUri.ToString(), _invoker, Config).AsTask();
+        var invocation = InvokeAsync(channel, request, context.RequestAborted);
+        var error = await forward.ConfigureAwait(false);
+        var (succeeded, reason) = await invocation.ConfigureAwait(false);
+        if (error != ForwarderError.None)
+        {
+            if (context.RequestAborted.IsCancellationRequested)
+            {
+                return;
+            }
+
+            var detail = context.Features.Get<IForwarderErrorFeature>()?.Exception?.Message;
+            Console.WriteLine($"WorkerHost: {functionName} ({invocationId}): forwarding to the worker failed: {error} {detail}");
+            if (!context.Response.HasStarted)
+            {
+                await FailAsync(context, StatusCodes.Status502BadGateway, $"The worker could not be reached ({error}).").ConfigureAwait(false);
+            }
+
+            return;
+        }
+
+        if (!succeeded)
+        {
+            Console.WriteLine($"WorkerHost: {functionName} ({invocationId}) failed: {reason}");
+            if (!context.Response.HasStarted)
+            {
+                await FailAsync(context, StatusCodes.Status500InternalServerError, "The function failed.").ConfigureAwait(false);
+            }
+        }
+    }
+
+    private static async Task<(bool Succeeded, string? Reason)> InvokeAsync(WorkerChannel channel, InvocationRequest request, CancellationToken cancellationToken)
+    {
+        try
+        {
+            var response = await channel.InvokeAsync(request, cancellationToken).ConfigureAwait(false);
+            return response.Result?.Status == StatusResult.Types.Status.Success
+                ? (true, null)
+                : (false, $"{response.Result?.Status}: {response.Result?.Exception?.Message}");
+        }
+        catch (Exception e) when (e is WorkerUnavailableException or OperationCanceledException)
+        {
+            return (false, e.Message);
+        }
+    }
+
+    private static async Task FailAsync(HttpContext context, int status, string message)
+    {
+        context.Response.Clear();
+        context.Response.StatusCode = status;
+        context.Response.ContentType = "text/plain; charset=utf-8";
+        await context.Response.WriteAsync(message, context.RequestAborted).ConfigureAwait(false);
+    }
+}
