@@ -1,0 +1,52 @@
+using FunctionApp.Tests.Hosting;
+using FunctionApp.Tests.Infrastructure;
+
+namespace FunctionApp.Tests.Isolated;
+
+/// <summary>
+/// Both apps at once, each in its local host as its own process on a free port, with the same key and settings:
+/// the in-process app's build output in tools/LocalHost and the published isolated app in tools/WorkerHost.
+/// </summary>
+public sealed class BothAppsFixture : IAsyncLifetime
+{
+    private readonly AzuriteFixture _azurite = new();
+    private IsolatedAppHost? _isolated;
+    private LocalHostProcess? _inProcess;
+
+    public HttpClient Isolated { get; private set; } = null!;
+
+    public HttpClient InProcess { get; private set; } = null!;
+
+    public async Task InitializeAsync()
+    {
+        await _azurite.InitializeAsync();
+        _isolated = await IsolatedAppHost.StartAsync(IsolatedAppHost.Settings(_azurite.ConnectionString));
+        _inProcess = LocalHostProcess.Start(Hosting.AppBuildOutput.Path, new Dictionary<string, string>
+        {
+            ["Signing:LocalKey"] = Vector.KeyBase64,
+            ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
+            ["AzureWebJobsStorage"] = _azurite.ConnectionString,
+            ["WidgetStorage"] = _azurite.ConnectionString,
+        });
+        var inProcessAddress = await _inProcess.ReadyAsync(TimeSpan.FromSeconds(90));
+        Isolated = new HttpClient { BaseAddress = _isolated.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
+        InProcess = new HttpClient { BaseAddress = inProcessAddress, Timeout = TimeSpan.FromSeconds(60) };
+    }
+
+    public async Task DisposeAsync()
+    {
+        Isolated?.Dispose();
+        InProcess?.Dispose();
+        if (_isolated is not null)
+        {
+            await _isolated.DisposeAsync();
+        }
+
+        if (_inProcess is not null)
+        {
+            await _inProcess.DisposeAsync();
+        }
+
+        await _azurite.DisposeAsync();
+    }
+}

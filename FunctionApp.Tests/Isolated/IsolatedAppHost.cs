@@ -1,0 +1,191 @@
+using System.Diagnostics;
+using System.Text;
+using System.Text.RegularExpressions;
+using FunctionApp.Tests.Infrastructure;
+using Newtonsoft.Json.Linq;
+
+namespace FunctionApp.Tests.Isolated;
+
+/// <summary>
+/// The isolated app as the host runs it: the app is <b>published</b> once per test run (dotnet publish, as a deployment
+/// does), and tools/WorkerHost starts it as a child process and speaks the language-worker protocol to it (StartStream,
+/// WorkerInit, FunctionsMetadata, FunctionLoad, Invocation), forwarding HTTP over a real socket to the worker's
+/// ASP.NET Core endpoint and queue messages through the official Storage Queues extension. The tests talk to the host
+/// over loopback like any client. Output is kept; the process tree is killed on dispose.
+/// </summary>
+public sealed partial class IsolatedAppHost : IAsyncDisposable
+{
+    private static readonly SemaphoreSlim PublishLock = new(1, 1);
+    private static string? _published;
+
+    private readonly Process _process;
+    private readonly StringBuilder _output = new();
+    private readonly TaskCompletionSource<string> _ready = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly string _settingsFile;
+
+    private IsolatedAppHost(Process process, string settingsFile)
+    {
+        _process = process;
+        _settingsFile = settingsFile;
+    }
+
+    public static string Dll { get; } = Path.Combine(RepoRoot.Path, "tools", "WorkerHost", "bin", Hosting.AppBuildOutput.Configuration, "net10.0", "WorkerHost.dll");
+
+    /// <summary>The base address, e.g. <c>http://127.0.0.1:41234</c>.</summary>
+    public Uri BaseAddress { get; private set; } = null!;
+
+    /// <summary>The host's process id (the worker is its child).</summary>
+    public int Pid => _process.Id;
+
+    public string Output
+    {
+        get
+        {
+            lock (_output)
+            {
+                return _output.ToString();
+            }
+        }
+    }
+
+    /// <summary>
+    /// The isolated app's local settings sample with the known-answer vectors' key, the development environment (where a
+    /// local key is accepted) and, when given, Azurite for both storage connections.
+    /// </summary>
+    public static Dictionary<string, string> Settings(string? storage, IReadOnlyDictionary<string, string>? overrides = null)
+    {
+        var values = JObject.Parse(File.ReadAllText(Path.Combine(RepoRoot.Path, "FunctionApp.Isolated", "local.settings.sample.json")))["Values"]!
+            .Children<JProperty>()
+            .ToDictionary(p => p.Name, p => (string)p.Value!, StringComparer.Ordinal);
+        values["Signing:LocalKey"] = Vector.KeyBase64;
+        values["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development";
+        if (storage is not null)
+        {
+            values["AzureWebJobsStorage"] = storage;
+            values["WidgetStorage"] = storage;
+        }
+
+        foreach (var (key, value) in overrides ?? new Dictionary<string, string>())
+        {
+            values[key] = value;
+        }
+
+        return values;
+    }
+
+    /// <summary>Publishes the app (once per run), starts the host on a free port and waits for its ready line.</summary>
+    public static async Task<IsolatedAppHost> StartAsync(IReadOnlyDictionary<string, string> settings, TimeSpan? timeout = null)
+    {
+        if (!File.Exists(Dll))
+        {
+            throw new InvalidOperationException($"{Dll} is missing: build tools/WorkerHost ({Hosting.AppBuildOutput.Configuration}).");
+        }
+
+        var app = await PublishAsync();
+        var settingsFile = Path.Combine(Directory.CreateTempSubdirectory("isolated-settings-").FullName, "local.settings.json");
+        await File.WriteAllTextAsync(settingsFile, new JObject { ["IsEncrypted"] = false, ["Values"] = JObject.FromObject(settings) }.ToString());
+
+        var start = new ProcessStartInfo("dotnet")
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        foreach (var argument in new[] { Dll, "--app", app, "--settings", settingsFile, "--port", "0" })
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        var host = new IsolatedAppHost(new Process { StartInfo = start }, settingsFile);
+        host._process.OutputDataReceived += (_, e) => host.OnOutput(e.Data);
+        host._process.ErrorDataReceived += (_, e) => host.OnOutput(e.Data);
+        host._process.Start();
+        host._process.BeginOutputReadLine();
+        host._process.BeginErrorReadLine();
+
+        var exited = host._process.WaitForExitAsync();
+        var first = await Task.WhenAny(host._ready.Task, exited, Task.Delay(timeout ?? TimeSpan.FromSeconds(90)));
+        if (first != host._ready.Task)
+        {
+            var reason = first == exited ? $"exited {host._process.ExitCode}" : "timed out";
+            await host.DisposeAsync();
+            throw new Xunit.Sdk.XunitException($"WorkerHost was not ready ({reason}):\n{host.Output}");
+        }
+
+        host.BaseAddress = new Uri(await host._ready.Task);
+        return host;
+    }
+
+    /// <summary>The worker processes the host started (children of the host process), newest last.</summary>
+    public IReadOnlyList<int> WorkerPids()
+    {
+        var children = new List<int>();
+        foreach (var task in Directory.EnumerateDirectories($"/proc/{Pid}/task"))
+        {
+            var file = Path.Combine(task, "children");
+            if (File.Exists(file))
+            {
+                children.AddRange(File.ReadAllText(file).Split(' ', StringSplitOptions.RemoveEmptyEntries).Select(int.Parse));
+            }
+        }
+
+        return children;
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        if (!_process.HasExited)
+        {
+            _process.Kill(entireProcessTree: true);
+            await _process.WaitForExitAsync();
+        }
+
+        _process.Dispose();
+        File.Delete(_settingsFile);
+    }
+
+    /// <summary>dotnet publish of FunctionApp.Isolated into bin/&lt;configuration&gt;/publish, from the solution's build.</summary>
+    private static async Task<string> PublishAsync()
+    {
+        await PublishLock.WaitAsync();
+        try
+        {
+            if (_published is not null)
+            {
+                return _published;
+            }
+
+            var output = Path.Combine(RepoRoot.Path, "FunctionApp.Isolated", "bin", Hosting.AppBuildOutput.Configuration, "publish");
+            var publish = await ExternalTool.RunAsync(
+                "dotnet", "publish", Path.Combine(RepoRoot.Path, "FunctionApp.Isolated", "FunctionApp.Isolated.csproj"),
+                "--configuration", Hosting.AppBuildOutput.Configuration, "--no-build", "--nologo", "--output", output);
+            Assert.True(publish.ExitCode == 0, $"dotnet publish failed:\n{publish.Output}\n{publish.Error}");
+            return _published = output;
+        }
+        finally
+        {
+            PublishLock.Release();
+        }
+    }
+
+    private void OnOutput(string? line)
+    {
+        if (line is null)
+        {
+            return;
+        }
+
+        lock (_output)
+        {
+            _output.AppendLine(line);
+        }
+
+        if (ReadyLine().Match(line) is { Success: true } match)
+        {
+            _ready.TrySetResult(match.Groups["url"].Value);
+        }
+    }
+
+    [GeneratedRegex(@"^WorkerHost ready: (?<url>http://\S+)/api/")]
+    private static partial Regex ReadyLine();
+}
