@@ -22,11 +22,12 @@ internal static class QueueFunctionEmitter
             // ParameterBindingData because the binding has properties.supportsDeferredBinding (GeneralScriptBindingProvider).
             var message = method.DefineParameter(1, ParameterAttributes.None, function.TriggerName);
             var trigger = typeof(QueueTriggerAttribute);
+            var connection = Json.Text(function.Trigger, "connection");
             message.SetCustomAttribute(new CustomAttributeBuilder(
                 trigger.GetConstructor([typeof(string)])!,
                 [Json.Text(function.Trigger, "queueName") ?? ""],
-                [trigger.GetProperty(nameof(QueueTriggerAttribute.Connection))!],
-                [Json.Text(function.Trigger, "connection") ?? ""]));
+                connection is null ? [] : [trigger.GetProperty(nameof(QueueTriggerAttribute.Connection))!],
+                connection is null ? [] : [connection]));
             method.DefineParameter(2, ParameterAttributes.None, "cancellationToken");
 
             var il = method.GetILGenerator();

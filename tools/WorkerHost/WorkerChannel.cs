@@ -47,7 +47,7 @@ internal sealed class WorkerChannel(string workerId)
                 Dispatch(requests.Current);
             }
         }
-        catch (Exception e) when (e is OperationCanceledException or RpcException or IOException)
+        catch (Exception e) when (e is OperationCanceledException or Grpc.Core.RpcException or IOException)
         {
             // The worker went away or the host is stopping; Fail below tells the waiters.
         }
@@ -220,7 +220,7 @@ internal sealed class WorkerChannel(string workerId)
                 await responses.WriteAsync(message, cancellationToken).ConfigureAwait(false);
             }
         }
-        catch (Exception e) when (e is OperationCanceledException or RpcException or IOException or InvalidOperationException)
+        catch (Exception e) when (e is OperationCanceledException or Grpc.Core.RpcException or IOException or InvalidOperationException)
         {
             Fail(new WorkerUnavailableException($"writing to the worker failed: {e.Message}"));
         }

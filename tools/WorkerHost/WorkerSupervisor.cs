@@ -150,9 +150,11 @@ internal sealed class WorkerSupervisor(AppDescription app) : IAsyncDisposable
         var requestId = Guid.NewGuid().ToString();
         var channel = new WorkerChannel(workerId);
         _starting[workerId] = channel;
-        var process = new Process { StartInfo = StartInfo(workerId, requestId), EnableRaisingEvents = true };
-        process.OutputDataReceived += (_, e) => Forward(e.Data);
-        process.ErrorDataReceived += (_, e) => Forward(e.Data);
+        // Ownership passes to _process (disposed with the supervisor) or is disposed in the catch below; the analyzer cannot
+        // follow the hand-over through the lock.
+#pragma warning disable CA2000
+        var process = CreateProcess(StartInfo(workerId, requestId));
+#pragma warning restore CA2000
         process.Exited += (_, _) => OnExited(process, channel);
         try
         {
@@ -172,6 +174,12 @@ internal sealed class WorkerSupervisor(AppDescription app) : IAsyncDisposable
         {
             channel.Fail(new WorkerUnavailableException("the worker failed to start"));
             Kill(process);
+            lock (_gate)
+            {
+                _process = null;
+            }
+
+            process.Dispose();
             throw;
         }
         finally
@@ -185,6 +193,14 @@ internal sealed class WorkerSupervisor(AppDescription app) : IAsyncDisposable
         }
 
         return channel;
+    }
+
+    private static Process CreateProcess(ProcessStartInfo startInfo)
+    {
+        var process = new Process { StartInfo = startInfo, EnableRaisingEvents = true };
+        process.OutputDataReceived += (_, e) => Forward(e.Data);
+        process.ErrorDataReceived += (_, e) => Forward(e.Data);
+        return process;
     }
 
     private ProcessStartInfo StartInfo(string workerId, string requestId)
@@ -212,6 +228,13 @@ internal sealed class WorkerSupervisor(AppDescription app) : IAsyncDisposable
         foreach (var (key, value) in app.Settings)
         {
             info.Environment[key] = value;
+        }
+
+        // func start runs the worker as Development (the app accepts its local signing key only then); a setting or the
+        // host's own environment may say otherwise.
+        if (!app.Settings.ContainsKey("AZURE_FUNCTIONS_ENVIRONMENT") && Environment.GetEnvironmentVariable("AZURE_FUNCTIONS_ENVIRONMENT") is null)
+        {
+            info.Environment["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development";
         }
 
         info.Environment["FUNCTIONS_APPLICATION_DIRECTORY"] = app.Root;
