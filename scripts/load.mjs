@@ -1,22 +1,37 @@
 #!/usr/bin/env node
-// `npm run load`: HTTP load figures for /api/sign with a real load generator (autocannon 9, over loopback) against the
-// local host (tools/LocalHost) on the app's Release build output. Not a test: run it on a quiet machine.
+// `npm run load`: HTTP load figures for /api/sign with a real load generator (autocannon 9, over loopback), for both
+// apps side by side: the isolated app (FunctionApp.Isolated/) in its local host tools/WorkerHost, and the in-process
+// app (FunctionApp/) in its local host tools/LocalHost, one after the other on the same machine, with the same client
+// and the same bodies, on the apps' Release build output. Not a test: run it on a quiet machine.
 //
-//   1. builds the app and the local host (dotnet build -c Release), starts Azurite (free ports, telemetry off) and the
-//      local host (free port), and waits for its ready line;
-//   2. for the seed's 1 MB envelope at concurrency 1, 8, 64, 256, then a 10 MB envelope (the seed's widgets repeated
-//      with fresh ids) at 16: one warm-up second, then a fixed LOAD_DURATION seconds (default 20) each;
+//   1. builds the selected apps and their local hosts (dotnet build -c Release: FunctionApp.Isolated +
+//      tools/WorkerHost, FunctionApp + tools/LocalHost) and starts Azurite (free ports, in memory, telemetry off);
+//   2. per app, in LOAD_APPS order (default "isolated,inprocess"): starts its host on a free port with the app's
+//      settings sample (FunctionApp.Isolated/local.settings.sample.json, or the root local.settings.sample.json), the
+//      storage connection strings pointed at that Azurite, and waits for its ready line; then, for the seed's 1 MB
+//      envelope at concurrency 1, 8, 64, 256, then a 10 MB envelope (the seed's widgets repeated with fresh ids) at
+//      16: one warm-up second, then a fixed LOAD_DURATION seconds (default 20) each; then stops that host;
 //   3. per step: requests/s, p50/p99 latency, share of 429 (the host's maxConcurrentRequests/maxOutstandingRequests),
-//      5xx (must be 0), the host process's peak working set during the step (sampled every 100 ms from the local
-//      host's /local/stream-pool), and the stream pool's bytes in use once the step is over (must return to 0);
-//   4. writes results.json, results.md (the table) and load.svg (throughput and latency against concurrency) to
-//      LOAD_OUT (default docs/load/), stops everything it started, and exits 1 if any 5xx or a pool that did not drain.
+//      5xx (must be 0), and peak working set during the step, sampled every 100 ms:
+//        - isolated: the WorkerHost process and, separately, its worker process (the host's child, found through
+//          /proc/<host>/task/*/children), both from /proc/<pid>/status VmRSS (VmHWM for the whole run; Linux only,
+//          "n/a" elsewhere);
+//        - in-process: the LocalHost process (the app runs inside it), from its local-only /local/stream-pool;
+//      and the stream pool's bytes in use once the step is over (must return to 0). That drain check exists only for
+//      the in-process app, whose pool lives in the LocalHost process and is read from /local/stream-pool; the
+//      isolated app's pool lives in the worker process, which has no such endpoint, so its column says
+//      "n/a (out of process)" and never fails the run;
+//   4. writes results.json (both apps), results.md (one table per app, then a side-by-side table of req/s, p50, p99,
+//      5xx and 429 per step) and load.svg (throughput and latency against concurrency, one series per app) to LOAD_OUT
+//      (default docs/load/), stops everything it started, and exits 1 on any 5xx or an in-process pool that did not
+//      drain.
 //
-// LOAD_DURATION, LOAD_WARMUP (seconds) and LOAD_OUT override the defaults; LOAD_NO_BUILD=1 skips the build.
+// LOAD_APPS (comma-separated: isolated, inprocess), LOAD_DURATION, LOAD_WARMUP (seconds) and LOAD_OUT override the
+// defaults; LOAD_NO_BUILD=1 skips the build.
 
 import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { cpus, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -30,6 +45,37 @@ const out = resolve(root, process.env.LOAD_OUT ?? join("docs", "load"));
 const seedPath = join(root, "FunctionApp.Tests", "TestData", "vectors", "seed-3000-widgets", "input.json");
 const say = (message) => console.error(`[load] ${message}`);
 const children = [];
+const outOfProcess = "n/a (out of process)";
+
+const apps = {
+  isolated: {
+    name: "isolated",
+    title: "isolated app (FunctionApp.Isolated) in tools/WorkerHost",
+    hostName: "WorkerHost",
+    projects: ["FunctionApp.Isolated/FunctionApp.Isolated.csproj", "tools/WorkerHost/WorkerHost.csproj"],
+    hostDll: join(root, "tools", "WorkerHost", "bin", "Release", "net10.0", "WorkerHost.dll"),
+    appOutput: join(root, "FunctionApp.Isolated", "bin", "Release", "net10.0"),
+    settings: join(root, "FunctionApp.Isolated", "local.settings.sample.json"),
+    streamPool: false,
+    color: "#1f77b4",
+  },
+  inprocess: {
+    name: "inprocess",
+    title: "in-process app (FunctionApp) in tools/LocalHost",
+    hostName: "LocalHost",
+    projects: ["FunctionApp/FunctionApp.csproj", "tools/LocalHost/LocalHost.csproj"],
+    hostDll: join(root, "tools", "LocalHost", "bin", "Release", "net8.0", "LocalHost.dll"),
+    appOutput: join(root, "FunctionApp", "bin", "Release", "net8.0"),
+    settings: join(root, "local.settings.sample.json"),
+    streamPool: true,
+    color: "#ff7f0e",
+  },
+};
+const selected = (process.env.LOAD_APPS ?? "isolated,inprocess").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+for (const name of selected) {
+  if (!apps[name]) throw new Error(`LOAD_APPS: unknown app "${name}" (known: ${Object.keys(apps).join(", ")})`);
+}
+if (selected.length === 0) throw new Error("LOAD_APPS names no app (isolated, inprocess)");
 
 function freePort() {
   return new Promise((resolvePort, reject) => {
@@ -50,28 +96,18 @@ function listening(port) {
   });
 }
 
-function stopAll() {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-  }
-}
+const running = (child) => child.exitCode === null && child.signalCode === null;
 
-/** SIGTERM to every child, then SIGKILL to those still running after 10 s (requests still queued in the host). */
-async function stopAndWait() {
-  stopAll();
+/** SIGTERM, then SIGKILL if still running after 10 s (requests still queued in the host). */
+async function stopAndWait(list) {
+  for (const child of list) if (running(child)) child.kill("SIGTERM");
   const deadline = Date.now() + 10_000;
-  while (children.some((c) => c.exitCode === null && c.signalCode === null) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  }
+  while (list.some(running) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  for (const child of list) if (running(child)) child.kill("SIGKILL");
 }
 
 process.on("exit", () => {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  }
+  for (const child of children) if (running(child)) child.kill("SIGKILL");
 });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
 
@@ -79,6 +115,32 @@ async function fetchJson(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   return response.json();
+}
+
+/** VmRSS and VmHWM of a process in bytes, from /proc/<pid>/status; null where there is no /proc or the process is gone. */
+function procMemory(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
+    return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
+  } catch {
+    return null;
+  }
+}
+
+/** The host's child processes (the isolated worker), from /proc/<pid>/task/<tid>/children. */
+function childPids(pid) {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+      try {
+        return readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+      } catch {
+        return [];
+      }
+    });
+  } catch {
+    return [];
+  }
 }
 
 /** The seed's widgets repeated with fresh ids until the body reaches targetBytes. */
@@ -94,16 +156,21 @@ function largeEnvelope(targetBytes) {
   return Buffer.from(JSON.stringify({ widgets }));
 }
 
-// 1. Build, Azurite, local host.
+// 1. Build, Azurite.
 if (process.env.LOAD_NO_BUILD !== "1") {
-  for (const project of ["FunctionApp/FunctionApp.csproj", "tools/LocalHost/LocalHost.csproj"]) {
+  for (const project of selected.flatMap((name) => apps[name].projects)) {
     say(`dotnet build ${project} -c Release`);
     const built = spawnSync("dotnet", ["build", project, "-c", "Release", "--nologo", "-v", "quiet"], { cwd: root, stdio: "inherit" });
     if (built.status !== 0) throw new Error(`dotnet build ${project} failed`);
   }
 }
+for (const name of selected) {
+  for (const path of [apps[name].hostDll, apps[name].appOutput]) {
+    if (!existsSync(path)) throw new Error(`${path} is missing: build it (run without LOAD_NO_BUILD=1)`);
+  }
+}
 
-const [blob, queue, tablePort, http] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+const [blob, queue, tablePort] = await Promise.all([freePort(), freePort(), freePort()]);
 const azurite = spawn(process.execPath, [
   join(root, "node_modules", "azurite", "dist", "src", "azurite.js"), "--silent", "--disableTelemetry", "--skipApiVersionCheck", "--loose", "--inMemoryPersistence",
   "--blobHost", "127.0.0.1", "--blobPort", String(blob), "--queueHost", "127.0.0.1", "--queuePort", String(queue), "--tableHost", "127.0.0.1", "--tablePort", String(tablePort),
@@ -115,31 +182,9 @@ for (const started = Date.now(); !(await listening(queue) && await listening(blo
 }
 const key = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="; // Azurite's published dev key
 const storage = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${key};BlobEndpoint=http://127.0.0.1:${blob}/devstoreaccount1;QueueEndpoint=http://127.0.0.1:${queue}/devstoreaccount1;TableEndpoint=http://127.0.0.1:${tablePort}/devstoreaccount1;`;
+say(`Azurite on ${blob}-${tablePort}`);
 
-const host = spawn("dotnet", [
-  join(root, "tools", "LocalHost", "bin", "Release", "net8.0", "LocalHost.dll"),
-  "--app", join(root, "FunctionApp", "bin", "Release", "net8.0"),
-  "--settings", join(root, "local.settings.sample.json"),
-  "--port", String(http),
-], { cwd: root, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, AzureWebJobsStorage: storage, WidgetStorage: storage } });
-children.push(host);
-const base = await new Promise((resolveReady, reject) => {
-  let text = "";
-  const timer = setTimeout(() => reject(new Error(`the local host was not ready within 120 s:\n${text}`)), 120_000);
-  host.stdout.on("data", (chunk) => {
-    text += chunk;
-    const ready = /LocalHost ready: (\S+)\/api\//.exec(text);
-    if (ready) {
-      clearTimeout(timer);
-      resolveReady(ready[1]);
-    }
-  });
-  host.once("exit", (code) => reject(new Error(`the local host exited (code ${code}) before it was ready:\n${text}`)));
-});
-host.stdout.resume();
-say(`local host ready at ${base} (pid ${host.pid}); Azurite on ${blob}-${tablePort}`);
-
-// 2. The steps.
+// 2. The steps: the same bodies and client for every app.
 const oneMb = readFileSync(seedPath);
 const tenMb = largeEnvelope(10 * 1024 * 1024);
 const steps = [
@@ -147,17 +192,59 @@ const steps = [
   { name: "10 MB", body: tenMb, connections: 16 },
 ];
 
-async function sample(stop) {
-  let peak = 0;
+/** Starts the app's host on a free port and resolves with its base address and pid once it prints its ready line. */
+async function startHost(app) {
+  const port = await freePort();
+  const host = spawn("dotnet", [app.hostDll, "--app", app.appOutput, "--settings", app.settings, "--port", String(port)], {
+    cwd: root, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, AzureWebJobsStorage: storage, WidgetStorage: storage },
+  });
+  children.push(host);
+  const ready = await new Promise((resolveReady, reject) => {
+    let text = "";
+    const timer = setTimeout(() => reject(new Error(`${app.hostName} was not ready within 120 s:\n${text}`)), 120_000);
+    host.stdout.on("data", (chunk) => {
+      text += chunk;
+      const match = new RegExp(`${app.hostName} ready: (\\S+)/api/(?: \\(pid (\\d+))?`).exec(text);
+      if (match) {
+        clearTimeout(timer);
+        resolveReady({ base: match[1], pid: Number(match[2] ?? host.pid) });
+      }
+    });
+    host.once("exit", (code) => { clearTimeout(timer); reject(new Error(`${app.hostName} exited (code ${code}) before it was ready:\n${text}`)); });
+  });
+  // After the ready line, the host's own diagnostics ("WorkerHost: Sign (…): forwarding to the worker failed: …") go to
+  // stderr, the first 5 per app (one a failed request under load would drown the run's output).
+  let shown = 0, pending = "";
+  host.stdout.removeAllListeners("data");
+  host.stdout.on("data", (chunk) => {
+    const lines = (pending + chunk).split("\n");
+    pending = lines.pop();
+    for (const line of lines.filter((l) => l.startsWith(`${app.hostName}: `))) {
+      if (shown++ < 5) say(`${app.name} host: ${line}`);
+      else if (shown === 6) say(`${app.name} host: (further ${app.hostName} lines not shown)`);
+    }
+  });
+  return { host, ...ready };
+}
+
+/** Peak working sets (bytes) while stop.done is false, every 100 ms: the host, and for the isolated app its worker. */
+async function sample(app, hostInfo, stop) {
+  const peak = { host: null, worker: null };
+  const max = (a, b) => (b === null || Number.isNaN(b) ? a : Math.max(a ?? 0, b));
   while (!stop.done) {
-    const probe = await fetchJson(`${base}/local/stream-pool`);
-    peak = Math.max(peak, probe.workingSetBytes);
+    if (app.streamPool) {
+      peak.host = max(peak.host, (await fetchJson(`${hostInfo.base}/local/stream-pool`)).workingSetBytes);
+    } else {
+      peak.host = max(peak.host, procMemory(hostInfo.pid)?.rss ?? null);
+      const workers = childPids(hostInfo.pid).map(procMemory).filter(Boolean);
+      if (workers.length > 0) peak.worker = max(peak.worker, workers.reduce((sum, m) => sum + m.rss, 0));
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return peak;
 }
 
-async function poolDrained() {
+async function poolDrained(base) {
   for (let i = 0; i < 100; i++) {
     const probe = await fetchJson(`${base}/local/stream-pool`);
     if (probe.smallPoolInUseBytes === 0 && probe.largePoolInUseBytes === 0) return { drained: true, ...probe };
@@ -166,101 +253,159 @@ async function poolDrained() {
   return { drained: false, ...(await fetchJson(`${base}/local/stream-pool`)) };
 }
 
-const results = [];
-for (const step of steps) {
-  const options = {
-    url: `${base}/api/sign`,
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: step.body,
-    connections: step.connections,
-    timeout: 60,
-  };
-  say(`${step.name} (${step.body.length} bytes) at concurrency ${step.connections}: warm-up ${warmup} s, then ${duration} s`);
-  if (warmup > 0) await autocannon({ ...options, duration: warmup });
-  const stop = { done: false };
-  const peak = sample(stop);
-  const run = await autocannon({ ...options, duration });
-  stop.done = true;
-  const pool = await poolDrained();
-  const count = (code) => run.statusCodeStats?.[code]?.count ?? 0;
-  const responses = Object.values(run.statusCodeStats ?? {}).reduce((sum, stats) => sum + stats.count, 0);
-  const result = {
-    envelope: step.name,
-    bodyBytes: step.body.length,
-    concurrency: step.connections,
-    durationSeconds: run.duration,
-    requests: responses,
-    requestsPerSecond: run.requests.average,
-    p50Ms: run.latency.p50,
-    p99Ms: run.latency.p99,
-    ok: count(200),
-    okPerSecond: count(200) / (run.duration || 1),
-    share429: responses === 0 ? 0 : count(429) / responses,
-    status5xx: run["5xx"],
-    errors: run.errors,
-    timeouts: run.timeouts,
-    resets: run.resets,
-    statusCodes: Object.fromEntries(Object.entries(run.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count])),
-    peakWorkingSetMb: (await peak) / 1048576,
-    poolInUseAfterBytes: pool.smallPoolInUseBytes + pool.largePoolInUseBytes,
-  };
-  say(JSON.stringify(result));
-  results.push(result);
+const mb = (bytes) => (bytes === null || bytes === undefined ? null : bytes / 1048576);
+
+async function runApp(app) {
+  const hostInfo = await startHost(app);
+  say(`${app.title}: ${app.hostName} ready at ${hostInfo.base} (pid ${hostInfo.pid})`);
+  const results = [];
+  for (const step of steps) {
+    const options = {
+      url: `${hostInfo.base}/api/sign`,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: step.body,
+      connections: step.connections,
+      timeout: 60,
+    };
+    say(`${app.name}: ${step.name} (${step.body.length} bytes) at concurrency ${step.connections}: warm-up ${warmup} s, then ${duration} s`);
+    if (warmup > 0) await autocannon({ ...options, duration: warmup });
+    const stop = { done: false };
+    const peak = sample(app, hostInfo, stop);
+    const run = await autocannon({ ...options, duration });
+    stop.done = true;
+    const pool = app.streamPool ? await poolDrained(hostInfo.base) : null;
+    const count = (code) => run.statusCodeStats?.[code]?.count ?? 0;
+    const responses = Object.values(run.statusCodeStats ?? {}).reduce((sum, stats) => sum + stats.count, 0);
+    const peaks = await peak;
+    const result = {
+      app: app.name,
+      envelope: step.name,
+      bodyBytes: step.body.length,
+      concurrency: step.connections,
+      durationSeconds: run.duration,
+      requests: responses,
+      requestsPerSecond: run.requests.average,
+      p50Ms: run.latency.p50,
+      p99Ms: run.latency.p99,
+      ok: count(200),
+      okPerSecond: count(200) / (run.duration || 1),
+      count429: count(429),
+      share429: responses === 0 ? 0 : count(429) / responses,
+      status5xx: run["5xx"],
+      errors: run.errors,
+      timeouts: run.timeouts,
+      resets: run.resets,
+      statusCodes: Object.fromEntries(Object.entries(run.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count])),
+      peakHostWorkingSetMb: mb(peaks.host),
+      peakWorkerWorkingSetMb: app.streamPool ? null : mb(peaks.worker),
+      poolInUseAfterBytes: pool ? pool.smallPoolInUseBytes + pool.largePoolInUseBytes : null,
+      poolCheck: pool ? (pool.drained ? "drained" : "not drained") : outOfProcess,
+    };
+    say(JSON.stringify(result));
+    results.push(result);
+  }
+  let lifetime;
+  if (app.streamPool) {
+    lifetime = { hostMb: mb((await fetchJson(`${hostInfo.base}/local/stream-pool`)).peakWorkingSetBytes), workerMb: null };
+  } else {
+    const workers = childPids(hostInfo.pid).map(procMemory).filter(Boolean);
+    lifetime = {
+      hostMb: mb(procMemory(hostInfo.pid)?.hwm ?? null),
+      workerMb: workers.length > 0 ? mb(Math.max(...workers.map((m) => m.hwm))) : null,
+    };
+  }
+  await stopAndWait([hostInfo.host]);
+  return { app: app.name, title: app.title, host: app.hostName, lifetimePeakHostWorkingSetMb: lifetime.hostMb, lifetimePeakWorkerWorkingSetMb: lifetime.workerMb, results };
 }
-const lifetimePeak = (await fetchJson(`${base}/local/stream-pool`)).peakWorkingSetBytes / 1048576;
-await stopAndWait();
+
+const runs = [];
+for (const name of selected) runs.push(await runApp(apps[name]));
+await stopAndWait(children);
 
 // 3. Outputs.
 mkdirSync(out, { recursive: true });
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 const when = new Date().toISOString();
-writeFileSync(join(out, "results.json"), JSON.stringify({ when, machine, duration, warmup, lifetimePeakWorkingSetMb: lifetimePeak, results }, null, 2) + "\n");
-const row = (r) => `| ${r.envelope} | ${r.concurrency} | ${r.requests} | ${r.requestsPerSecond.toFixed(1)} | ${r.okPerSecond.toFixed(1)} | ${r.p50Ms} | ${r.p99Ms} | ${(100 * r.share429).toFixed(1)} % | ${r.status5xx} | ${r.errors + r.timeouts + r.resets} | ${r.peakWorkingSetMb.toFixed(0)} | ${r.poolInUseAfterBytes} |`;
+writeFileSync(join(out, "results.json"), JSON.stringify({ when, machine, duration, warmup, apps: runs }, null, 2) + "\n");
+const fmt = (v, digits = 0) => (v === null || v === undefined || Number.isNaN(v) ? "n/a" : v.toFixed(digits));
+const pct = (r) => `${(100 * r.share429).toFixed(1)} %`;
+const row = (r) => `| ${r.envelope} | ${r.concurrency} | ${r.requests} | ${r.requestsPerSecond.toFixed(1)} | ${r.okPerSecond.toFixed(1)} | ${r.p50Ms} | ${r.p99Ms} | ${pct(r)} | ${r.status5xx} | ${r.errors + r.timeouts + r.resets} | ${fmt(r.peakHostWorkingSetMb)} | ${apps[r.app].streamPool ? "n/a (in process)" : fmt(r.peakWorkerWorkingSetMb)} | ${r.poolInUseAfterBytes ?? outOfProcess} |`;
+const appTable = (run) => [
+  `### ${run.title}`,
+  "",
+  "| envelope | concurrency | requests | req/s (all answers) | 200/s | p50 ms | p99 ms | 429 | 5xx | errors+timeouts+resets | peak MB (host) | peak MB (worker) | pool bytes in use after |",
+  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ...run.results.map(row),
+  "",
+  `Peak working set over the whole run: ${run.host} process ${fmt(run.lifetimePeakHostWorkingSetMb)} MB`
+    + (apps[run.app].streamPool ? " (the app runs in it)." : `, worker process ${fmt(run.lifetimePeakWorkerWorkingSetMb)} MB (VmHWM).`),
+  "",
+];
+const metrics = [
+  ["req/s", (r) => r.requestsPerSecond.toFixed(1)],
+  ["p50 ms", (r) => String(r.p50Ms)],
+  ["p99 ms", (r) => String(r.p99Ms)],
+  ["5xx", (r) => String(r.status5xx)],
+  ["429", pct],
+];
+const sideBySide = [
+  "### Side by side",
+  "",
+  `| envelope | concurrency | ${metrics.flatMap(([m]) => runs.map((run) => `${m} ${run.app}`)).join(" | ")} |`,
+  `| --- | ---: | ${metrics.flatMap(() => runs.map(() => "---:")).join(" | ")} |`,
+  ...steps.map((step, i) => `| ${step.name} | ${step.connections} | ${metrics.flatMap(([, f]) => runs.map((run) => f(run.results[i]))).join(" | ")} |`),
+  "",
+];
 const table = [
-  `Run ${when} on ${machine}: \`npm run load\`, ${duration} s per step after ${warmup} s warm-up, autocannon 9 over loopback against tools/LocalHost (Release).`,
+  `Run ${when} on ${machine}: \`npm run load\`, ${duration} s per step after ${warmup} s warm-up, autocannon 9 over loopback, `
+    + `one app after the other (${runs.map((run) => run.title).join("; ")}; Release builds).`,
   "",
-  "| envelope | concurrency | requests | req/s (all answers) | 200/s | p50 ms | p99 ms | 429 | 5xx | errors+timeouts+resets | peak MB (host) | pool bytes in use after |",
-  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-  ...results.map(row),
-  "",
-  `Host process peak working set over the whole run: ${lifetimePeak.toFixed(0)} MB.`,
-  "",
+  ...runs.flatMap(appTable),
+  ...(runs.length > 1 ? sideBySide : []),
 ].join("\n");
 writeFileSync(join(out, "results.md"), table);
-writeFileSync(join(out, "load.svg"), plot(results.filter((r) => r.envelope === "1 MB"), when));
+writeFileSync(join(out, "load.svg"), plot(runs, when));
 console.log(table);
 say(`wrote ${join(out, "results.md")}, results.json and load.svg`);
 
-const bad = results.filter((r) => r.status5xx > 0 || r.poolInUseAfterBytes !== 0);
+const bad = runs.flatMap((run) => run.results).filter((r) => r.status5xx > 0 || (r.poolInUseAfterBytes !== null && r.poolInUseAfterBytes !== 0));
 if (bad.length > 0) {
-  say(`FAILED: ${bad.length} step(s) with 5xx or a stream pool that did not return to 0`);
+  say(`FAILED: ${bad.length} step(s) with 5xx or an in-process stream pool that did not return to 0`);
   process.exit(1);
 }
 process.exit(0);
 
 /**
- * Two panels, throughput and p50/p99 latency against concurrency (log2 axis). Written by hand: four points and two
- * axes do not justify a plotting dependency.
+ * Two panels, throughput and p50/p99 latency against concurrency (log2 axis), 1 MB envelope, one colour per app.
+ * Written by hand: a few points and two axes do not justify a plotting dependency.
  */
-function plot(rows, title) {
-  const width = 760, height = 300, panel = 320, top = 40, bottom = 250, left = [60, 440];
-  const xs = rows.map((r) => r.concurrency);
-  const x = (c, i) => left[i] + (Math.log2(c) - Math.log2(Math.min(...xs))) / ((Math.log2(Math.max(...xs)) - Math.log2(Math.min(...xs))) || 1) * (panel - 20);
+function plot(runs, title) {
+  const width = 760, height = 320, panel = 320, top = 40, bottom = 250, left = [60, 440];
+  const series = runs.map((run) => ({ app: apps[run.app], rows: run.results.filter((r) => r.envelope === "1 MB") }));
+  const all = series.flatMap((s) => s.rows);
+  const xs = [...new Set(all.map((r) => r.concurrency))].sort((a, b) => a - b);
+  const lo = Math.log2(Math.min(...xs)), hi = Math.log2(Math.max(...xs));
+  const x = (c, i) => left[i] + (Math.log2(c) - lo) / ((hi - lo) || 1) * (panel - 20);
   const scale = (values) => { const max = Math.max(...values, 1) * 1.1; return { max, y: (v) => bottom - (v / max) * (bottom - top) }; };
-  const rps = scale(rows.flatMap((r) => [r.requestsPerSecond, r.okPerSecond]));
-  const lat = scale(rows.flatMap((r) => [r.p50Ms, r.p99Ms]));
-  const line = (i, y, key, color) => `<polyline fill="none" stroke="${color}" stroke-width="2" points="${rows.map((r) => `${x(r.concurrency, i).toFixed(1)},${y(r[key]).toFixed(1)}`).join(" ")}"/>`
+  const rps = scale(all.flatMap((r) => [r.requestsPerSecond, r.okPerSecond]));
+  const lat = scale(all.flatMap((r) => [r.p50Ms, r.p99Ms]));
+  const line = (rows, i, y, key, color, dashed) => `<polyline fill="none" stroke="${color}" stroke-width="2"${dashed ? ' stroke-dasharray="5,4"' : ""} points="${rows.map((r) => `${x(r.concurrency, i).toFixed(1)},${y(r[key]).toFixed(1)}`).join(" ")}"/>`
     + rows.map((r) => `<circle cx="${x(r.concurrency, i).toFixed(1)}" cy="${y(r[key]).toFixed(1)}" r="3" fill="${color}"/>`).join("");
   const axes = (i, s, label) => `<line x1="${left[i]}" y1="${bottom}" x2="${left[i] + panel}" y2="${bottom}" stroke="#333"/><line x1="${left[i]}" y1="${top}" x2="${left[i]}" y2="${bottom}" stroke="#333"/>`
     + xs.map((c) => `<text x="${x(c, i).toFixed(1)}" y="${bottom + 16}" font-size="11" text-anchor="middle">${c}</text>`).join("")
     + [0, 0.5, 1].map((f) => `<text x="${left[i] - 6}" y="${(bottom - f * (bottom - top) / 1.1 + 4).toFixed(1)}" font-size="11" text-anchor="end">${(f * s.max / 1.1).toFixed(0)}</text>`).join("")
     + `<text x="${left[i] + panel / 2}" y="${bottom + 34}" font-size="12" text-anchor="middle">concurrency (1 MB envelope)</text>`
     + `<text x="${left[i] + panel / 2}" y="${top - 12}" font-size="13" text-anchor="middle" font-weight="bold">${label}</text>`;
+  const legend = series.map((s, k) => `<rect x="${60 + k * 240}" y="${height - 34}" width="12" height="12" fill="${s.app.color}"/>`
+    + `<text x="${78 + k * 240}" y="${height - 24}" font-size="11">${s.app.name} (${s.app.hostName})</text>`).join("");
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">`
     + `<rect width="100%" height="100%" fill="white"/>`
-    + axes(0, rps, "requests/s: answered blue, 200 green") + line(0, rps.y, "requestsPerSecond", "#1f77b4") + line(0, rps.y, "okPerSecond", "#2ca02c")
-    + axes(1, lat, "latency (ms): p50 blue, p99 red") + line(1, lat.y, "p50Ms", "#1f77b4") + line(1, lat.y, "p99Ms", "#d62728")
+    + axes(0, rps, "requests/s: answered solid, 200 dashed")
+    + series.map((s) => line(s.rows, 0, rps.y, "requestsPerSecond", s.app.color, false) + line(s.rows, 0, rps.y, "okPerSecond", s.app.color, true)).join("")
+    + axes(1, lat, "latency (ms): p50 solid, p99 dashed")
+    + series.map((s) => line(s.rows, 1, lat.y, "p50Ms", s.app.color, false) + line(s.rows, 1, lat.y, "p99Ms", s.app.color, true)).join("")
+    + legend
     + `<text x="${width - 6}" y="${height - 4}" font-size="9" text-anchor="end" fill="#666">npm run load, ${title}</text>`
     + `</svg>\n`;
 }

@@ -1,13 +1,23 @@
 #!/usr/bin/env node
 // `npm start`: run the Function App locally in one command, on any machine with Node and the .NET SDK.
 //
+// Two apps share one core; the script runs one of them:
+//   node scripts/start.mjs              (npm start)               the isolated-worker app, FunctionApp.Isolated/ (net10.0);
+//   node scripts/start.mjs --inprocess  (npm run start:inprocess) the in-process app, FunctionApp/ (net8.0).
+// Any other argument is a usage error (exit 2).
+//
 //   1. picks the host: Core Tools' `func` from node_modules/.bin (the optional npm dependency, where its download
-//      worked) or the PATH; without func, the local host (tools/LocalHost, the WebJobs SDK host that runs the app's
-//      build output after the real host's start-up checks), which needs `dotnet`;
-//   2. copies local.settings.sample.json to FunctionApp/local.settings.json if that file is absent;
-//   3. without func: builds the app and the local host (dotnet build -c Release, incremental: quick when up to date);
+//      worked) or the PATH; without func, the app's local host, which needs `dotnet` (the .NET 10 SDK: global.json):
+//      tools/WorkerHost for the isolated app (it starts the worker from the app's build output and serves its HTTP and
+//      queue functions), tools/LocalHost for the in-process app (the WebJobs SDK host that runs the app's build output
+//      after the real host's start-up checks);
+//   2. copies the app's settings sample to its local.settings.json if that file is absent: FunctionApp.Isolated/
+//      local.settings.sample.json to FunctionApp.Isolated/local.settings.json, or the repository root's
+//      local.settings.sample.json to FunctionApp/local.settings.json;
+//   3. without func: builds the app and its local host (dotnet build -c Release -v quiet, incremental: quick when up to
+//      date), printing a line before and after each build; dotnet's errors still show when one fails;
 //   4. starts Azurite on 127.0.0.1 with telemetry off, data in .azurite/, and waits until it listens;
-//   5. runs `func start` in FunctionApp/, or the local host on the build output;
+//   5. runs `func start` in the app's folder, or the local host on the app's build output;
 //   6. stops Azurite when the host exits, or on Ctrl-C / SIGTERM, and exits with the host's code.
 //
 // A Node script rather than bash: npm already requires Node, and it runs the same on Windows, where func is a .cmd.
@@ -16,7 +26,7 @@
 // AZURITE_BLOB_PORT / AZURITE_QUEUE_PORT / AZURITE_TABLE_PORT move Azurite off 10000-10002 (the tests use free ports;
 // UseDevelopmentStorage=true only knows the defaults, so the host then gets AzureWebJobsStorage and WidgetStorage
 // connection strings naming them, as environment variables, which win over local.settings.json).
-// HTTP_PORT moves the HTTP port off 7071 (func start --port, LocalHost --port).
+// HTTP_PORT moves the HTTP port off 7071 (func start --port, WorkerHost/LocalHost --port).
 
 import { spawn, spawnSync } from "node:child_process";
 import { constants, copyFileSync, existsSync, statSync } from "node:fs";
@@ -25,8 +35,43 @@ import { delimiter, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const appDir = join(root, "FunctionApp");
 const isWindows = process.platform === "win32";
+const usage = "usage: node scripts/start.mjs [--inprocess]  (npm start: the isolated app FunctionApp.Isolated/; "
+  + "npm run start:inprocess: the in-process app FunctionApp/)";
+// Before the ports: port() reports a bad value with fail().
+const say = (message) => console.log(`[npm start] ${message}`);
+const fail = (message) => console.error(`[npm start] ${message}`);
+
+// The app: the isolated one by default, the in-process one with --inprocess; anything else is refused before any work.
+const args = process.argv.slice(2);
+if (args.length > 1 || (args.length === 1 && args[0] !== "--inprocess")) {
+  fail(`Unknown argument${args.length > 1 ? "s" : ""} '${args.join(" ")}'. ${usage}`);
+  process.exit(2);
+}
+const inProcess = args[0] === "--inprocess";
+const app = inProcess
+  ? {
+    name: "the in-process app",
+    dir: "FunctionApp",
+    project: join("FunctionApp", "FunctionApp.csproj"),
+    output: join("FunctionApp", "bin", "Release", "net8.0"),
+    sample: "local.settings.sample.json",
+    hostName: "LocalHost",
+    hostProject: join("tools", "LocalHost", "LocalHost.csproj"),
+    hostDll: join("tools", "LocalHost", "bin", "Release", "net8.0", "LocalHost.dll"),
+  }
+  : {
+    name: "the isolated app",
+    dir: "FunctionApp.Isolated",
+    project: join("FunctionApp.Isolated", "FunctionApp.Isolated.csproj"),
+    output: join("FunctionApp.Isolated", "bin", "Release", "net10.0"),
+    sample: join("FunctionApp.Isolated", "local.settings.sample.json"),
+    hostName: "WorkerHost",
+    hostProject: join("tools", "WorkerHost", "WorkerHost.csproj"),
+    hostDll: join("tools", "WorkerHost", "bin", "Release", "net10.0", "WorkerHost.dll"),
+  };
+const appDir = join(root, app.dir);
+
 const host = "127.0.0.1";
 const ports = {
   blob: port("AZURITE_BLOB_PORT", 10000),
@@ -39,9 +84,6 @@ const azuriteStartTimeoutMs = 30_000;
 const stopTimeoutMs = 10_000;
 // 127: the shell's "command not found".
 const exitFuncMissing = 127;
-
-const say = (message) => console.log(`[npm start] ${message}`);
-const fail = (message) => console.error(`[npm start] ${message}`);
 
 /** 128 + the signal's number, as a shell reports a process stopped by a signal. */
 function exitCodeFor(signal) {
@@ -59,7 +101,7 @@ function port(name, fallback) {
   return parsed;
 }
 
-/** The first `func` on the PATH (func.cmd/func.exe on Windows), or undefined. */
+/** The first `command` on the PATH (on Windows with a PATHEXT extension: func.cmd, dotnet.exe), or undefined. */
 function findOnPath(command) {
   const extensions = isWindows ? (process.env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";") : [""];
   for (const directory of (process.env.PATH ?? "").split(delimiter)) {
@@ -110,7 +152,8 @@ const func = existsSync(localFunc) ? localFunc : findOnPath("func");
 const dotnet = func ? undefined : findOnPath("dotnet");
 if (!func && !dotnet) {
   fail("Neither Azure Functions Core Tools ('func') nor the .NET SDK ('dotnet') is available: nothing can run the app.");
-  fail("  Install the .NET 8 SDK or later (https://dot.net), then run 'npm start' again: it runs the app in the local host (tools/LocalHost).");
+  fail("  Install the .NET 10 SDK (https://dot.net; global.json requires 10.0.100 or later), then run 'npm start' again: "
+    + `it runs ${app.name} in its local host (tools/${app.hostName}).`);
   fail("  Core Tools, optional: 'npm ci' installs them where their download works (or npm i -g azure-functions-core-tools@4).");
   process.exit(exitFuncMissing);
 }
@@ -124,24 +167,29 @@ if (!existsSync(azuriteScript)) {
 // 2. Settings: copy the sample once; never overwrite a developer's own settings.
 const settings = join(appDir, "local.settings.json");
 try {
-  copyFileSync(join(root, "local.settings.sample.json"), settings, constants.COPYFILE_EXCL);
-  say(`Created ${relative(root, settings)} from local.settings.sample.json (development-only key).`);
+  copyFileSync(join(root, app.sample), settings, constants.COPYFILE_EXCL);
+  say(`Created ${relative(root, settings)} from ${app.sample} (development-only key).`);
 } catch (error) {
   if (error.code !== "EEXIST") throw error;
   say(`Using the existing ${relative(root, settings)}.`);
 }
 
-// 3. Without func: build the app and the local host (incremental; a failed build stops here, before Azurite).
-const localHostDll = join(root, "tools", "LocalHost", "bin", "Release", "net8.0", "LocalHost.dll");
-const appOutput = join(appDir, "bin", "Release", "net8.0");
+// 3. Without func: build the app and its local host (incremental; a failed build stops here, before Azurite).
+// -v quiet keeps a good build silent; dotnet's errors (and warnings) still reach the terminal, and a line before and
+// after each build says what the wait is for (a first build takes a minute or two).
+const localHostDll = join(root, app.hostDll);
+const appOutput = join(root, app.output);
 if (!func) {
-  say("Core Tools ('func') not found: running the app in the local host (tools/LocalHost) instead. Building (dotnet build -c Release)...");
-  for (const project of [join("FunctionApp", "FunctionApp.csproj"), join("tools", "LocalHost", "LocalHost.csproj")]) {
+  say(`Core Tools ('func') not found: running ${app.name} in its local host (tools/${app.hostName}) instead.`);
+  for (const project of [app.project, app.hostProject]) {
+    say(`Building ${project} (dotnet build -c Release)...`);
+    const buildStarted = Date.now();
     const built = spawnSync(dotnet, ["build", project, "--configuration", "Release", "--nologo", "-v", "quiet"], { cwd: root, stdio: "inherit" });
     if (built.status !== 0) {
       fail(`dotnet build ${project} failed (${built.error?.message ?? `code ${built.status}`}).`);
       process.exit(1);
     }
+    say(`Built ${project} in ${((Date.now() - buildStarted) / 1000).toFixed(1)} s`);
   }
 }
 
@@ -228,11 +276,11 @@ if (ports.blob !== 10000 || ports.queue !== 10001 || ports.table !== 10002) {
 }
 if (func) {
   const funcArgs = httpPort === 7071 ? ["start"] : ["start", "--port", String(httpPort)];
-  say(`Running '${func} ${funcArgs.join(" ")}' in FunctionApp/ (Ctrl-C stops func and Azurite).`);
+  say(`Running '${func} ${funcArgs.join(" ")}' in ${app.dir}/ (Ctrl-C stops func and Azurite).`);
   funcChild = spawn(isWindows ? `"${func}"` : func, funcArgs, { cwd: appDir, stdio: "inherit", shell: isWindows, env: hostEnv });
 } else {
   const hostArgs = [localHostDll, "--app", appOutput, "--settings", settings, "--port", String(httpPort)];
-  say(`Running the local host: dotnet ${hostArgs.map((a) => relative(root, a) || a).join(" ")} (Ctrl-C stops it and Azurite).`);
+  say(`Running the local host (tools/${app.hostName}): dotnet ${hostArgs.map((a) => relative(root, a) || a).join(" ")} (Ctrl-C stops it and Azurite).`);
   funcChild = spawn(dotnet, hostArgs, { cwd: root, stdio: "inherit", env: hostEnv });
 }
 funcChild.once("error", (error) => {
@@ -241,7 +289,7 @@ funcChild.once("error", (error) => {
 });
 funcChild.once("exit", (code, signal) => {
   if (stopping) return;
-  say(`${func ? "func" : "The local host"} exited (${signal ?? `code ${code}`}).`);
+  say(`${func ? "func" : app.hostName} exited (${signal ?? `code ${code}`}).`);
   // 6. Exit like the host did, or as the signal that stopped us (or func) would.
   shutdown(signalled || signal ? exitCodeFor(signalled ?? signal) : code);
 });

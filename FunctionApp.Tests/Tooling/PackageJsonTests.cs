@@ -3,11 +3,12 @@ using FunctionApp.Tests.Infra;
 
 namespace FunctionApp.Tests.Tooling;
 
-/// <summary>package.json's scripts: npm start runs the start script; every Azurite start has telemetry off.</summary>
+/// <summary>package.json's scripts: npm start runs the start script (the isolated app), npm run start:inprocess runs it for the in-process app; every Azurite start has telemetry off.</summary>
 public sealed class PackageJsonTests
 {
     [Theory]
     [InlineData("start", "node scripts/start.mjs")]
+    [InlineData("start:inprocess", "node scripts/start.mjs --inprocess")]
     [InlineData("azurite", "azurite --silent --disableTelemetry ")]
     public void Script_Name_RunsTheExpectedCommand(string name, string expectedPrefix)
     {

@@ -7,9 +7,9 @@ using FunctionApp.Tests.Infrastructure;
 namespace FunctionApp.Tests.Tooling;
 
 /// <summary>
-/// A throw-away copy of the repository's start script (scripts/start.mjs, package.json, local.settings.sample.json, an empty
-/// FunctionApp/, and a link to the real node_modules so the real Azurite runs) with a PATH holding only <c>node</c> and,
-/// if asked, a fake <c>func</c>. Core Tools are never needed. Azurite gets free loopback ports; anything the script left
+/// A throw-away copy of the repository's start script (scripts/start.mjs, package.json, both settings samples, an empty
+/// FunctionApp/ and FunctionApp.Isolated/, and a link to the real node_modules so the real Azurite runs) with a PATH
+/// holding only <c>node</c> and, if asked, a fake <c>func</c> or <c>dotnet</c>. Core Tools are never needed. Azurite gets free loopback ports; anything the script left
 /// running is killed on dispose, after the test has looked. POSIX only, like the repository's other script tests.
 /// </summary>
 public sealed class StartScriptSandbox : IAsyncDisposable
@@ -18,10 +18,12 @@ public sealed class StartScriptSandbox : IAsyncDisposable
         const fs = require("fs"), net = require("net");
         // Fake Core Tools (or fake dotnet running the local host) for StartScriptTests.
         // FAKE_FUNC_MODE: exit:<code> | signal-parent:<SIGNAL>. As dotnet, "build ..." is appended to FAKE_DOTNET_BUILDS
-        // and exits FAKE_DOTNET_BUILD_EXIT (0 unless set).
+        // and exits FAKE_DOTNET_BUILD_EXIT (0 unless set), printing a compiler-style error first when that is not 0.
         if (process.argv[2] === "build") {
           fs.appendFileSync(process.env.FAKE_DOTNET_BUILDS, process.argv.slice(2).join(" ") + "\n");
-          process.exit(Number(process.env.FAKE_DOTNET_BUILD_EXIT ?? "0"));
+          const code = Number(process.env.FAKE_DOTNET_BUILD_EXIT ?? "0");
+          if (code !== 0) console.log(`${process.argv[3]} : error CS0000: fake build failure`);
+          process.exit(code);
         }
         const ports = ["AZURITE_BLOB_PORT", "AZURITE_QUEUE_PORT", "AZURITE_TABLE_PORT"].map(n => Number(process.env[n]));
         const listening = p => new Promise(r => { const s = net.connect({ host: "127.0.0.1", port: p }); s.on("connect", () => { s.destroy(); r(true); }); s.on("error", () => r(false)); });
@@ -52,9 +54,11 @@ public sealed class StartScriptSandbox : IAsyncDisposable
         Directory.CreateDirectory(_bin);
         Directory.CreateDirectory(Path.Combine(Root, "scripts"));
         Directory.CreateDirectory(Path.Combine(Root, "FunctionApp"));
+        Directory.CreateDirectory(Path.Combine(Root, "FunctionApp.Isolated"));
         File.Copy(RepoFiles.File("scripts", "start.mjs"), Path.Combine(Root, "scripts", "start.mjs"));
         File.Copy(RepoFiles.File("package.json"), Path.Combine(Root, "package.json"));
-        File.Copy(RepoFiles.File("local.settings.sample.json"), Path.Combine(Root, "local.settings.sample.json"));
+        File.Copy(RepoFiles.File("local.settings.sample.json"), InProcessSample);
+        File.Copy(RepoFiles.File("FunctionApp.Isolated", "local.settings.sample.json"), IsolatedSample);
         File.CreateSymbolicLink(Path.Combine(_bin, "node"), _node);
         if (withAzurite)
         {
@@ -89,9 +93,18 @@ public sealed class StartScriptSandbox : IAsyncDisposable
     /// <summary>Azurite's blob, queue and table ports for this sandbox.</summary>
     public IReadOnlyList<int> Ports { get; }
 
-    public string Settings => Path.Combine(Root, "FunctionApp", "local.settings.json");
+    /// <summary>The in-process app's settings (<c>--inprocess</c>), copied from <see cref="InProcessSample"/>.</summary>
+    public string InProcessSettings => Path.Combine(Root, "FunctionApp", "local.settings.json");
 
-    public string Sample => Path.Combine(Root, "local.settings.sample.json");
+    public string InProcessSample => Path.Combine(Root, "local.settings.sample.json");
+
+    /// <summary>The isolated app's settings (the default), copied from <see cref="IsolatedSample"/>.</summary>
+    public string IsolatedSettings => Path.Combine(Root, "FunctionApp.Isolated", "local.settings.json");
+
+    public string IsolatedSample => Path.Combine(Root, "FunctionApp.Isolated", "local.settings.sample.json");
+
+    /// <summary>Environment variables set for the next run after the sandbox's own (ports, fakes), so they can override them.</summary>
+    public Dictionary<string, string> Environment { get; } = [];
 
     public string AzuriteLocation => Path.Combine(Root, ".azurite");
 
@@ -141,7 +154,8 @@ public sealed class StartScriptSandbox : IAsyncDisposable
         File.SetUnixFileMode(path, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
     }
 
-    public async Task<StartScriptRun> RunAsync()
+    /// <summary>Runs <c>node scripts/start.mjs</c> with <paramref name="arguments"/> (none: the isolated app; <c>--inprocess</c>).</summary>
+    public async Task<StartScriptRun> RunAsync(params string[] arguments)
     {
         var record = Path.Combine(Root, "func-record.json");
         var start = new ProcessStartInfo(_node)
@@ -153,6 +167,11 @@ public sealed class StartScriptSandbox : IAsyncDisposable
             WorkingDirectory = Root,
         };
         start.ArgumentList.Add(Path.Combine(Root, "scripts", "start.mjs"));
+        foreach (var argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
         start.Environment["PATH"] = _bin;
         start.Environment["AZURITE_BLOB_PORT"] = Ports[0].ToString(System.Globalization.CultureInfo.InvariantCulture);
         start.Environment["AZURITE_QUEUE_PORT"] = Ports[1].ToString(System.Globalization.CultureInfo.InvariantCulture);
@@ -162,6 +181,10 @@ public sealed class StartScriptSandbox : IAsyncDisposable
         start.Environment["FAKE_DOTNET_BUILDS"] = DotnetBuilds;
         start.Environment["FAKE_DOTNET_BUILD_EXIT"] = _buildExitCode.ToString(System.Globalization.CultureInfo.InvariantCulture);
         start.Environment["HTTP_PORT"] = HttpPort.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        foreach (var (name, value) in Environment)
+        {
+            start.Environment[name] = value;
+        }
 
         var output = new StringBuilder();
         var error = new StringBuilder();
@@ -250,7 +273,7 @@ public sealed class StartScriptSandbox : IAsyncDisposable
 
     private static string FindNode()
     {
-        foreach (var directory in (Environment.GetEnvironmentVariable("PATH") ?? string.Empty).Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries))
+        foreach (var directory in (System.Environment.GetEnvironmentVariable("PATH") ?? string.Empty).Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries))
         {
             var candidate = Path.Combine(directory, "node");
             if (File.Exists(candidate))

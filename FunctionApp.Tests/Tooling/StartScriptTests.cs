@@ -1,36 +1,47 @@
+using System.Text.RegularExpressions;
+
 namespace FunctionApp.Tests.Tooling;
 
 /// <summary>
-/// <c>npm start</c> (scripts/start.mjs) with the real Azurite and a fake <c>func</c> or <c>dotnet</c>: func from
-/// node_modules/.bin or the PATH, else the local host built and run on the build output; settings copied only when absent,
-/// Azurite up with telemetry off while the host runs, nothing left running however it ends, a clear message without either.
+/// <c>npm start</c> (scripts/start.mjs) with the real Azurite and a fake <c>func</c> or <c>dotnet</c>: by default the
+/// isolated app (func in FunctionApp.Isolated/, else the app and tools/WorkerHost built and WorkerHost run on its output),
+/// with <c>--inprocess</c> the in-process app (func in FunctionApp/, else tools/LocalHost); func from node_modules/.bin or
+/// the PATH; settings copied only when absent, Azurite up with telemetry off while the host runs, nothing left running
+/// however it ends, a clear message without either, a usage error for anything else on the command line.
 /// </summary>
 public sealed class StartScriptTests
 {
     /// <summary>Where Azurite keeps its telemetry instance id, written only when telemetry is on (azurite/dist/src/common/Telemetry.js, GetInstanceID).</summary>
     private const string AzuriteTelemetryFile = "AzuriteConfig";
 
-    [Fact]
-    public async Task Start_NeitherFuncNorDotnet_SaysWhatToInstallAndLeavesNothingRunning()
+    private const string Usage = "usage: node scripts/start.mjs [--inprocess]";
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task Start_NeitherFuncNorDotnet_NamesTheDotnet10SdkAndLeavesNothingRunning(bool inProcess)
     {
         // Arrange
         await using var sandbox = StartScriptSandbox.Create();
 
         // Act
-        var run = await sandbox.RunAsync();
+        var run = inProcess ? await sandbox.RunAsync("--inprocess") : await sandbox.RunAsync();
 
         // Assert
-        Assert.NotEqual(0, run.ExitCode);
+        Assert.Equal(127, run.ExitCode);
         Assert.Contains("Neither Azure Functions Core Tools ('func') nor the .NET SDK ('dotnet') is available", run.Error, StringComparison.Ordinal);
-        Assert.Contains("Install the .NET 8 SDK or later", run.Error, StringComparison.Ordinal);
+        Assert.Contains("Install the .NET 10 SDK (https://dot.net; global.json requires 10.0.100 or later)", run.Error, StringComparison.Ordinal);
+        Assert.DoesNotContain(".NET 8", run.Error, StringComparison.Ordinal);
+        Assert.Contains(inProcess ? "(tools/LocalHost)" : "(tools/WorkerHost)", run.Error, StringComparison.Ordinal);
         Assert.Null(run.AzuritePid);
         Assert.False(Directory.Exists(sandbox.AzuriteLocation), "Azurite ran although nothing can host the app");
         Assert.False(await sandbox.AnyPortListeningAsync());
-        Assert.False(File.Exists(sandbox.Settings), "settings were written although nothing can run");
+        Assert.False(File.Exists(sandbox.IsolatedSettings), "isolated settings were written although nothing can run");
+        Assert.False(File.Exists(sandbox.InProcessSettings), "in-process settings were written although nothing can run");
     }
 
     [Fact]
-    public async Task Start_FuncNotInstalled_BuildsThenRunsTheLocalHostOnTheBuildOutputWithAzuriteUp()
+    public async Task Start_FuncNotInstalled_BuildsTheIsolatedAppAndWorkerHostThenRunsWorkerHostOnItsOutputWithAzuriteUp()
     {
         // Arrange
         await using var sandbox = StartScriptSandbox.Create();
@@ -38,6 +49,43 @@ public sealed class StartScriptTests
 
         // Act
         var run = await sandbox.RunAsync();
+
+        // Assert
+        Assert.Equal(0, run.ExitCode);
+        Assert.Equal(
+            [
+                "build FunctionApp.Isolated/FunctionApp.Isolated.csproj --configuration Release --nologo -v quiet",
+                "build tools/WorkerHost/WorkerHost.csproj --configuration Release --nologo -v quiet",
+            ],
+            await File.ReadAllLinesAsync(sandbox.DotnetBuilds));
+        var host = Assert.IsType<FakeFuncRecord>(run.Func);
+        Assert.Equal(
+            [
+                Path.Combine(sandbox.Root, "tools", "WorkerHost", "bin", "Release", "net10.0", "WorkerHost.dll"),
+                "--app", Path.Combine(sandbox.Root, "FunctionApp.Isolated", "bin", "Release", "net10.0"),
+                "--settings", sandbox.IsolatedSettings,
+                "--port", sandbox.HttpPort.ToString(System.Globalization.CultureInfo.InvariantCulture),
+            ],
+            host.Args);
+        Assert.Equal(sandbox.Root, host.Cwd);
+        Assert.Equal(await File.ReadAllTextAsync(sandbox.IsolatedSample), await File.ReadAllTextAsync(sandbox.IsolatedSettings));
+        Assert.False(File.Exists(sandbox.InProcessSettings), "the in-process app's settings were written in the default (isolated) mode");
+        Assert.True(host.AzuriteListening, $"Azurite was not listening when WorkerHost started.\n{run.Output}\n{run.Error}");
+        Assert.Contains($"QueueEndpoint=http://127.0.0.1:{sandbox.Ports[1]}/devstoreaccount1;", host.WidgetStorage, StringComparison.Ordinal);
+        Assert.Contains("WorkerHost exited (code 0)", run.Output, StringComparison.Ordinal);
+        AssertAzuriteRanWithoutTelemetryAndStopped(sandbox, run);
+        Assert.False(await sandbox.AnyPortListeningAsync());
+    }
+
+    [Fact]
+    public async Task Start_InProcessFuncNotInstalled_BuildsThenRunsTheLocalHostOnTheBuildOutputWithAzuriteUp()
+    {
+        // Arrange
+        await using var sandbox = StartScriptSandbox.Create();
+        sandbox.AddFakeDotnet("exit:0");
+
+        // Act
+        var run = await sandbox.RunAsync("--inprocess");
 
         // Assert
         Assert.Equal(0, run.ExitCode);
@@ -52,35 +100,112 @@ public sealed class StartScriptTests
             [
                 Path.Combine(sandbox.Root, "tools", "LocalHost", "bin", "Release", "net8.0", "LocalHost.dll"),
                 "--app", Path.Combine(sandbox.Root, "FunctionApp", "bin", "Release", "net8.0"),
-                "--settings", sandbox.Settings,
+                "--settings", sandbox.InProcessSettings,
                 "--port", sandbox.HttpPort.ToString(System.Globalization.CultureInfo.InvariantCulture),
             ],
             host.Args);
+        Assert.Equal(await File.ReadAllTextAsync(sandbox.InProcessSample), await File.ReadAllTextAsync(sandbox.InProcessSettings));
+        Assert.False(File.Exists(sandbox.IsolatedSettings), "the isolated app's settings were written with --inprocess");
         Assert.True(host.AzuriteListening, $"Azurite was not listening when the local host started.\n{run.Output}\n{run.Error}");
         Assert.Contains($"QueueEndpoint=http://127.0.0.1:{sandbox.Ports[1]}/devstoreaccount1;", host.WidgetStorage, StringComparison.Ordinal);
         AssertAzuriteRanWithoutTelemetryAndStopped(sandbox, run);
         Assert.False(await sandbox.AnyPortListeningAsync());
     }
 
-    [Fact]
-    public async Task Start_LocalHostBuildFails_ExitsNonZeroWithoutStartingAzurite()
+    [Theory]
+    [InlineData(new string[0], "FunctionApp.Isolated/FunctionApp.Isolated.csproj", "tools/WorkerHost/WorkerHost.csproj")]
+    [InlineData(new[] { "--inprocess" }, "FunctionApp/FunctionApp.csproj", "tools/LocalHost/LocalHost.csproj")]
+    public async Task Start_FuncNotInstalled_PrintsALineBeforeAndAfterEachBuild(string[] arguments, string app, string host)
+    {
+        // Arrange
+        await using var sandbox = StartScriptSandbox.Create();
+        sandbox.AddFakeDotnet("exit:0");
+
+        // Act
+        var run = await sandbox.RunAsync(arguments);
+
+        // Assert: in order, each build announced before it runs and timed after it.
+        Assert.Equal(0, run.ExitCode);
+        var progress = run.Output.Split('\n', StringSplitOptions.TrimEntries)
+            .Where(line => line.StartsWith("[npm start] Building ", StringComparison.Ordinal) || line.StartsWith("[npm start] Built ", StringComparison.Ordinal))
+            .ToArray();
+        Assert.Equal(4, progress.Length);
+        Assert.Equal($"[npm start] Building {app} (dotnet build -c Release)...", progress[0]);
+        Assert.Matches($@"^\[npm start\] Built {Regex.Escape(app)} in \d+\.\d s$", progress[1]);
+        Assert.Equal($"[npm start] Building {host} (dotnet build -c Release)...", progress[2]);
+        Assert.Matches($@"^\[npm start\] Built {Regex.Escape(host)} in \d+\.\d s$", progress[3]);
+    }
+
+    [Theory]
+    [InlineData(new string[0], "FunctionApp.Isolated/FunctionApp.Isolated.csproj")]
+    [InlineData(new[] { "--inprocess" }, "FunctionApp/FunctionApp.csproj")]
+    public async Task Start_BuildFails_ShowsDotnetsErrorAndExitsNonZeroWithoutStartingAzurite(string[] arguments, string app)
     {
         // Arrange
         await using var sandbox = StartScriptSandbox.Create();
         sandbox.AddFakeDotnet("exit:0", buildExitCode: 1);
 
         // Act
-        var run = await sandbox.RunAsync();
+        var run = await sandbox.RunAsync(arguments);
 
         // Assert
         Assert.Equal(1, run.ExitCode);
-        Assert.Contains("dotnet build FunctionApp/FunctionApp.csproj failed", run.Error, StringComparison.Ordinal);
+        Assert.Contains($"[npm start] Building {app} (dotnet build -c Release)...", run.Output, StringComparison.Ordinal);
+        Assert.Contains($"{app} : error CS0000: fake build failure", run.Output + run.Error, StringComparison.Ordinal);
+        Assert.Contains($"dotnet build {app} failed", run.Error, StringComparison.Ordinal);
+        Assert.DoesNotContain("[npm start] Built ", run.Output, StringComparison.Ordinal);
+        Assert.Equal([$"build {app} --configuration Release --nologo -v quiet"], await File.ReadAllLinesAsync(sandbox.DotnetBuilds));
+        Assert.Null(run.Func);
+        Assert.Null(run.AzuritePid);
+    }
+
+    [Theory]
+    [InlineData("--isolated")]
+    [InlineData("--in-process")]
+    [InlineData("--inprocess --verbose")]
+    [InlineData("start")]
+    public async Task Start_UnknownArgument_ExitsTwoNamingTheUsageAndStartsNothing(string commandLine)
+    {
+        // Arrange: a func that would run, so only the argument stops the script.
+        await using var sandbox = StartScriptSandbox.Create();
+        sandbox.AddFakeFunc("exit:0");
+        var arguments = commandLine.Split(' ');
+
+        // Act
+        var run = await sandbox.RunAsync(arguments);
+
+        // Assert
+        Assert.Equal(2, run.ExitCode);
+        Assert.Contains($"'{commandLine}'", run.Error, StringComparison.Ordinal);
+        Assert.Contains(Usage, run.Error, StringComparison.Ordinal);
+        Assert.Null(run.Func);
+        Assert.Null(run.AzuritePid);
+        Assert.False(File.Exists(sandbox.IsolatedSettings), "settings were written despite the usage error");
+        Assert.False(File.Exists(sandbox.InProcessSettings), "settings were written despite the usage error");
+    }
+
+    [Theory]
+    [InlineData("HTTP_PORT", "abc")]
+    [InlineData("AZURITE_QUEUE_PORT", "70000")]
+    public async Task Start_PortVariableNotAPort_ExitsTwoNamingItAndStartsNothing(string variable, string value)
+    {
+        // Arrange
+        await using var sandbox = StartScriptSandbox.Create();
+        sandbox.AddFakeFunc("exit:0");
+        sandbox.Environment[variable] = value;
+
+        // Act
+        var run = await sandbox.RunAsync();
+
+        // Assert
+        Assert.Equal(2, run.ExitCode);
+        Assert.Contains($"{variable} must be a port number (1-65535), not '{value}'.", run.Error, StringComparison.Ordinal);
         Assert.Null(run.Func);
         Assert.Null(run.AzuritePid);
     }
 
     [Fact]
-    public async Task Start_FuncInNodeModules_RunsItRatherThanTheLocalHost()
+    public async Task Start_FuncInNodeModules_RunsItInTheIsolatedAppRatherThanWorkerHost()
     {
         // Arrange: Core Tools as npm's optional dependency links them, and a dotnet that must not be used.
         await using var sandbox = StartScriptSandbox.Create(funcInNodeModules: true);
@@ -94,7 +219,7 @@ public sealed class StartScriptTests
         Assert.Equal(0, run.ExitCode);
         var func = Assert.IsType<FakeFuncRecord>(run.Func);
         Assert.Equal(["start", "--port", sandbox.HttpPort.ToString(System.Globalization.CultureInfo.InvariantCulture)], func.Args);
-        Assert.Equal(Path.Combine(sandbox.Root, "FunctionApp"), func.Cwd);
+        Assert.Equal(Path.Combine(sandbox.Root, "FunctionApp.Isolated"), func.Cwd);
         Assert.False(File.Exists(sandbox.DotnetBuilds), "the local host was built although func is installed");
         AssertAzuriteRanWithoutTelemetryAndStopped(sandbox, run);
     }
@@ -142,21 +267,24 @@ public sealed class StartScriptTests
     }
 
     [Theory]
-    [InlineData(0)]
-    [InlineData(3)]
-    public async Task Start_FuncExits_RanFuncStartInFunctionAppWithAzuriteUpThenStopsAzurite(int funcExitCode)
+    [InlineData(0, false)]
+    [InlineData(3, false)]
+    [InlineData(0, true)]
+    [InlineData(3, true)]
+    public async Task Start_FuncExits_RanFuncStartInTheAppsFolderWithAzuriteUpThenStopsAzurite(int funcExitCode, bool inProcess)
     {
         // Arrange
         await using var sandbox = StartScriptSandbox.Create();
         sandbox.AddFakeFunc($"exit:{funcExitCode}");
 
         // Act
-        var run = await sandbox.RunAsync();
+        var run = inProcess ? await sandbox.RunAsync("--inprocess") : await sandbox.RunAsync();
 
-        // Assert
+        // Assert: the isolated app by default, the in-process one with --inprocess.
         Assert.Equal(funcExitCode, run.ExitCode);
         var func = Assert.IsType<FakeFuncRecord>(run.Func);
-        Assert.Equal(Path.Combine(sandbox.Root, "FunctionApp"), func.Cwd);
+        Assert.Equal(Path.Combine(sandbox.Root, inProcess ? "FunctionApp" : "FunctionApp.Isolated"), func.Cwd);
+        Assert.Contains($"in {(inProcess ? "FunctionApp" : "FunctionApp.Isolated")}/ (Ctrl-C stops func and Azurite)", run.Output, StringComparison.Ordinal);
         Assert.Equal(["start", "--port", sandbox.HttpPort.ToString(System.Globalization.CultureInfo.InvariantCulture)], func.Args);
         Assert.True(func.AzuriteListening, $"Azurite was not listening on {string.Join(", ", sandbox.Ports)} when func started.\n{run.Output}\n{run.Error}");
         AssertAzuriteRanWithoutTelemetryAndStopped(sandbox, run);
@@ -184,26 +312,32 @@ public sealed class StartScriptTests
     }
 
     [Theory]
-    [InlineData(false)]
-    [InlineData(true)]
-    public async Task Start_Settings_CopiesTheSampleOnlyWhenAbsent(bool settingsExist)
+    [InlineData(false, false)]
+    [InlineData(true, false)]
+    [InlineData(false, true)]
+    [InlineData(true, true)]
+    public async Task Start_Settings_CopiesTheAppsSampleOnlyWhenAbsent(bool settingsExist, bool inProcess)
     {
-        // Arrange
+        // Arrange: the isolated app's own sample by default, the repository root's with --inprocess.
         await using var sandbox = StartScriptSandbox.Create();
         sandbox.AddFakeFunc("exit:0");
+        var (settings, sample, other) = inProcess
+            ? (sandbox.InProcessSettings, sandbox.InProcessSample, sandbox.IsolatedSettings)
+            : (sandbox.IsolatedSettings, sandbox.IsolatedSample, sandbox.InProcessSettings);
         const string mine = """{ "IsEncrypted": false, "Values": { "mine": "kept" } }""";
         if (settingsExist)
         {
-            await File.WriteAllTextAsync(sandbox.Settings, mine);
+            await File.WriteAllTextAsync(settings, mine);
         }
 
         // Act
-        var run = await sandbox.RunAsync();
+        var run = inProcess ? await sandbox.RunAsync("--inprocess") : await sandbox.RunAsync();
 
         // Assert
         Assert.Equal(0, run.ExitCode);
-        var expected = settingsExist ? mine : await File.ReadAllTextAsync(sandbox.Sample);
-        Assert.Equal(expected, await File.ReadAllTextAsync(sandbox.Settings));
+        var expected = settingsExist ? mine : await File.ReadAllTextAsync(sample);
+        Assert.Equal(expected, await File.ReadAllTextAsync(settings));
+        Assert.False(File.Exists(other), "the other app's settings were written");
     }
 
     private static void AssertAzuriteRanWithoutTelemetryAndStopped(StartScriptSandbox sandbox, StartScriptRun run)

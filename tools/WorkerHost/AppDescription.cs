@@ -1,4 +1,6 @@
+using System.Collections;
 using System.Text.Json;
+using System.Text.Json.Nodes;
 
 namespace WorkerHost;
 
@@ -6,6 +8,9 @@ namespace WorkerHost;
 internal sealed class AppDescription
 {
     private const string Runtime = "dotnet-isolated";
+
+    /// <summary>The configuration section host.json is under in the host (<c>AzureFunctionsJobHost__…</c> overrides it).</summary>
+    private const string HostJsonSection = "AzureFunctionsJobHost";
 
     private AppDescription(string root, IReadOnlyDictionary<string, string> settings, string executable, string workerPath, JsonElement? hostJson)
     {
@@ -81,8 +86,51 @@ internal sealed class AppDescription
             hostJson = document.RootElement.Clone();
         }
 
-        return new AppDescription(root, settings, executable, workerPath, hostJson);
+        return new AppDescription(root, settings, executable, workerPath, WithOverrides(hostJson, settings));
     }
+
+    /// <summary>
+    /// host.json with the host's configuration overrides applied: a setting (or, winning over it, an environment variable)
+    /// named <c>AzureFunctionsJobHost__extensions__queues__visibilityTimeout</c> (or with <c>:</c>) replaces that value, as
+    /// the host's configuration layers them over host.json. Names match case-insensitively; missing objects are created.
+    /// </summary>
+    private static JsonElement? WithOverrides(JsonElement? hostJson, IReadOnlyDictionary<string, string> settings)
+    {
+        var overrides = settings
+            .Concat(Environment.GetEnvironmentVariables().Cast<DictionaryEntry>().Select(e => new KeyValuePair<string, string>((string)e.Key, e.Value as string ?? string.Empty)))
+            .Select(s => (Path: s.Key.Replace("__", ":", StringComparison.Ordinal).Split(':'), s.Value))
+            .Where(s => s.Path.Length > 1 && string.Equals(s.Path[0], HostJsonSection, StringComparison.OrdinalIgnoreCase))
+            .ToList();
+        if (overrides.Count == 0)
+        {
+            return hostJson;
+        }
+
+        var root = (hostJson is { ValueKind: JsonValueKind.Object } h ? JsonNode.Parse(h.GetRawText()) as JsonObject : null) ?? [];
+        foreach (var (path, value) in overrides)
+        {
+            var node = root;
+            foreach (var name in path[1..^1])
+            {
+                var existing = Property(node, name);
+                if (existing is not { Value: JsonObject child })
+                {
+                    child = [];
+                    node[existing?.Key ?? name] = child;
+                }
+
+                node = child;
+            }
+
+            node[Property(node, path[^1])?.Key ?? path[^1]] = value;
+        }
+
+        using var document = JsonDocument.Parse(root.ToJsonString());
+        return document.RootElement.Clone();
+    }
+
+    private static KeyValuePair<string, JsonNode?>? Property(JsonObject node, string name) =>
+        node.FirstOrDefault(p => string.Equals(p.Key, name, StringComparison.OrdinalIgnoreCase)) is { Key: not null } p ? p : null;
 
     private static Dictionary<string, string> ReadSettings(string? path)
     {

@@ -60,16 +60,32 @@ internal sealed class HttpInvocationHandler(WorkerSupervisor supervisor, IHttpFo
         var forward = forwarder.SendAsync(context, channel.HttpUri.ToString(), _invoker, Config).AsTask();
         var invocation = InvokeAsync(channel, request, context.RequestAborted);
         var error = await forward.ConfigureAwait(false);
-        var (succeeded, reason) = await invocation.ConfigureAwait(false);
         if (error != ForwarderError.None)
         {
+            // Answered without waiting for the invocation: when the body never reached the worker, its InvocationResponse
+            // comes only when the worker gives up waiting for the HTTP request.
+            _ = invocation;
             if (context.RequestAborted.IsCancellationRequested)
             {
                 return;
             }
 
-            var detail = context.Features.Get<IForwarderErrorFeature>()?.Exception?.Message;
-            Console.WriteLine($"WorkerHost: {functionName} ({invocationId}): forwarding to the worker failed: {error} {detail}");
+            var exception = context.Features.Get<IForwarderErrorFeature>()?.Exception;
+            if (error == ForwarderError.RequestBodyClient && ClientRefusal(exception) is { } refusal)
+            {
+                // The client's body broke this host's own Kestrel limits (FUNCTIONS_REQUEST_BODY_SIZE_LIMIT: 413, its minimum
+                // data rate: 408, bad framing or a body shorter than its Content-Length: 400): the client's fault, answered
+                // with Kestrel's status as the host does for its own functions, never 502 (which says the worker failed).
+                Console.WriteLine($"WorkerHost: {functionName} ({invocationId}): the client's request body was refused: {refusal.StatusCode} {refusal.Message}");
+                if (!context.Response.HasStarted)
+                {
+                    await FailAsync(context, refusal.StatusCode, $"The request body was refused by the host: {refusal.Message}").ConfigureAwait(false);
+                }
+
+                return;
+            }
+
+            Console.WriteLine($"WorkerHost: {functionName} ({invocationId}): forwarding to the worker failed: {error} {exception?.Message}");
             if (!context.Response.HasStarted)
             {
                 await FailAsync(context, StatusCodes.Status502BadGateway, $"The worker could not be reached ({error}).").ConfigureAwait(false);
@@ -78,6 +94,7 @@ internal sealed class HttpInvocationHandler(WorkerSupervisor supervisor, IHttpFo
             return;
         }
 
+        var (succeeded, reason) = await invocation.ConfigureAwait(false);
         if (!succeeded)
         {
             Console.WriteLine($"WorkerHost: {functionName} ({invocationId}) failed: {reason}");
@@ -102,6 +119,15 @@ internal sealed class HttpInvocationHandler(WorkerSupervisor supervisor, IHttpFo
             return (false, e.Message);
         }
     }
+
+    // Kestrel's refusal of the client's body, wherever YARP wrapped it (an AggregateException of the copy and the send).
+    private static BadHttpRequestException? ClientRefusal(Exception? exception) => exception switch
+    {
+        null => null,
+        BadHttpRequestException { StatusCode: >= 400 and < 500 } refusal => refusal,
+        AggregateException aggregate => aggregate.InnerExceptions.Select(ClientRefusal).FirstOrDefault(r => r is not null),
+        _ => ClientRefusal(exception.InnerException),
+    };
 
     private static async Task FailAsync(HttpContext context, int status, string message)
     {

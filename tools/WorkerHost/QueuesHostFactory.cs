@@ -17,7 +17,9 @@ internal static class QueuesHostFactory
             .ConfigureAppConfiguration(config => config
                 // The app settings resolve %WidgetInputQueue% and the connections (a connection string, or
                 // <name>__queueServiceUri and friends for an identity), as in the host's configuration.
-                .AddInMemoryCollection(app.Settings.Select(s => new KeyValuePair<string, string?>(s.Key, s.Value))))
+                .AddInMemoryCollection(app.Settings.Select(s => new KeyValuePair<string, string?>(s.Key, s.Value)))
+                // The environment wins over local.settings.json, as with func start.
+                .AddEnvironmentVariables())
             .ConfigureWebJobs(builder => builder.AddAzureStorageQueues(options =>
             {
                 // host.json extensions.queues, as the host binds it to QueuesOptions.

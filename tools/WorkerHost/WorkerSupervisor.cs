@@ -225,9 +225,14 @@ internal sealed class WorkerSupervisor(AppDescription app) : IAsyncDisposable
             info.ArgumentList.Add(argument);
         }
 
+        // As func start does: local.settings.json fills in what the environment lacks, and the environment wins (npm start
+        // points both storage connections at moved Azurite ports that way).
         foreach (var (key, value) in app.Settings)
         {
-            info.Environment[key] = value;
+            if (Environment.GetEnvironmentVariable(key) is null)
+            {
+                info.Environment[key] = value;
+            }
         }
 
         // func start runs the worker as Development (the app accepts its local signing key only then); a setting or the

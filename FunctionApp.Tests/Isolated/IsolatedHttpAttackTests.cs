@@ -1,0 +1,463 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+using FunctionApp.Tests.Infrastructure;
+using Newtonsoft.Json.Linq;
+using WidgetSigning.Http;
+using Xunit.Abstractions;
+
+namespace FunctionApp.Tests.Isolated;
+
+/// <summary>
+/// What a client can do to <c>/api/sign</c> on the wire, against the published isolated app in tools/WorkerHost: raw
+/// sockets where HttpClient cannot express the attack (a Content-Length it does not keep, a half-sent body, a trickle,
+/// an endless chunked body). The in-process app answered some of these with 500 because its binding read the body
+/// first; here each gets its own status and problem, quickly, and the host stays healthy.
+/// </summary>
+public sealed class IsolatedHttpAttackTests(IsolatedAttackHostFixture fixture, ITestOutputHelper output) : IClassFixture<IsolatedAttackHostFixture>
+{
+    private static readonly TimeSpan AnswerTimeout = TimeSpan.FromSeconds(30);
+
+    [Theory]
+    [InlineData(3L * 1024 * 1024)]
+    [InlineData(32L * 1024 * 1024)]
+    public async Task Sign_ContentLengthAboveTheLimitAttack_413NamingTheLimitBeforeReadingTheBody(long declared)
+    {
+        // Arrange: a huge declared length, then only a few bytes; the connection stays open, so only a refusal made from
+        // the declaration (not from reading) can answer before the timeout. As deployed (infra sets both, and
+        // AppSettingsTests holds them equal), the host's FUNCTIONS_REQUEST_BODY_SIZE_LIMIT equals Http:MaxRequestBodyBytes,
+        // so the host refuses first, from Content-Length, before forwarding a byte. (With a host limit above the app's, the
+        // app's own 413 would wait behind the forwarder until the body was sent: HTTP/1.1 forwarding answers only then.)
+        var mark = fixture.Host.Output.Length;
+        using var client = await RawClient.ConnectAsync(fixture.Host.BaseAddress);
+        await client.SendAsync(Headers("POST", "/api/sign", $"Content-Length: {declared}"));
+        await client.SendAsync("{\"widgets\":["u8.ToArray());
+
+        // Act
+        var outcome = await client.ReadResponseAsync(AnswerTimeout);
+        output.WriteLine(outcome.ToString());
+
+        // Assert: 413 naming the limit, quickly, nothing signed, no fault.
+        var response = Assert.IsType<RawResponse>(outcome.Response);
+        Assert.Equal(413, response.Status);
+        var detail = response.MediaType == "application/problem+json"
+            ? (string?)response.Json["detail"] ?? string.Empty
+            : Encoding.UTF8.GetString(response.Body);
+        Assert.True(
+            detail.Contains(HttpOptions.MaxRequestBodyBytesSetting, StringComparison.Ordinal) ||
+            detail.Contains(ProblemMapper.HostBodyLimitSetting, StringComparison.Ordinal) ||
+            detail.Contains(IsolatedAttackHostFixture.BodyLimit.ToString(CultureInfo.InvariantCulture), StringComparison.Ordinal),
+            $"the answer names no limit: {detail}");
+        Assert.False(response.Headers.ContainsKey(SignatureHeaders.Signature));
+        Assert.True(outcome.Elapsed < TimeSpan.FromSeconds(5), $"answered after {outcome.Elapsed}: not from the declaration");
+        AssertNoServerFault(mark);
+    }
+
+    [Fact]
+    public async Task Sign_ShortBodyAttack_400NotSignedAndNever500()
+    {
+        // Arrange: Content-Length 100000, 1,000 bytes of a real envelope, then the client's send side ends (FIN).
+        var mark = fixture.Host.Output.Length;
+        var prefix = Vector.Load("seed-3000-widgets").Input[..1_000];
+        using var client = await RawClient.ConnectAsync(fixture.Host.BaseAddress);
+        await client.SendAsync(Headers("POST", "/api/sign", "Content-Length: 100000"));
+        await client.SendAsync(prefix);
+
+        // Act
+        client.ShutdownSend();
+        var outcome = await client.ReadResponseAsync(AnswerTimeout);
+        output.WriteLine(outcome.ToString());
+
+        // Assert: observed, no response at all: the host's Kestrel sees the FIN while reading the body, fires RequestAborted
+        // (the client is gone), YARP stops and WorkerHost, like the Functions host, writes nothing to a gone client; the
+        // worker's read fails and the app answers its unseen 400 client-closed-request. A response, if any, must be a 400.
+        if (outcome.Response is { } response)
+        {
+            Assert.Equal(400, response.Status);
+            Assert.Equal("application/problem+json", response.MediaType);
+            Assert.False(response.Headers.ContainsKey(SignatureHeaders.Signature));
+        }
+
+        Assert.True(outcome.Elapsed < TimeSpan.FromSeconds(10), $"took {outcome.Elapsed}");
+        AssertNoServerFault(mark);
+    }
+
+    [Fact]
+    public async Task Sign_ClientAbortsMidBodyAttack_NoSignatureAndTheServiceStaysHealthy()
+    {
+        // Arrange: the ~1 MB seed envelope's headers and half its body, then the socket is closed.
+        var seed = Vector.Load("seed-3000-widgets");
+        var body = seed.Input;
+        var mark = fixture.Host.Output.Length;
+        using (var client = await RawClient.ConnectAsync(fixture.Host.BaseAddress))
+        {
+            await client.SendAsync(Headers("POST", "/api/sign", $"Content-Length: {body.Length}"));
+            await client.SendAsync(body[..(body.Length / 2)]);
+        }
+
+        // Act: the next client, with the whole envelope.
+        await WaitForOutputAsync(mark, "client closed", TimeSpan.FromSeconds(10));
+        using var served = await fixture.Client.PostAsync("/api/sign", Json(body));
+        var json = JObject.Parse(await served.Content.ReadAsStringAsync());
+        var since = fixture.Host.Output[mark..];
+        output.WriteLine(since);
+
+        // Assert: served with the known signature; the aborted request signed nothing and was logged as a client closing.
+        Assert.Equal(HttpStatusCode.OK, served.StatusCode);
+        Assert.Equal(seed.SignatureHex, (string?)json["signature"]);
+        // The worker logs event 4003 when its read fails; whether that is before the next request is a race, so it is
+        // asserted whenever the worker got that far, and the one signature is always the served request's.
+        if (since.Contains("Executing endpoint 'Sign'", StringComparison.Ordinal) && since.IndexOf("Executing endpoint 'Sign'", StringComparison.Ordinal) < since.IndexOf("Sign signed ", StringComparison.Ordinal) - 2000)
+        {
+            Assert.Contains("client closed request before it was answered; nothing was signed", since, StringComparison.Ordinal);
+        }
+
+        Assert.Single(SignedLines(since));
+        AssertNoServerFault(mark);
+    }
+
+    [Fact]
+    public async Task Sign_SlowContentLengthBodyAttack_408WithinTheGracePeriod()
+    {
+        // Arrange: 10 bytes every 200 ms (50 B/s) where 1 MiB/s is required after a 1 s grace period.
+        var mark = fixture.Host.Output.Length;
+        var body = Vector.Load("one-widget").Input;
+        using var client = await RawClient.ConnectAsync(fixture.Host.BaseAddress);
+        await client.SendAsync(Headers("POST", "/api/sign", $"Content-Length: {body.Length}"));
+
+        // Act
+        var started = Stopwatch.StartNew();
+        var receive = client.ReadResponseAsync(AnswerTimeout);
+        var sent = await client.TrickleAsync(body, 10, TimeSpan.FromMilliseconds(200), receive);
+        var outcome = await receive;
+        output.WriteLine($"{outcome}; sent {sent} of {body.Length} bytes");
+
+        // Assert: refused long before the body could have arrived (it would take ~{body.Length / 50} s), not signed.
+        var response = Assert.IsType<RawResponse>(outcome.Response);
+        // Observed: the host's own Kestrel (240 B/s after 5 s) answers, because over HTTP/1.1 the forwarder holds the
+        // worker's earlier 408 until the body is sent; the app's problem is asserted whenever it is the one delivered.
+        Assert.Equal(408, response.Status);
+        if (response.MediaType == "application/problem+json")
+        {
+            Assert.Equal(ProblemTypes.RequestTimeout, (string?)response.Json["type"]);
+            Assert.Contains(HttpOptions.MinDataRateBytesPerSecondSetting, (string?)response.Json["detail"], StringComparison.Ordinal);
+        }
+        Assert.False(response.Headers.ContainsKey(SignatureHeaders.Signature));
+        Assert.True(sent < body.Length, $"the whole body ({sent} bytes) was sent before the answer");
+        Assert.True(started.Elapsed < TimeSpan.FromSeconds(15), $"took {started.Elapsed}");
+        AssertNoServerFault(mark);
+    }
+
+    [Fact]
+    public async Task Sign_ChunkedBodyAboveTheLimitAttack_413()
+    {
+        // Arrange: a chunked body (no length to refuse it by) that goes on past Http:MaxRequestBodyBytes (2 MiB).
+        var mark = fixture.Host.Output.Length;
+        using var client = await RawClient.ConnectAsync(fixture.Host.BaseAddress);
+        await client.SendAsync(Headers("POST", "/api/sign", "Transfer-Encoding: chunked"));
+
+        // Act
+        var receive = client.ReadResponseAsync(AnswerTimeout);
+        var sent = await client.SendChunkedAsync(24 * 1024 * 1024, 64 * 1024, receive);
+        var outcome = await receive;
+        output.WriteLine($"{outcome}; sent {sent:N0} body bytes");
+
+        // Assert: refused once past the limit, not after the 16 MiB the client would send.
+        var response = Assert.IsType<RawResponse>(outcome.Response);
+        // Observed: the host's 413 at its own 16 MiB limit (the worker's 413 at 2 MiB is held by the HTTP/1.1 forwarder).
+        Assert.Equal(413, response.Status);
+        if (response.MediaType == "application/problem+json")
+        {
+            Assert.Equal(ProblemTypes.BodyTooLarge, (string?)response.Json["type"]);
+            Assert.Contains(HttpOptions.MaxRequestBodyBytesSetting, (string?)response.Json["detail"], StringComparison.Ordinal);
+        }
+
+        Assert.False(response.Headers.ContainsKey(SignatureHeaders.Signature));
+        Assert.True(sent < 24 * 1024 * 1024, $"all {sent:N0} bytes were taken");
+        AssertNoServerFault(mark);
+    }
+
+    [Fact]
+    public async Task Sign_WrongMethod_405WithAllowPost()
+    {
+        // Act
+        using var response = await fixture.Client.GetAsync("/api/sign");
+
+        // Assert
+        Assert.Equal(HttpStatusCode.MethodNotAllowed, response.StatusCode);
+        Assert.Equal(["POST"], response.Content.Headers.Allow);
+        Assert.False(response.Headers.Contains(SignatureHeaders.Signature));
+    }
+
+    [Fact]
+    public async Task Post_UnknownRoute_404()
+    {
+        // Act
+        using var response = await fixture.Client.PostAsync("/api/sign-everything", Json(Vector.Load("one-widget").Input));
+
+        // Assert
+        Assert.Equal(HttpStatusCode.NotFound, response.StatusCode);
+        Assert.False(response.Headers.Contains(SignatureHeaders.Signature));
+    }
+
+    private static ByteArrayContent Json(byte[] body)
+    {
+        var content = new ByteArrayContent(body);
+        content.Headers.ContentType = new System.Net.Http.Headers.MediaTypeHeaderValue("application/json");
+        return content;
+    }
+
+    private byte[] Headers(string method, string path, string framing) => Encoding.ASCII.GetBytes(
+        $"{method} {path} HTTP/1.1\r\nHost: {fixture.Host.BaseAddress.Authority}\r\nContent-Type: application/json\r\n{framing}\r\n\r\n");
+
+    private static IEnumerable<string> SignedLines(string text) =>
+        text.Split('\n').Where(l => l.Contains("Sign signed ", StringComparison.Ordinal));
+
+    /// <summary>No 500, no unhandled exception, no failed forward or invocation in the host's output since <paramref name="mark"/>.</summary>
+    private void AssertNoServerFault(int mark)
+    {
+        var since = fixture.Host.Output[mark..];
+        foreach (var fault in new[] { "Unhandled exception", "unhandled exception", "fail: ", " 500", "forwarding to the worker failed", ") failed: " })
+        {
+            Assert.False(since.Contains(fault, StringComparison.Ordinal), $"the host output has '{fault}':\n{since}");
+        }
+    }
+
+    private async Task WaitForOutputAsync(int mark, string text, TimeSpan timeout)
+    {
+        var deadline = Stopwatch.StartNew();
+        while (!fixture.Host.Output[mark..].Contains(text, StringComparison.Ordinal) && deadline.Elapsed < timeout)
+        {
+            await Task.Delay(50);
+        }
+    }
+
+    /// <summary>A response as read off the socket.</summary>
+    private sealed record RawResponse(int Status, Dictionary<string, string> Headers, byte[] Body)
+    {
+        public string? MediaType => Headers.TryGetValue("Content-Type", out var type) ? type.Split(';')[0].Trim() : null;
+
+        public JObject Json => JObject.Parse(Encoding.UTF8.GetString(Body));
+    }
+
+    /// <summary>What came back: a whole response, or the connection's end without one (closed, reset, timed out).</summary>
+    private sealed record RawOutcome(RawResponse? Response, string? Failure, TimeSpan Elapsed)
+    {
+        public override string ToString() => Response is { } r
+            ? $"{r.Status} after {Elapsed.TotalMilliseconds:0} ms: {Encoding.UTF8.GetString(r.Body)}"
+            : $"no response ({Failure}) after {Elapsed.TotalMilliseconds:0} ms";
+    }
+
+    /// <summary>An HTTP/1.1 client on a bare socket: it sends what it is told, exactly, and reads one response.</summary>
+    private sealed class RawClient : IDisposable
+    {
+        private readonly Socket _socket = new(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+        private readonly Stopwatch _started = Stopwatch.StartNew();
+
+        public static async Task<RawClient> ConnectAsync(Uri baseAddress)
+        {
+            var client = new RawClient();
+            await client._socket.ConnectAsync(IPAddress.Loopback, baseAddress.Port);
+            return client;
+        }
+
+        public async Task SendAsync(byte[] bytes, CancellationToken cancellationToken = default)
+        {
+            var sent = 0;
+            while (sent < bytes.Length)
+            {
+                sent += await _socket.SendAsync(bytes.AsMemory(sent), SocketFlags.None, cancellationToken);
+            }
+        }
+
+        public void ShutdownSend() => _socket.Shutdown(SocketShutdown.Send);
+
+        /// <summary>Sends <paramref name="body"/> <paramref name="step"/> bytes at a time until it is sent, the answer came, or the server stopped taking it.</summary>
+        public async Task<int> TrickleAsync(byte[] body, int step, TimeSpan interval, Task answered)
+        {
+            var sent = 0;
+            try
+            {
+                while (sent < body.Length && !answered.IsCompleted)
+                {
+                    var next = Math.Min(step, body.Length - sent);
+                    await SendAsync(body.AsMemory(sent, next).ToArray());
+                    sent += next;
+                    await Task.WhenAny(answered, Task.Delay(interval));
+                }
+            }
+            catch (SocketException)
+            {
+                // The server closed the connection: the attack is over.
+            }
+
+            return sent;
+        }
+
+        /// <summary>Sends up to <paramref name="total"/> body bytes in chunks until the answer came or the server stopped taking them.</summary>
+        public async Task<long> SendChunkedAsync(long total, int chunk, Task answered)
+        {
+            using var stop = new CancellationTokenSource();
+            _ = answered.ContinueWith(_ => stop.Cancel(), TaskScheduler.Default);
+            var data = new byte[chunk];
+            data.AsSpan().Fill((byte)' ');
+            "{\"widgets\":["u8.CopyTo(data);
+            var frame = Encoding.ASCII.GetBytes(chunk.ToString("x", CultureInfo.InvariantCulture) + "\r\n").Concat(data).Concat("\r\n"u8.ToArray()).ToArray();
+            long sent = 0;
+            try
+            {
+                while (sent < total && !answered.IsCompleted)
+                {
+                    await SendAsync(frame, stop.Token);
+                    sent += chunk;
+                }
+
+                await SendAsync("0\r\n\r\n"u8.ToArray(), stop.Token);
+            }
+            catch (Exception e) when (e is SocketException or OperationCanceledException)
+            {
+                // The answer came or the server closed the connection: the attack is over.
+            }
+
+            return sent;
+        }
+
+        /// <summary>Reads one response (Content-Length, chunked, or to the close), or how the connection ended without one.</summary>
+        public async Task<RawOutcome> ReadResponseAsync(TimeSpan timeout)
+        {
+            using var cancel = new CancellationTokenSource(timeout);
+            var received = new List<byte>();
+            var buffer = new byte[64 * 1024];
+            string failure;
+            try
+            {
+                while (true)
+                {
+                    var read = await _socket.ReceiveAsync(buffer, SocketFlags.None, cancel.Token);
+                    if (read == 0)
+                    {
+                        failure = "closed";
+                        break;
+                    }
+
+                    received.AddRange(buffer.AsSpan(0, read));
+                    if (TryParse(received.ToArray(), complete: false) is { } whole)
+                    {
+                        return new RawOutcome(whole, null, _started.Elapsed);
+                    }
+                }
+            }
+            catch (OperationCanceledException)
+            {
+                failure = $"timed out after {timeout}";
+            }
+            catch (SocketException e)
+            {
+                failure = $"{e.SocketErrorCode}";
+            }
+
+            // A response framed by the connection's close.
+            var closed = received.Count > 0 ? TryParse(received.ToArray(), complete: true) : null;
+            return new RawOutcome(closed, closed is null ? $"{failure}; {received.Count} bytes" : null, _started.Elapsed);
+        }
+
+        public void Dispose() => _socket.Dispose();
+
+        private static RawResponse? TryParse(byte[] bytes, bool complete)
+        {
+            var end = bytes.AsSpan().IndexOf("\r\n\r\n"u8);
+            if (end < 0)
+            {
+                return null;
+            }
+
+            var lines = Encoding.ASCII.GetString(bytes, 0, end).Split("\r\n");
+            var status = int.Parse(lines[0].Split(' ')[1], CultureInfo.InvariantCulture);
+            var headers = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
+            foreach (var line in lines.Skip(1))
+            {
+                var colon = line.IndexOf(':', StringComparison.Ordinal);
+                headers[line[..colon].Trim()] = line[(colon + 1)..].Trim();
+            }
+
+            var body = bytes.AsSpan(end + 4);
+            if (headers.TryGetValue("Content-Length", out var length))
+            {
+                var n = int.Parse(length, CultureInfo.InvariantCulture);
+                return body.Length >= n ? new RawResponse(status, headers, body[..n].ToArray()) : null;
+            }
+
+            if (headers.TryGetValue("Transfer-Encoding", out var encoding) && encoding.Contains("chunked", StringComparison.OrdinalIgnoreCase))
+            {
+                var decoded = new List<byte>();
+                while (true)
+                {
+                    var lineEnd = body.IndexOf("\r\n"u8);
+                    if (lineEnd < 0)
+                    {
+                        return null;
+                    }
+
+                    var size = int.Parse(Encoding.ASCII.GetString(body[..lineEnd]).Split(';')[0], NumberStyles.HexNumber, CultureInfo.InvariantCulture);
+                    if (size == 0)
+                    {
+                        return new RawResponse(status, headers, decoded.ToArray());
+                    }
+
+                    if (body.Length < lineEnd + 2 + size + 2)
+                    {
+                        return null;
+                    }
+
+                    decoded.AddRange(body.Slice(lineEnd + 2, size));
+                    body = body[(lineEnd + 2 + size + 2)..];
+                }
+            }
+
+            return complete || status is 204 or 304 ? new RawResponse(status, headers, body.ToArray()) : null;
+        }
+    }
+}
+
+/// <summary>
+/// Azurite (the host's queue listener needs storage) and the isolated app in tools/WorkerHost with small limits: bodies
+/// up to 2 MiB (the ~1 MB seed fits, an attack need not send much), at least 1 MiB/s after a 1 s grace period.
+/// </summary>
+public sealed class IsolatedAttackHostFixture : IAsyncLifetime
+{
+    private readonly AzuriteFixture _azurite = new();
+    private IsolatedAppHost? _host;
+
+    public IsolatedAppHost Host => _host ?? throw new InvalidOperationException("the isolated host did not start");
+
+    public HttpClient Client { get; private set; } = null!;
+
+    /// <summary>The body limit of both the host and the app here, as a deployment sets them (equal).</summary>
+    public const long BodyLimit = 2 * 1024 * 1024;
+
+    public async Task InitializeAsync()
+    {
+        await _azurite.InitializeAsync();
+        _host = await IsolatedAppHost.StartAsync(IsolatedAppHost.Settings(_azurite.ConnectionString, new Dictionary<string, string>
+        {
+            [HttpOptions.MaxRequestBodyBytesSetting] = BodyLimit.ToString(CultureInfo.InvariantCulture),
+            ["FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"] = BodyLimit.ToString(CultureInfo.InvariantCulture),
+            [HttpOptions.MinDataRateBytesPerSecondSetting] = (1024 * 1024).ToString(CultureInfo.InvariantCulture),
+            [HttpOptions.DataRateGracePeriodSetting] = "00:00:01",
+        }));
+        Client = new HttpClient { BaseAddress = _host.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
+    }
+
+    public async Task DisposeAsync()
+    {
+        Client?.Dispose();
+        if (_host is not null)
+        {
+            await _host.DisposeAsync();
+        }
+
+        await _azurite.DisposeAsync();
+    }
+}

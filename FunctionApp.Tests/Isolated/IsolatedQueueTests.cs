@@ -1,0 +1,326 @@
+using System.Diagnostics;
+using System.Security.Cryptography;
+using System.Text;
+using System.Text.RegularExpressions;
+using Azure.Storage.Blobs;
+using Azure.Storage.Queues;
+using FunctionApp.Tests.Infrastructure;
+using Newtonsoft.Json.Linq;
+using Xunit.Abstractions;
+
+namespace FunctionApp.Tests.Isolated;
+
+/// <summary>
+/// The isolated app's queue function as tools/WorkerHost runs it (the official Storage Queues extension 5.x polling
+/// Azurite, the published worker signing): what the in-process app's <c>SignQueueFunctionTests</c> assert, plus a worker
+/// killed mid-burst. Every test starts its own host with its own queues and containers on one shared Azurite.
+/// </summary>
+public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTests.NewerApiAzuriteFixture>
+{
+    private static readonly TimeSpan Patience = TimeSpan.FromSeconds(60);
+
+    private readonly AzuriteFixture _azurite;
+    private readonly ITestOutputHelper _output;
+
+    public IsolatedQueueTests(NewerApiAzuriteFixture azurite, ITestOutputHelper output)
+    {
+        _azurite = azurite;
+        _output = output;
+    }
+
+    [Fact]
+    public async Task SignQueue_InlineEnvelope_ForwardsTheVectorsSignatureAndEmptiesTheInput()
+    {
+        // Arrange
+        await using var app = await QueueApp.StartAsync(_azurite.ConnectionString, _output);
+        var vector = Vector.Load("one-widget");
+
+        // Act
+        var id = await app.EnqueueAsync(vector.Input);
+        var outputs = await QueueFunctionHost.ReceiveAsync(app.Output, 1, Patience);
+        Assert.True(await QueueFunctionHost.WaitEmptyAsync(app.Input, Patience), "the input queue should be empty");
+
+        // Anything still to come would be a duplicate: give it time to show up.
+        outputs.AddRange(await QueueFunctionHost.ReceiveAsync(app.Output, 1, TimeSpan.FromSeconds(3)));
+
+        // Assert
+        var output = Assert.Single(outputs);
+        Assert.Equal(id, output.Value<string>("messageId"));
+        Assert.Equal(vector.SignatureHex, output.Value<string>("signature"));
+        Assert.Equal(vector.WidgetCount, output.Value<int>("widgetCount"));
+        Assert.Equal(vector.Canonical, Convert.FromBase64String(output.Value<string>("canonicalBase64")!));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(app.Rejected));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(app.Poison));
+    }
+
+    [Fact]
+    public async Task SignQueue_SeedEnvelopeByClaimCheck_ForwardsSignatureAndWritesTheCanonicalBlob()
+    {
+        // Arrange
+        await using var app = await QueueApp.StartAsync(_azurite.ConnectionString, _output);
+        var seed = Vector.Load("seed-3000-widgets");
+        Assert.True(seed.Input.Length > 900_000, "the seed envelope is the ~1 MB case");
+        await app.Claims.GetBlobClient("incoming/seed.json").UploadAsync(new BinaryData(seed.Input));
+
+        // Act
+        var id = await app.EnqueueClaimCheckAsync("incoming/seed.json");
+        var output = Assert.Single(await QueueFunctionHost.ReceiveAsync(app.Output, 1, Patience));
+
+        // Assert
+        Assert.Equal(id, output.Value<string>("messageId"));
+        Assert.Equal(seed.SignatureHex, output.Value<string>("signature"));
+        Assert.Equal(seed.WidgetCount, output.Value<int>("widgetCount"));
+        Assert.Equal(seed.CanonicalLength, output.Value<long>("canonicalLength"));
+        Assert.Null(output["canonicalBase64"]);
+        Assert.Equal(app.Claims.Name, output["claimCheck"]!.Value<string>("container"));
+        Assert.Equal("incoming/seed.json", output["claimCheck"]!.Value<string>("blob"));
+
+        var reference = output["canonicalBlob"]!;
+        Assert.Equal(app.Canonical.Name, reference.Value<string>("container"));
+        var canonical = (await app.Canonical.GetBlobClient(reference.Value<string>("blob")).DownloadContentAsync()).Value.Content.ToArray();
+        Assert.Equal(seed.Canonical, canonical);
+        Assert.Equal(seed.SignatureHex, Hmac(canonical));
+        Assert.True(await QueueFunctionHost.WaitEmptyAsync(app.Input, Patience), "the input queue should be empty");
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(app.Poison));
+    }
+
+    [Fact]
+    public async Task SignQueue_InvalidEnvelope_LandsOnTheRejectedQueueWithItsJsonPathAndIsNotPoisoned()
+    {
+        // Arrange
+        await using var app = await QueueApp.StartAsync(_azurite.ConnectionString, _output);
+        var vector = Vector.Load("missing-property");
+        Assert.True(vector.Reject, "missing-property is a negative vector");
+
+        // Act
+        var id = await app.EnqueueAsync(vector.Input);
+        var rejected = await QueueFunctionHost.ReceiveAsync(app.Rejected, 1, Patience);
+        Assert.True(await QueueFunctionHost.WaitEmptyAsync(app.Input, Patience), "the input queue should be empty");
+
+        // Assert
+        var message = Assert.Single(rejected);
+        Assert.Equal(id, message.Value<string>("messageId"));
+        Assert.Equal("$.widgets[0]", message.Value<string>("jsonPath"));
+        Assert.Contains("lacks required member", message.Value<string>("reason"), StringComparison.Ordinal);
+        Assert.Equal(1, message.Value<int>("dequeueCount"));
+
+        // The inline body is kept, byte for byte, in the rejected container.
+        var body = message["body"]!;
+        Assert.Equal(app.RejectedBodies.Name, body.Value<string>("container"));
+        Assert.Equal(vector.Input, (await app.RejectedBodies.GetBlobClient(body.Value<string>("blob")).DownloadContentAsync()).Value.Content.ToArray());
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(app.Output));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(app.Poison));
+    }
+
+    [Fact]
+    public async Task SignQueue_BlobServiceUnreachableForAClaimCheck_PoisonsTheMessageAfterMaxDequeueCountAttempts()
+    {
+        // Arrange: the app's WidgetStorage reaches Azurite's queues, but its blob endpoint is a loopback port nothing
+        // listens on, so reading the claim blob fails every time with a transport error: a transient storage failure
+        // (only a 404 is a rejection), which the core throws for the trigger to retry and, at the limit, poison. Each run
+        // takes ~27 s: the storage client's own retries (6 tries, exponential back-off) before the run fails.
+        var deadBlobs = Regex.Replace(_azurite.ConnectionString, @"BlobEndpoint=http://127\.0\.0\.1:\d+/", $"BlobEndpoint=http://127.0.0.1:{Loopback.FreePort()}/");
+        Assert.NotEqual(_azurite.ConnectionString, deadBlobs);
+        const int maxDequeueCount = 2;
+        await using var app = await QueueApp.StartAsync(
+            _azurite.ConnectionString,
+            _output,
+            new Dictionary<string, string>
+            {
+                ["WidgetStorage"] = deadBlobs,
+                ["AzureFunctionsJobHost__extensions__queues__maxDequeueCount"] = maxDequeueCount.ToString(System.Globalization.CultureInfo.InvariantCulture),
+                ["AzureFunctionsJobHost__extensions__queues__visibilityTimeout"] = "00:00:00",
+            });
+        await app.Claims.GetBlobClient("unreadable.json").UploadAsync(new BinaryData(Vector.Load("one-widget").Input));
+
+        // Act
+        var id = await app.EnqueueClaimCheckAsync("unreadable.json");
+        var sent = app.LastSentText;
+        var poisoned = await QueueFunctionHost.ReceiveRawAsync(app.Poison, TimeSpan.FromMinutes(3));
+
+        // Assert: the text arrives intact on <input>-poison after exactly maxDequeueCount failed runs, nothing forwarded.
+        Assert.Equal(sent, poisoned);
+        Assert.True(await QueueFunctionHost.WaitEmptyAsync(app.Input, Patience), "the input queue should be empty");
+        Assert.Equal(maxDequeueCount, FailedRuns(app.Host.Output));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(app.Output));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(app.Rejected));
+        _output.WriteLine($"message {id} poisoned after {FailedRuns(app.Host.Output)} failed runs");
+    }
+
+    [Fact]
+    public async Task SignQueue_WorkerKilledDuringBurstOf200IncludingClaimChecks_EveryMessageIdHasItsOutput()
+    {
+        // Arrange: a failed run (the killed worker's in-flight ones) comes back after 1 s, not 30.
+        await using var app = await QueueApp.StartAsync(
+            _azurite.ConnectionString,
+            _output,
+            new Dictionary<string, string> { ["AzureFunctionsJobHost__extensions__queues__visibilityTimeout"] = "00:00:01" });
+        var vectors = Vector.All().Where(v => !v.Reject).ToList();
+        var small = vectors.Where(v => v.Input.Length < 40 * 1024).ToList();
+        var seed = vectors.Single(v => v.Name == "seed-3000-widgets");
+        await app.Claims.GetBlobClient("seed.json").UploadAsync(new BinaryData(seed.Input));
+
+        // Every 20th message is a claim check of the ~1 MB seed (10 in all); the rest are inline envelopes.
+        var plan = Enumerable.Range(0, 200).Select(i => i % 20 == 0 ? seed : small[i % small.Count]).ToList();
+        var firstWorker = app.Host.WorkerPids().Last();
+
+        // Act
+        var clock = Stopwatch.StartNew();
+        var ids = await Task.WhenAll(plan.Select(v => v == seed ? app.EnqueueClaimCheckAsync("seed.json") : app.EnqueueAsync(v.Input)));
+        var outputs = await QueueFunctionHost.ReceiveAsync(app.Output, 5, Patience);
+        Assert.True(outputs.Count >= 5, $"no outputs before the kill:\n{app.Host.Output}");
+        var killedAfter = outputs.Count;
+        using (var worker = Process.GetProcessById(firstWorker))
+        {
+            worker.Kill();
+            await worker.WaitForExitAsync();
+        }
+
+        var missing = ids.ToHashSet(StringComparer.Ordinal);
+        var deadline = Stopwatch.StartNew();
+        while (deadline.Elapsed < TimeSpan.FromMinutes(3))
+        {
+            missing.ExceptWith(outputs.Select(o => o.Value<string>("messageId")!));
+            if (missing.Count == 0)
+            {
+                break;
+            }
+
+            outputs.AddRange(await QueueFunctionHost.ReceiveAsync(app.Output, missing.Count, TimeSpan.FromSeconds(5)));
+        }
+
+        var elapsed = clock.Elapsed;
+
+        // Assert
+        var newWorker = app.Host.WorkerPids().LastOrDefault();
+        _output.WriteLine($"{plan.Count} messages ({plan.Count(v => v == seed)} ~1 MB claim checks); worker {firstWorker} killed after {killedAfter} outputs, " +
+            $"restarted as {newWorker}; {FailedRuns(app.Host.Output)} runs failed with it; all forwarded after {elapsed.TotalSeconds:F1} s; " +
+            $"{outputs.Count} outputs ({outputs.Count - ids.Length} duplicates).");
+        Assert.True(missing.Count == 0, $"{missing.Count} message ids have no output:\n{app.Host.Output}");
+        Assert.NotEqual(firstWorker, newWorker);
+        Assert.Contains("exited unexpectedly", app.Host.Output, StringComparison.Ordinal);
+
+        // The kill hit work in flight (the extension keeps at least newBatchThreshold runs going while messages wait):
+        // those runs failed and their messages came back after the 1 s visibilityTimeout and were signed.
+        Assert.True(FailedRuns(app.Host.Output) > 0, "no run was in flight when the worker was killed");
+        for (var i = 0; i < plan.Count; i++)
+        {
+            // At least once: every output of an id (redeliveries included) carries that input's signature.
+            Assert.All(outputs.Where(o => o.Value<string>("messageId") == ids[i]), o => Assert.Equal(plan[i].SignatureHex, o.Value<string>("signature")));
+        }
+
+        Assert.All(outputs, o => Assert.Contains(o.Value<string>("messageId"), ids));
+        Assert.True(await QueueFunctionHost.WaitEmptyAsync(app.Input, Patience), "the input queue should be empty");
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(app.Rejected));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(app.Poison));
+    }
+
+    /// <summary>
+    /// Azurite as <c>npm run azurite</c> and scripts/start.mjs run it for local development, with
+    /// <c>--skipApiVersionCheck</c>: the isolated graph's Azure.Storage.Queues 12.28.1 / Blobs 12.30.1 speak service
+    /// version 2026-10-06, newer than Azurite 3.35.0 serves (it answers 400 InvalidHeaderValue to every send and write).
+    /// </summary>
+    public sealed class NewerApiAzuriteFixture : AzuriteFixture
+    {
+        protected override IEnumerable<string> ExtraArguments(string workspace) => ["--skipApiVersionCheck"];
+    }
+
+    /// <summary>Runs of the function the WebJobs host logged as failed (its Host.Results / Function log lines).</summary>
+    private static int FailedRuns(string hostOutput) => FailedRun().Matches(hostOutput).Count;
+
+    private static string Hmac(byte[] canonical) => Convert.ToHexString(HMACSHA256.HashData(Vector.Key, canonical)).ToLowerInvariant();
+
+    [GeneratedRegex(@"Executed '(?:Functions\.)?SignQueue' \(Failed")]
+    private static partial Regex FailedRun();
+
+    /// <summary>The isolated app in WorkerHost with its own queues and containers, and clients for them.</summary>
+    private sealed class QueueApp : IAsyncDisposable
+    {
+        private readonly ITestOutputHelper _log;
+
+        private QueueApp(IsolatedAppHost host, string connectionString, string prefix, ITestOutputHelper log)
+        {
+            Host = host;
+            _log = log;
+            var queues = new QueueServiceClient(connectionString);
+            var blobs = new BlobServiceClient(connectionString);
+            Input = queues.GetQueueClient(prefix + "-in");
+            Output = queues.GetQueueClient(prefix + "-out");
+            Rejected = queues.GetQueueClient(prefix + "-rej");
+            Poison = queues.GetQueueClient(prefix + "-in-poison");
+            Claims = blobs.GetBlobContainerClient(prefix + "-claims");
+            Canonical = blobs.GetBlobContainerClient(prefix + "-canonical");
+            RejectedBodies = blobs.GetBlobContainerClient(prefix + "-rejected");
+        }
+
+        public IsolatedAppHost Host { get; }
+
+        public QueueClient Input { get; }
+
+        public QueueClient Output { get; }
+
+        public QueueClient Rejected { get; }
+
+        public QueueClient Poison { get; }
+
+        public BlobContainerClient Claims { get; }
+
+        public BlobContainerClient Canonical { get; }
+
+        public BlobContainerClient RejectedBodies { get; }
+
+        public string? LastSentText { get; private set; }
+
+        /// <summary>Starts the host on <paramref name="storage"/> (Azurite) with fresh names; <paramref name="overrides"/> win.</summary>
+        public static async Task<QueueApp> StartAsync(string storage, ITestOutputHelper output, IReadOnlyDictionary<string, string>? overrides = null)
+        {
+            var prefix = "iq" + Guid.NewGuid().ToString("N")[..12];
+            var settings = new Dictionary<string, string>
+            {
+                ["WidgetInputQueue"] = prefix + "-in",
+                ["WidgetOutputQueue"] = prefix + "-out",
+                ["WidgetRejectedQueue"] = prefix + "-rej",
+                ["WidgetClaimsContainer"] = prefix + "-claims",
+                ["WidgetCanonicalContainer"] = prefix + "-canonical",
+                ["WidgetRejectedContainer"] = prefix + "-rejected",
+
+                // Tests poll fast; everything else is the shipped host.json.
+                ["AzureFunctionsJobHost__extensions__queues__maxPollingInterval"] = "00:00:00.500",
+            };
+            foreach (var (key, value) in overrides ?? new Dictionary<string, string>())
+            {
+                settings[key] = value;
+            }
+
+            var clock = Stopwatch.StartNew();
+            var host = await IsolatedAppHost.StartAsync(IsolatedAppHost.Settings(storage, settings));
+            output.WriteLine($"WorkerHost ready in {clock.Elapsed.TotalSeconds:F1} s ({prefix})");
+            var app = new QueueApp(host, storage, prefix, output);
+            await app.Claims.CreateIfNotExistsAsync();
+            await app.Input.CreateIfNotExistsAsync();
+            await app.Output.CreateIfNotExistsAsync();
+            await app.Rejected.CreateIfNotExistsAsync();
+            await app.Poison.CreateIfNotExistsAsync();
+            return app;
+        }
+
+        /// <summary>Enqueues <paramref name="json"/> base64-encoded, as producers do; returns the message id.</summary>
+        public async Task<string> EnqueueAsync(byte[] json)
+        {
+            var text = Convert.ToBase64String(json);
+            LastSentText = text;
+            return (await Input.SendMessageAsync(text)).Value.MessageId;
+        }
+
+        /// <summary>Enqueues a claim check naming <paramref name="blobName"/> in the claims container.</summary>
+        public Task<string> EnqueueClaimCheckAsync(string blobName) => EnqueueAsync(Encoding.UTF8.GetBytes(
+            new JObject { ["claimCheck"] = new JObject { ["container"] = Claims.Name, ["blob"] = blobName } }.ToString(Newtonsoft.Json.Formatting.None)));
+
+        public async ValueTask DisposeAsync()
+        {
+            var output = Host.Output;
+            await Host.DisposeAsync();
+            _log.WriteLine(output.Length > 20_000 ? output[^20_000..] : output);
+        }
+    }
+}
