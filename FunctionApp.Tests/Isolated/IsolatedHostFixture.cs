@@ -6,7 +6,7 @@ namespace FunctionApp.Tests.Isolated;
 /// One Azurite and one isolated app in tools/WorkerHost (the published app, the vectors' key), shared by a test class;
 /// a failure to start either fails the tests that use it (never a skip).
 /// </summary>
-public sealed class IsolatedHostFixture : IAsyncLifetime
+public class IsolatedHostFixture : IAsyncLifetime
 {
     private readonly AzuriteFixture _azurite = new();
     private IsolatedAppHost? _host;
@@ -18,10 +18,13 @@ public sealed class IsolatedHostFixture : IAsyncLifetime
     /// <summary>A client for the host's base address; no retries, no decompression, nothing between the test and the socket.</summary>
     public HttpClient Client { get; private set; } = null!;
 
+    /// <summary>Settings a derived fixture sets over the sample's (none here).</summary>
+    protected virtual IReadOnlyDictionary<string, string>? Overrides => null;
+
     public async Task InitializeAsync()
     {
         await _azurite.InitializeAsync();
-        _host = await IsolatedAppHost.StartAsync(IsolatedAppHost.Settings(_azurite.ConnectionString));
+        _host = await IsolatedAppHost.StartAsync(IsolatedAppHost.Settings(_azurite.ConnectionString, Overrides));
         Client = new HttpClient { BaseAddress = _host.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
     }
 

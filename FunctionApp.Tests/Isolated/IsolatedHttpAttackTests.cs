@@ -425,39 +425,16 @@ public sealed class IsolatedHttpAttackTests(IsolatedAttackHostFixture fixture, I
 /// Azurite (the host's queue listener needs storage) and the isolated app in tools/WorkerHost with small limits: bodies
 /// up to 2 MiB (the ~1 MB seed fits, an attack need not send much), at least 1 MiB/s after a 1 s grace period.
 /// </summary>
-public sealed class IsolatedAttackHostFixture : IAsyncLifetime
+public sealed class IsolatedAttackHostFixture : IsolatedHostFixture
 {
-    private readonly AzuriteFixture _azurite = new();
-    private IsolatedAppHost? _host;
-
-    public IsolatedAppHost Host => _host ?? throw new InvalidOperationException("the isolated host did not start");
-
-    public HttpClient Client { get; private set; } = null!;
-
     /// <summary>The body limit of both the host and the app here, as a deployment sets them (equal).</summary>
     public const long BodyLimit = 2 * 1024 * 1024;
 
-    public async Task InitializeAsync()
+    protected override IReadOnlyDictionary<string, string> Overrides { get; } = new Dictionary<string, string>
     {
-        await _azurite.InitializeAsync();
-        _host = await IsolatedAppHost.StartAsync(IsolatedAppHost.Settings(_azurite.ConnectionString, new Dictionary<string, string>
-        {
-            [HttpOptions.MaxRequestBodyBytesSetting] = BodyLimit.ToString(CultureInfo.InvariantCulture),
-            ["FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"] = BodyLimit.ToString(CultureInfo.InvariantCulture),
-            [HttpOptions.MinDataRateBytesPerSecondSetting] = (1024 * 1024).ToString(CultureInfo.InvariantCulture),
-            [HttpOptions.DataRateGracePeriodSetting] = "00:00:01",
-        }));
-        Client = new HttpClient { BaseAddress = _host.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
-    }
-
-    public async Task DisposeAsync()
-    {
-        Client?.Dispose();
-        if (_host is not null)
-        {
-            await _host.DisposeAsync();
-        }
-
-        await _azurite.DisposeAsync();
-    }
+        [HttpOptions.MaxRequestBodyBytesSetting] = BodyLimit.ToString(CultureInfo.InvariantCulture),
+        ["FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"] = BodyLimit.ToString(CultureInfo.InvariantCulture),
+        [HttpOptions.MinDataRateBytesPerSecondSetting] = (1024 * 1024).ToString(CultureInfo.InvariantCulture),
+        [HttpOptions.DataRateGracePeriodSetting] = "00:00:01",
+    };
 }

@@ -1,6 +1,7 @@
 using System.Net;
 using System.Threading.RateLimiting;
 using HostCompatibility;
+using HostTools;
 using LocalHost;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
@@ -22,10 +23,10 @@ Console.WriteLine(
     + $"function keys not enforced (func start does not either); no admin API, no extension bundles, no portal/AppInsights; runs on .NET {Environment.Version}; HTTP on 127.0.0.1 only; "
     + "the host's start-up checks (extension minimums, unified assemblies, function.json) run first.");
 
-LocalHostOptions options;
+HostCommandLine options;
 try
 {
-    options = LocalHostOptions.Parse(args);
+    options = HostCommandLine.Parse(args, "usage: LocalHost --app <FunctionApp build output> [--settings <local.settings.json>] [--port <port, default 7071>]", settingsInAppByDefault: false);
 }
 catch (ArgumentException e)
 {

@@ -35,7 +35,7 @@ internal sealed class AppDescription
     public JsonElement? Extension(string name) => Json.Get(Json.Get(HostJson, "extensions"), name);
 
     /// <summary>Reads and checks the app; throws <see cref="StartRefusedException"/> where the real host would not start it.</summary>
-    public static AppDescription Load(WorkerHostOptions options)
+    public static AppDescription Load(HostTools.HostCommandLine options)
     {
         var root = options.AppRoot;
         foreach (var required in new[] { "functions.metadata", "worker.config.json" })

@@ -1,6 +1,7 @@
 using System.Net;
 using System.Runtime.InteropServices;
 using System.Threading.RateLimiting;
+using HostTools;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Hosting.Server;
@@ -19,10 +20,10 @@ Console.WriteLine(
     + "function keys not enforced (func start does not either); no admin API, no extension bundles, no portal/AppInsights; HTTP on 127.0.0.1 only.");
 
 AppDescription app;
-WorkerHostOptions options;
+HostCommandLine options;
 try
 {
-    options = WorkerHostOptions.Parse(args);
+    options = HostCommandLine.Parse(args, "usage: WorkerHost --app <isolated app build output> [--settings <local.settings.json>] [--port <port, default 7071, 0 = free>]", settingsInAppByDefault: true);
     app = AppDescription.Load(options);
 }
 catch (ArgumentException e)
