@@ -215,6 +215,62 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
         Assert.Equal(0, await QueueFunctionHost.CountAsync(app.Poison));
     }
 
+    [Fact]
+    public async Task SignQueue_MemoryBudgetSpentByLargeClaimChecksAtOnce_ReleasedNotFailedAndEveryOneForwarded()
+    {
+        // Arrange: the smallest budget (32 MiB) and six ~15 MB claim checks at once (just under Queues:MaxClaimCheckBytes),
+        // each holding at least its canonical form in the pool: ~90 MB wanted, so some find the budget spent and are
+        // released (UpdateMessage with the retry delay, the run succeeds), not failed; they come back and are signed.
+        var budget = WidgetSigning.Signing.MemoryBudgetOptions.MinBytesInFlight;
+        await using var app = await QueueApp.StartAsync(_azurite.ConnectionString, _output, new Dictionary<string, string>
+        {
+            [WidgetSigning.Signing.MemoryBudgetOptions.MaxBytesInFlightSetting] = budget.ToString(System.Globalization.CultureInfo.InvariantCulture),
+        });
+        var envelopes = Enumerable.Range(0, 6).Select(_ => LargeEnvelope(copies: 13)).ToList();
+        for (var i = 0; i < envelopes.Count; i++)
+        {
+            await app.Claims.GetBlobClient($"large-{i}.json").UploadAsync(new BinaryData(envelopes[i]));
+        }
+
+        // Act
+        var ids = await Task.WhenAll(Enumerable.Range(0, envelopes.Count).Select(i => app.EnqueueClaimCheckAsync($"large-{i}.json")));
+        var outputs = await QueueFunctionHost.ReceiveAsync(app.Output, envelopes.Count, TimeSpan.FromMinutes(2));
+
+        // Assert: released (the worker logged the spent budget), never failed or poisoned, and every output is the HMAC of
+        // its canonical blob.
+        Assert.Contains("Memory budget for envelopes in flight is spent", app.Host.Output, StringComparison.Ordinal);
+        Assert.Equal(0, FailedRuns(app.Host.Output));
+        Assert.Equal(ids.Order(StringComparer.Ordinal), outputs.Select(o => o.Value<string>("messageId")!).Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal));
+        foreach (var output in outputs)
+        {
+            var reference = output["canonicalBlob"]!;
+            var canonical = (await app.Canonical.GetBlobClient(reference.Value<string>("blob")).DownloadContentAsync()).Value.Content.ToArray();
+            Assert.Equal(Hmac(canonical), output.Value<string>("signature"));
+        }
+
+        Assert.True(await QueueFunctionHost.WaitEmptyAsync(app.Input, Patience), "the input queue should be empty");
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(app.Poison));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(app.Rejected));
+    }
+
+    /// <summary>The seed envelope's widgets <paramref name="copies"/> times over, each with a fresh id (~1.17 MB a copy).</summary>
+    private static byte[] LargeEnvelope(int copies)
+    {
+        var seed = JObject.Parse(Encoding.UTF8.GetString(Vector.Load("seed-3000-widgets").Input));
+        var widgets = new JArray();
+        for (var copy = 0; copy < copies; copy++)
+        {
+            foreach (var widget in seed["widgets"]!.Children<JObject>())
+            {
+                var clone = (JObject)widget.DeepClone();
+                clone["id"] = Guid.NewGuid().ToString();
+                widgets.Add(clone);
+            }
+        }
+
+        return Encoding.UTF8.GetBytes(new JObject { ["widgets"] = widgets }.ToString(Newtonsoft.Json.Formatting.None));
+    }
+
     /// <summary>
     /// Azurite as <c>npm run azurite</c> and scripts/start.mjs run it for local development, with
     /// <c>--skipApiVersionCheck</c>: the isolated graph's Azure.Storage.Queues 12.28.1 / Blobs 12.30.1 speak service
