@@ -14,12 +14,18 @@ namespace FunctionApp.Tests.Infrastructure;
 /// A local HTTPS server that speaks the part of the Key Vault secrets REST API (7.x) the service uses:
 /// challenge-based bearer auth, <c>GET /secrets/{name}/{version?}</c> and paged <c>GET /secrets/{name}/versions</c>.
 /// Faults can be switched on to play an outage. It listens on 127.0.0.1 with a self-signed certificate, which only
-/// <see cref="CreateHandler"/>'s handler trusts.
+/// <see cref="CreateHandler"/>'s handler trusts. Started with host names (<see cref="StartAsync(Func{DateTimeOffset}, string[])"/>),
+/// it also answers as the Microsoft Entra authority its challenge names (<see cref="Authority"/>): instance discovery and the
+/// client-credentials token endpoint, handing out <see cref="Token"/> to <see cref="ClientId"/> with <see cref="ClientSecret"/>,
+/// so a process with only documented Azure.Identity environment (reaching it under those names through a tunnel) gets in.
 /// </summary>
 public sealed class FakeKeyVaultServer : IAsyncDisposable
 {
     public const string Tenant = "72f988bf-0000-0000-0000-000000000000";
     public const string Resource = "https://vault.azure.net";
+
+    /// <summary>The Entra host the challenge names (the public cloud's), served here for a client that reaches it through a tunnel.</summary>
+    public const string Authority = "login.microsoftonline.com";
 
     private readonly object _gate = new();
     private readonly Dictionary<string, List<StoredVersion>> _secrets = new(StringComparer.OrdinalIgnoreCase);
@@ -30,6 +36,7 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
     private int _listReads;
     private int _challenges;
     private int _faulted;
+    private int _tokensIssued;
 
     private FakeKeyVaultServer(Func<DateTimeOffset> clock, X509Certificate2 certificate)
     {
@@ -40,6 +47,21 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
     public Uri VaultUri { get; private set; } = null!;
 
     public string Token { get; private set; } = "test-token-" + Convert.ToHexString(RandomNumberGenerator.GetBytes(8));
+
+    /// <summary>The application (client) id the token endpoint accepts, with <see cref="ClientSecret"/>.</summary>
+    public string ClientId { get; } = Guid.NewGuid().ToString();
+
+    /// <summary>The client secret the token endpoint accepts.</summary>
+    public string ClientSecret { get; } = "secret-" + Convert.ToHexString(RandomNumberGenerator.GetBytes(16));
+
+    /// <summary>This server's certificate (PEM), for a process that should trust it.</summary>
+    public string CertificatePem => _certificate.ExportCertificatePem();
+
+    /// <summary>Where the server listens (127.0.0.1 and a free port), for a tunnel to forward to.</summary>
+    public System.Net.IPEndPoint Endpoint { get; private set; } = null!;
+
+    /// <summary>Access tokens handed out by the token endpoint.</summary>
+    public int TokensIssued => Volatile.Read(ref _tokensIssued);
 
     /// <summary>When true, <c>GET /secrets/{name}/versions</c> answers 500 while reads of a version still work.</summary>
     public bool FailVersionsList { get; set; }
@@ -80,9 +102,12 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
     /// <summary>Every request that reached the server (authorized or not, faulted or not).</summary>
     public int Requests => SecretReads + ListReads + Challenges + Faulted;
 
-    public static async Task<FakeKeyVaultServer> StartAsync(Func<DateTimeOffset> clock)
+    public static Task<FakeKeyVaultServer> StartAsync(Func<DateTimeOffset> clock) => StartAsync(clock, []);
+
+    /// <summary>Starts the server with a certificate also valid for <paramref name="hostNames"/> (e.g. <c>*.vault.azure.net</c>).</summary>
+    public static async Task<FakeKeyVaultServer> StartAsync(Func<DateTimeOffset> clock, params string[] hostNames)
     {
-        var server = new FakeKeyVaultServer(clock, TestCertificate.CreateForLoopback());
+        var server = new FakeKeyVaultServer(clock, TestCertificate.Create(hostNames));
         var builder = WebApplication.CreateSlimBuilder();
         builder.Logging.ClearProviders();
         builder.WebHost.UseKestrelHttpsConfiguration();
@@ -94,6 +119,7 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
 
         var address = app.Urls.Single();
         server.VaultUri = new Uri(address.TrimEnd('/') + "/", UriKind.Absolute);
+        server.Endpoint = new System.Net.IPEndPoint(IPAddress.Loopback, server.VaultUri.Port);
         server._app = app;
         return server;
     }
@@ -163,6 +189,12 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
     {
         var request = context.Request;
         var response = context.Response;
+        if (string.Equals(request.Host.Host, Authority, StringComparison.OrdinalIgnoreCase))
+        {
+            await HandleAuthorityAsync(request, response).ConfigureAwait(false);
+            return;
+        }
+
         if (!request.Query.ContainsKey("api-version"))
         {
             await WriteErrorAsync(response, 400, "BadParameter", "The api-version parameter is required.").ConfigureAwait(false);
@@ -258,7 +290,7 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
         {
             json.WriteStartObject();
             json.WriteString("value", found.Value);
-            WriteItem(json, name, found);
+            WriteItem(json, BaseUri(request), name, found);
             json.WriteEndObject();
         }).ConfigureAwait(false);
     }
@@ -275,14 +307,14 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
             foreach (var version in page)
             {
                 json.WriteStartObject();
-                WriteItem(json, name, version);
+                WriteItem(json, BaseUri(request), name, version);
                 json.WriteEndObject();
             }
 
             json.WriteEndArray();
             if (more)
             {
-                json.WriteString("nextLink", new Uri(VaultUri, $"secrets/{name}/versions?api-version={request.Query["api-version"]}&$skiptoken={skip + page.Count}&maxresults={PageSize}").AbsoluteUri);
+                json.WriteString("nextLink", new Uri(BaseUri(request), $"secrets/{name}/versions?api-version={request.Query["api-version"]}&$skiptoken={skip + page.Count}&maxresults={PageSize}").AbsoluteUri);
             }
             else
             {
@@ -293,9 +325,12 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
         }).ConfigureAwait(false);
     }
 
-    private void WriteItem(Utf8JsonWriter json, string name, StoredVersion version)
+    /// <summary>The vault as the client named it (ids and next links use it, as a real vault's do).</summary>
+    private static Uri BaseUri(HttpRequest request) => new($"https://{request.Host}/", UriKind.Absolute);
+
+    private static void WriteItem(Utf8JsonWriter json, Uri vault, string name, StoredVersion version)
     {
-        json.WriteString("id", new Uri(VaultUri, $"secrets/{name}/{version.Version}").AbsoluteUri);
+        json.WriteString("id", new Uri(vault, $"secrets/{name}/{version.Version}").AbsoluteUri);
         json.WriteStartObject("attributes");
         json.WriteBoolean("enabled", version.Enabled);
         json.WriteNumber("created", version.Created.ToUnixTimeSeconds());
@@ -315,6 +350,79 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
         json.WriteStartObject("tags");
         json.WriteEndObject();
     }
+
+    /// <summary>
+    /// The Entra endpoints a confidential client uses: instance discovery (the public cloud's aliases) and
+    /// <c>POST /{tenant}/oauth2/v2.0/token</c> with <c>grant_type=client_credentials</c> for the vault's scope.
+    /// </summary>
+    private async Task HandleAuthorityAsync(HttpRequest request, HttpResponse response)
+    {
+        var path = request.Path.Value ?? string.Empty;
+        if (request.Method == HttpMethods.Get && path == "/common/discovery/instance")
+        {
+            await WriteJsonAsync(response, 200, json =>
+            {
+                json.WriteStartObject();
+                json.WriteString("tenant_discovery_endpoint", $"https://{Authority}/{Tenant}/v2.0/.well-known/openid-configuration");
+                json.WriteString("api-version", "1.1");
+                json.WriteStartArray("metadata");
+                json.WriteStartObject();
+                json.WriteString("preferred_network", Authority);
+                json.WriteString("preferred_cache", "login.windows.net");
+                json.WriteStartArray("aliases");
+                foreach (var alias in new[] { Authority, "login.windows.net", "login.microsoft.com", "sts.windows.net" })
+                {
+                    json.WriteStringValue(alias);
+                }
+
+                json.WriteEndArray();
+                json.WriteEndObject();
+                json.WriteEndArray();
+                json.WriteEndObject();
+            }).ConfigureAwait(false);
+            return;
+        }
+
+        if (request.Method != HttpMethods.Post || path != $"/{Tenant}/oauth2/v2.0/token" || !request.HasFormContentType)
+        {
+            await WriteTokenErrorAsync(response, 404, "invalid_request", "AADSTS90002: not part of the fake authority.").ConfigureAwait(false);
+            return;
+        }
+
+        var form = await request.ReadFormAsync().ConfigureAwait(false);
+        if (form["grant_type"] != "client_credentials" || form["client_id"] != ClientId || form["client_secret"] != ClientSecret)
+        {
+            await WriteTokenErrorAsync(response, 401, "invalid_client", "AADSTS7000215: Invalid client secret provided.").ConfigureAwait(false);
+            return;
+        }
+
+        if (form["scope"] != Resource + "/.default")
+        {
+            await WriteTokenErrorAsync(response, 400, "invalid_scope", $"AADSTS70011: The provided scope '{form["scope"]}' is not valid here.").ConfigureAwait(false);
+            return;
+        }
+
+        Interlocked.Increment(ref _tokensIssued);
+        var token = Token;
+        await WriteJsonAsync(response, 200, json =>
+        {
+            json.WriteStartObject();
+            json.WriteString("token_type", "Bearer");
+            json.WriteNumber("expires_in", 3599);
+            json.WriteNumber("ext_expires_in", 3599);
+            json.WriteString("access_token", token);
+            json.WriteEndObject();
+        }).ConfigureAwait(false);
+    }
+
+    private static Task WriteTokenErrorAsync(HttpResponse response, int status, string error, string description) =>
+        WriteJsonAsync(response, status, json =>
+        {
+            json.WriteStartObject();
+            json.WriteString("error", error);
+            json.WriteString("error_description", description);
+            json.WriteEndObject();
+        });
 
     private static Task WriteErrorAsync(HttpResponse response, int status, string code, string message) =>
         WriteJsonAsync(response, status, json =>

@@ -73,8 +73,15 @@ public sealed partial class IsolatedAppHost : IAsyncDisposable
         return values;
     }
 
-    /// <summary>Publishes the app (once per run), starts the host on a free port and waits for its ready line.</summary>
-    public static async Task<IsolatedAppHost> StartAsync(IReadOnlyDictionary<string, string> settings, TimeSpan? timeout = null)
+    /// <summary>
+    /// Publishes the app (once per run), starts the host on a free port and waits for its ready line.
+    /// <paramref name="environment"/> is set on the host process, which the worker inherits, and wins over settings
+    /// (as the machine's environment does with func start); a null value removes an inherited variable.
+    /// </summary>
+    public static async Task<IsolatedAppHost> StartAsync(
+        IReadOnlyDictionary<string, string> settings,
+        TimeSpan? timeout = null,
+        IReadOnlyDictionary<string, string?>? environment = null)
     {
         if (!File.Exists(Dll))
         {
@@ -94,6 +101,18 @@ public sealed partial class IsolatedAppHost : IAsyncDisposable
         foreach (var argument in new[] { Dll, "--app", app, "--settings", settingsFile, "--port", "0" })
         {
             start.ArgumentList.Add(argument);
+        }
+
+        foreach (var (name, value) in environment ?? new Dictionary<string, string?>())
+        {
+            if (value is null)
+            {
+                start.Environment.Remove(name);
+            }
+            else
+            {
+                start.Environment[name] = value;
+            }
         }
 
         var host = new IsolatedAppHost(new Process { StartInfo = start }, settingsFile);
