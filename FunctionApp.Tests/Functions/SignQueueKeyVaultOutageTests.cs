@@ -102,10 +102,12 @@ public sealed class SignQueueKeyVaultOutageTests
         var id = await host.EnqueueAsync(OneWidget.Input);
         var poisoned = await QueueFunctionHost.ReceiveRawAsync(host.Poison, Patience);
 
-        // Assert: the producer's message, untouched, after maxDequeueCount failed attempts.
+        // Assert: the producer's message, untouched, after maxDequeueCount failed attempts. On a busy machine a run may
+        // outlive its 1 s lease (event 5105): the queue then hands the message out again while that run fails, which is
+        // one more failed attempt than deliveries counted, and correct.
         Assert.NotNull(poisoned);
         Assert.Equal(OneWidget.Input, Convert.FromBase64String(poisoned));
-        Assert.Equal(3, FailedAttempts(logs, id));
+        Assert.Equal(3 + LeasesLost(logs, id), FailedAttempts(logs, id));
         Assert.Equal(1 + MaxRetries, vault.Faulted);
         Assert.True(await QueueFunctionHost.WaitEmptyAsync(host.Input, Patience), "the input queue should be empty");
         Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Output));
@@ -155,6 +157,9 @@ public sealed class SignQueueKeyVaultOutageTests
     }
 
     /// <summary>How many attempts at message <paramref name="id"/> failed (the function logs each before the extension retries or poisons it).</summary>
+    private static int LeasesLost(CapturedLogs logs, string id) =>
+        logs.Entries.Count(e => e.EventId.Id == 5105 && e.Message.Contains(id, StringComparison.Ordinal));
+
     private static int FailedAttempts(CapturedLogs logs, string id) =>
         logs.Entries.Count(e => e.EventId.Id == AttemptFailedEvent && e.Message.Contains(id, StringComparison.Ordinal));
 

@@ -12,9 +12,8 @@ namespace FunctionApp.Tests.Hosting;
 public sealed partial class LocalHostProcess : IAsyncDisposable
 {
     private readonly Process _process;
-    private readonly StringBuilder _output = new();
+    private readonly HostProcessOutput _output = new(ReadyLine());
     private readonly StringBuilder _error = new();
-    private readonly TaskCompletionSource<string> _ready = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
     private LocalHostProcess(Process process) => _process = process;
 
@@ -22,16 +21,7 @@ public sealed partial class LocalHostProcess : IAsyncDisposable
 
     public int Pid => _process.Id;
 
-    public string Output
-    {
-        get
-        {
-            lock (_output)
-            {
-                return _output.ToString();
-            }
-        }
-    }
+    public string Output => _output.Text;
 
     public string Error
     {
@@ -68,7 +58,7 @@ public sealed partial class LocalHostProcess : IAsyncDisposable
         }
 
         var host = new LocalHostProcess(new Process { StartInfo = start });
-        host._process.OutputDataReceived += (_, e) => host.OnOutput(e.Data);
+        host._process.OutputDataReceived += (_, e) => host._output.Add(e.Data);
         host._process.ErrorDataReceived += (_, e) =>
         {
             lock (host._error)
@@ -86,9 +76,9 @@ public sealed partial class LocalHostProcess : IAsyncDisposable
     public async Task<Uri> ReadyAsync(TimeSpan timeout)
     {
         var exited = _process.WaitForExitAsync();
-        var first = await Task.WhenAny(_ready.Task, exited, Task.Delay(timeout));
-        return first == _ready.Task
-            ? new Uri(await _ready.Task)
+        var first = await Task.WhenAny(_output.Ready, exited, Task.Delay(timeout));
+        return first == _output.Ready
+            ? new Uri(await _output.Ready)
             : throw new Xunit.Sdk.XunitException($"LocalHost was not ready ({(first == exited ? $"exited {_process.ExitCode}" : "timed out")}):\n{Output}\n{Error}");
     }
 
@@ -101,31 +91,7 @@ public sealed partial class LocalHostProcess : IAsyncDisposable
 
     public async ValueTask DisposeAsync()
     {
-        if (!_process.HasExited)
-        {
-            _process.Kill(entireProcessTree: true);
-            await _process.WaitForExitAsync();
-        }
-
-        _process.Dispose();
-    }
-
-    private void OnOutput(string? line)
-    {
-        if (line is null)
-        {
-            return;
-        }
-
-        lock (_output)
-        {
-            _output.AppendLine(line);
-        }
-
-        if (ReadyLine().Match(line) is { Success: true } match)
-        {
-            _ready.TrySetResult(match.Groups["url"].Value);
-        }
+        await HostProcessOutput.StopAsync(_process);
     }
 
     [GeneratedRegex(@"^LocalHost ready: (?<url>http://\S+)/api/")]

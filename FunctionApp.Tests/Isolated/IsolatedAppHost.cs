@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Text;
 using System.Text.RegularExpressions;
 using FunctionApp.Tests.Infrastructure;
 using Newtonsoft.Json.Linq;
@@ -19,8 +18,7 @@ public sealed partial class IsolatedAppHost : IAsyncDisposable
     private static string? _published;
 
     private readonly Process _process;
-    private readonly StringBuilder _output = new();
-    private readonly TaskCompletionSource<string> _ready = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly HostProcessOutput _output = new(ReadyLine());
     private readonly string _settingsFile;
 
     private IsolatedAppHost(Process process, string settingsFile)
@@ -37,16 +35,7 @@ public sealed partial class IsolatedAppHost : IAsyncDisposable
     /// <summary>The host's process id (the worker is its child).</summary>
     public int Pid => _process.Id;
 
-    public string Output
-    {
-        get
-        {
-            lock (_output)
-            {
-                return _output.ToString();
-            }
-        }
-    }
+    public string Output => _output.Text;
 
     /// <summary>
     /// The isolated app's local settings sample with the known-answer vectors' key, the development environment (where a
@@ -116,22 +105,22 @@ public sealed partial class IsolatedAppHost : IAsyncDisposable
         }
 
         var host = new IsolatedAppHost(new Process { StartInfo = start }, settingsFile);
-        host._process.OutputDataReceived += (_, e) => host.OnOutput(e.Data);
-        host._process.ErrorDataReceived += (_, e) => host.OnOutput(e.Data);
+        host._process.OutputDataReceived += (_, e) => host._output.Add(e.Data);
+        host._process.ErrorDataReceived += (_, e) => host._output.Add(e.Data);
         host._process.Start();
         host._process.BeginOutputReadLine();
         host._process.BeginErrorReadLine();
 
         var exited = host._process.WaitForExitAsync();
-        var first = await Task.WhenAny(host._ready.Task, exited, Task.Delay(timeout ?? TimeSpan.FromSeconds(90)));
-        if (first != host._ready.Task)
+        var first = await Task.WhenAny(host._output.Ready, exited, Task.Delay(timeout ?? TimeSpan.FromSeconds(90)));
+        if (first != host._output.Ready)
         {
             var reason = first == exited ? $"exited {host._process.ExitCode}" : "timed out";
             await host.DisposeAsync();
             throw new Xunit.Sdk.XunitException($"WorkerHost was not ready ({reason}):\n{host.Output}");
         }
 
-        host.BaseAddress = new Uri(await host._ready.Task);
+        host.BaseAddress = new Uri(await host._output.Ready);
         return host;
     }
 
@@ -153,13 +142,7 @@ public sealed partial class IsolatedAppHost : IAsyncDisposable
 
     public async ValueTask DisposeAsync()
     {
-        if (!_process.HasExited)
-        {
-            _process.Kill(entireProcessTree: true);
-            await _process.WaitForExitAsync();
-        }
-
-        _process.Dispose();
+        await HostProcessOutput.StopAsync(_process);
         File.Delete(_settingsFile);
     }
 
@@ -184,24 +167,6 @@ public sealed partial class IsolatedAppHost : IAsyncDisposable
         finally
         {
             PublishLock.Release();
-        }
-    }
-
-    private void OnOutput(string? line)
-    {
-        if (line is null)
-        {
-            return;
-        }
-
-        lock (_output)
-        {
-            _output.AppendLine(line);
-        }
-
-        if (ReadyLine().Match(line) is { Success: true } match)
-        {
-            _ready.TrySetResult(match.Groups["url"].Value);
         }
     }
 
