@@ -1,6 +1,8 @@
 // The widget signing service, from an empty resource group to a running, least-privilege deployment.
 // One module per concern; every name is derived from environmentName plus a uniqueString of the resource group.
-// Deploy: az deployment group create --resource-group <rg> --template-file infra/main.bicep --parameters infra/main.elastic-premium.bicepparam
+// Two apps over one core: the isolated app (app: 'isolated', the default) on Flex Consumption FC1, and the in-process app
+// (app: 'inprocess') on Elastic Premium EP1-EP3. Any other combination stops the deployment with a message (fail()).
+// Deploy: az deployment group create --resource-group <rg> --template-file infra/main.bicep --parameters infra/main.flex-consumption.bicepparam
 // Compile and lint locally with the pinned compiler: .ci/bicep (docs/deploy.md).
 // The signing key is not here: the pipeline's key bootstrap stage creates it in the vault (docs/deploy.md).
 
@@ -14,16 +16,41 @@ param environmentName string = 'dev'
 @description('Azure region for every resource; defaults to the resource group\'s.')
 param location string = resourceGroup().location
 
-@description('Function app plan: EP1 (Windows Elastic Premium, the default; EP2/EP3 larger) signs from the queue with runtime scale monitoring; Y1 (Windows Consumption) is for HTTP-only use: its scale controller does not know the custom queue trigger (docs/deploy.md, "Plans").')
+@description('Which app to deploy: isolated (FunctionApp.Isolated, net10.0, the default; Flex Consumption FC1 only) or inprocess (FunctionApp, net8.0; Elastic Premium EP1-EP3 only). docs/deploy.md, "Apps and plans".')
 @allowed([
-  'Y1'
+  'isolated'
+  'inprocess'
+])
+param app string = 'isolated'
+
+@description('Function app plan: FC1 (Linux Flex Consumption, the default) for the isolated app; EP1-EP3 (Windows Elastic Premium) for the in-process app. Y1 is refused for both: the in-process queue trigger cannot wake or scale there, and Linux Consumption cannot run the isolated app on .NET 10. Other combinations stop with a message (docs/deploy.md, "Apps and plans").')
+@allowed([
+  'FC1'
   'EP1'
   'EP2'
   'EP3'
+  'Y1'
 ])
-param planSku string = 'EP1'
+param planSku string = 'FC1'
 
-@description('Elastic Premium only: the most instances the plan may scale out to.')
+@description('Flex Consumption: the most instances the app may scale out to (1-1000; default 100).')
+@minValue(1)
+@maxValue(1000)
+param maximumInstanceCount int = 100
+
+@description('Flex Consumption: memory of each instance in MB (2048, the default, or 4096). The memory budget\'s default follows it: an eighth of what the GC sees (docs/deploy.md, "Flex Consumption: scale and memory").')
+@allowed([
+  2048
+  4096
+])
+param instanceMemoryMB int = 2048
+
+@description('Flex Consumption: always-ready instances for the HTTP functions (default 0: scale to zero, cold starts possible; each one is billed while idle).')
+@minValue(0)
+@maxValue(20)
+param alwaysReadyHttpInstances int = 0
+
+@description('Elastic Premium (in-process app) only: the most instances the plan may scale out to.')
 @minValue(1)
 @maxValue(100)
 param maximumElasticWorkerCount int = 20
@@ -45,7 +72,7 @@ param signingSecretName string = 'widget-signing-key'
 @description('Whether the signing-key secret exists already. The app\'s Key Vault grant is scoped to that secret, and a role assignment needs its scope to exist: the pipeline\'s Plan looks and sets this; on a first deployment Apply deploys again with true once the key bootstrap has created the key.')
 param signingKeyExists bool = true
 
-@description('Object id of the principal that uploads the app package (the pipeline\'s deploy connection); it gets Storage Blob Data Contributor on the package container only. Empty: whoever deploys this template (deployer()), for a manual deployment. The pipeline sets it so that the plan shows the real grant.')
+@description('In-process app only: object id of the principal that uploads the app package (the pipeline\'s deploy connection); it gets Storage Blob Data Contributor on the package container only. Empty: whoever deploys this template (deployer()), for a manual deployment. The pipeline sets it so that the plan shows the real grant. The isolated app needs no such grant (Flex takes the package through the app\'s publish endpoint).')
 param packagePublisherPrincipalId string = ''
 
 @description('Object id of the smoke-test service connection\'s service principal: it gets message-send on the input queue and peek on the output queue, nothing else. Empty: no smoke-test grants.')
@@ -98,6 +125,7 @@ var names = {
   appInsights: 'appi-${environmentName}-${suffix}'
   // Storage account names: 3-24 lowercase letters and digits.
   hostStorage: take('sth${compactEnvironment}${suffix}', 24)
+  deploymentStorage: take('stp${compactEnvironment}${suffix}', 24)
   dataStorage: take('std${compactEnvironment}${suffix}', 24)
   // Key Vault names: 3-24 characters.
   keyVault: empty(keyVaultName) ? take('kv-${environmentName}-${suffix}', 24) : keyVaultName
@@ -105,8 +133,23 @@ var names = {
   functionApp: 'func-${environmentName}-${suffix}'
 }
 
-// The host account's container with the app package (WEBSITE_RUN_FROM_PACKAGE); the account name is unique already.
+// The deployment account's container with the app package (Flex deployment storage, or WEBSITE_RUN_FROM_PACKAGE for
+// the in-process app); the account name is unique already.
 var packageContainerName = 'function-releases'
+
+// Which app may run on which plan. A combination that cannot work stops the deployment (compile-time for the snapshot and
+// what-if, deploy time for ARM) with the reason, rather than deploying an app that cannot scale or start.
+var planRefusal = app == 'inprocess' && planSku == 'FC1'
+  ? 'app=inprocess cannot run on Flex Consumption (FC1): Flex runs only the isolated worker model. Use app=isolated on FC1, or app=inprocess on EP1, EP2 or EP3.'
+  : app == 'inprocess' && planSku == 'Y1'
+      ? 'app=inprocess cannot use Consumption (Y1): the scale controller does not know its own queue trigger, so queue messages would neither wake nor scale the app. Use EP1, EP2 or EP3 (runtime scale monitoring).'
+      : app == 'isolated' && planSku == 'Y1'
+          ? 'app=isolated cannot use Consumption (Y1): Linux Consumption cannot run dotnet-isolated 10.0 and is retiring. Use FC1 (Flex Consumption).'
+          : app == 'isolated' && planSku != 'FC1'
+              ? 'app=isolated deploys on Flex Consumption (FC1) only in this template; planSku ${planSku} is for app=inprocess.'
+              : ''
+var checkedPlanSku = empty(planRefusal) ? planSku : fail(planRefusal)
+var isolated = app == 'isolated'
 
 module monitoring 'modules/monitoring.bicep' = {
   name: 'monitoring'
@@ -133,6 +176,7 @@ module storage 'modules/storage.bicep' = {
   params: {
     location: location
     hostStorageAccountName: names.hostStorage
+    deploymentStorageAccountName: names.deploymentStorage
     dataStorageAccountName: names.dataStorage
     skuName: storageSku
     inputQueueName: inputQueueName
@@ -161,11 +205,14 @@ module keyVault 'modules/keyVault.bicep' = {
 module roleAssignments 'modules/roleAssignments.bicep' = {
   name: 'roleAssignments'
   params: {
+    app: app
     principalId: identity.outputs.principalId
+    appInsightsName: monitoring.outputs.appInsightsName
     keyVaultName: keyVault.outputs.name
     signingSecretName: signingSecretName
     signingKeyExists: signingKeyExists
     hostStorageAccountName: storage.outputs.hostStorageAccountName
+    deploymentStorageAccountName: storage.outputs.deploymentStorageAccountName
     packageContainerName: storage.outputs.packageContainerName
     deployerPrincipalId: empty(packagePublisherPrincipalId) ? deployer().objectId : packagePublisherPrincipalId
     smokeTestPrincipalId: smokeTestPrincipalId
@@ -175,13 +222,46 @@ module roleAssignments 'modules/roleAssignments.bicep' = {
   }
 }
 
-module functionApp 'modules/functionApp.bicep' = {
+module flexFunctionApp 'modules/flexFunctionApp.bicep' = if (isolated) {
+  name: 'flexFunctionApp'
+  params: {
+    location: location
+    planName: names.plan
+    functionAppName: names.functionApp
+    planSku: checkedPlanSku
+    maximumInstanceCount: maximumInstanceCount
+    instanceMemoryMB: instanceMemoryMB
+    alwaysReadyHttpInstances: alwaysReadyHttpInstances
+    identityId: identity.outputs.id
+    identityClientId: identity.outputs.clientId
+    hostStorageAccountName: storage.outputs.hostStorageAccountName
+    deploymentContainerUrl: storage.outputs.packageContainerUrl
+    dataQueueServiceUri: storage.outputs.dataQueueServiceUri
+    dataBlobServiceUri: storage.outputs.dataBlobServiceUri
+    appInsightsName: monitoring.outputs.appInsightsName
+    keyVaultUri: keyVault.outputs.vaultUri
+    signingSecretName: signingSecretName
+    inputQueueName: inputQueueName
+    outputQueueName: outputQueueName
+    rejectedQueueName: rejectedQueueName
+    claimCheckContainerName: claimCheckContainerName
+    canonicalContainerName: canonicalContainerName
+    rejectedContainerName: rejectedContainerName
+    tags: tags
+  }
+  // The grants first: Flex writes the first package into the deployment container with the app's identity.
+  dependsOn: [
+    roleAssignments
+  ]
+}
+
+module functionApp 'modules/functionApp.bicep' = if (!isolated) {
   name: 'functionApp'
   params: {
     location: location
     planName: names.plan
     functionAppName: names.functionApp
-    planSku: planSku
+    planSku: checkedPlanSku
     maximumElasticWorkerCount: maximumElasticWorkerCount
     identityId: identity.outputs.id
     identityClientId: identity.outputs.clientId
@@ -207,11 +287,14 @@ module functionApp 'modules/functionApp.bicep' = {
   ]
 }
 
+@description('Which app was deployed (isolated or inprocess): the pipeline picks the package and the deploy command by it.')
+output app string = app
+
 @description('Name of the function app (the deploy and smoke scripts).')
-output functionAppName string = functionApp.outputs.name
+output functionAppName string = isolated ? flexFunctionApp!.outputs.name : functionApp!.outputs.name
 
 @description('Default host name of the function app, for the smoke test.')
-output functionAppHostName string = functionApp.outputs.defaultHostName
+output functionAppHostName string = isolated ? flexFunctionApp!.outputs.defaultHostName : functionApp!.outputs.defaultHostName
 
 @description('Name of the Key Vault (key bootstrap).')
 output keyVaultName string = keyVault.outputs.name
@@ -234,8 +317,11 @@ output inputQueueName string = inputQueueName
 @description('Name of the queue the app forwards signatures to (the smoke test peeks it).')
 output outputQueueName string = outputQueueName
 
-@description('Name of the host storage account (the pipeline uploads the app package there).')
+@description('Name of the host storage account (AzureWebJobsStorage).')
 output hostStorageAccountName string = storage.outputs.hostStorageAccountName
 
-@description('Name of the container the app package is uploaded to.')
+@description('Name of the deployment storage account (the app package; the in-process pipeline uploads there).')
+output deploymentStorageAccountName string = storage.outputs.deploymentStorageAccountName
+
+@description('Name of the container the app package is kept in.')
 output packageContainerName string = storage.outputs.packageContainerName

@@ -1,10 +1,12 @@
-// Parameters for infra/main.bicep on the Elastic Premium plan (EP1-EP3, Windows): pre-warmed instances, no cold
-// start, longer runs. The pipeline picks this file for planSku EP1-EP3 and writes this run's environmentName, location and
-// planSku over it (Plan stage). No secret belongs in this file: the signing key lives only in Key
-// Vault, and no storage key is used anywhere.
+// Parameters for infra/main.bicep: the in-process app (FunctionApp, net8.0) on Elastic Premium (EP1-EP3, Windows):
+// pre-warmed instances, runtime scale monitoring for its own queue trigger. The pipeline picks this file for
+// app=inprocess and writes this run's environmentName, location and planSku over it (Plan stage). The in-process app
+// may not use FC1 or Y1: main.bicep refuses both with the reason. No secret belongs in this file: the signing key lives
+// only in Key Vault, and no storage key is used anywhere.
 using './main.bicep'
 
 param environmentName = 'prod'
+param app = 'inprocess'
 param planSku = 'EP1'
 param maximumElasticWorkerCount = 20
 param storageSku = 'Standard_ZRS'

@@ -12,11 +12,55 @@ public sealed partial class CompiledInfra
 {
     private static readonly Lazy<CompiledInfra> Compiled = new(Compile, LazyThreadSafetyMode.ExecutionAndPublication);
 
-    private CompiledInfra(JsonObject main, IReadOnlyDictionary<string, JsonObject> parameterFiles, IReadOnlyDictionary<string, BicepRun> runs)
+    private CompiledInfra(JsonObject main, IReadOnlyDictionary<string, JsonObject> parameterFiles, IReadOnlyDictionary<string, BicepRun> runs, IReadOnlyDictionary<string, DeploymentSnapshot> snapshots)
     {
         Main = main;
         ParameterFiles = parameterFiles;
         Runs = runs;
+        Snapshots = snapshots;
+    }
+
+    /// <summary>The subscription, resource group and location every snapshot is evaluated for.</summary>
+    public const string SnapshotSubscription = "00000000-0000-0000-0000-000000000001";
+
+    /// <summary>The resource group of the snapshots.</summary>
+    public const string SnapshotResourceGroup = "rg-widget-signing-test";
+
+    /// <summary>
+    /// Each .bicepparam evaluated by the pinned compiler's <c>bicep snapshot</c>: main.json with that file's parameters,
+    /// conditions and expressions resolved as far as they can be without Azure (what that deployment would create).
+    /// </summary>
+    public IReadOnlyDictionary<string, DeploymentSnapshot> Snapshots { get; }
+
+    /// <summary>The parameter file names as theory data.</summary>
+    public static TheoryData<string> ParameterFileData()
+    {
+        var data = new TheoryData<string>();
+        foreach (var file in ParameterFileNames)
+        {
+            data.Add(file);
+        }
+
+        return data;
+    }
+
+    /// <summary>
+    /// Evaluates main.bicep for a .bicepparam written from <paramref name="parameters"/> (lines after the <c>using</c>),
+    /// in a temporary copy of infra/: the snapshot, or the compiler's refusal (a <c>fail()</c> message) in the run.
+    /// </summary>
+    public static (BicepRun Run, DeploymentSnapshot? Snapshot) SnapshotOf(string parameters)
+    {
+        var copy = CopyInfra();
+        try
+        {
+            var file = System.IO.Path.Combine(copy.FullName, "infra", "case.bicepparam");
+            File.WriteAllText(file, "using './main.bicep'\n" + parameters + "\n");
+            return Snapshot(file);
+        }
+        finally
+        {
+            copy.Delete(recursive: true);
+        }
     }
 
     /// <summary>The compiled infra/ (compiling it on first use).</summary>
@@ -149,14 +193,52 @@ public sealed partial class CompiledInfra
                 }
             }
 
+            var snapshots = new Dictionary<string, DeploymentSnapshot>(StringComparer.Ordinal);
+            var copy = CopyInfra();
+            try
+            {
+                foreach (var file in ParameterFileNames)
+                {
+                    var (run, snapshot) = Snapshot(System.IO.Path.Combine(copy.FullName, "infra", file));
+                    snapshots[file] = snapshot ?? throw new InvalidOperationException($"bicep snapshot infra/{file} failed: {run.Output}{run.Error}");
+                }
+            }
+            finally
+            {
+                copy.Delete(recursive: true);
+            }
+
             return new CompiledInfra(
                 main ?? throw new InvalidOperationException($"bicep build infra/main.bicep produced no ARM JSON: {runs["build infra/main.bicep"].Error}"),
                 parameterFiles,
-                runs);
+                runs,
+                snapshots);
         }
         finally
         {
             output.Delete(recursive: true);
         }
+    }
+
+    /// <summary>A copy of infra/ (the snapshot command writes its result next to the .bicepparam; the checkout stays untouched).</summary>
+    private static DirectoryInfo CopyInfra()
+    {
+        var copy = Directory.CreateTempSubdirectory("infra-snapshot-");
+        var source = RepoFiles.File("infra");
+        foreach (var file in Directory.GetFiles(source, "*.bicep*", SearchOption.AllDirectories))
+        {
+            var target = System.IO.Path.Combine(copy.FullName, "infra", System.IO.Path.GetRelativePath(source, file));
+            Directory.CreateDirectory(System.IO.Path.GetDirectoryName(target)!);
+            File.Copy(file, target);
+        }
+
+        return copy;
+    }
+
+    private static (BicepRun Run, DeploymentSnapshot? Snapshot) Snapshot(string bicepparam)
+    {
+        var run = BicepCompiler.Run("snapshot", bicepparam, "--mode", "overwrite", "--subscription-id", SnapshotSubscription, "--resource-group", SnapshotResourceGroup, "--location", "westeurope", "--tenant-id", "00000000-0000-0000-0000-000000000002");
+        var result = System.IO.Path.ChangeExtension(bicepparam, ".snapshot.json");
+        return (run, run.ExitCode == 0 && File.Exists(result) ? new DeploymentSnapshot(JsonNode.Parse(File.ReadAllText(result))!.AsObject()) : null);
     }
 }

@@ -25,11 +25,12 @@ public sealed class CompilerTests
     }
 
     [Fact]
-    public void ParameterFiles_OnePerPlanUsersPick_AllCompile()
+    public void ParameterFiles_OnePerSupportedAppAndPlan_AllCompileAndEvaluate()
     {
         var compiled = CompiledInfra.Instance;
 
-        Assert.Equal(["main.consumption.bicepparam", "main.elastic-premium.bicepparam"], CompiledInfra.ParameterFileNames);
+        Assert.Equal(["main.elastic-premium.bicepparam", "main.flex-consumption.bicepparam"], CompiledInfra.ParameterFileNames);
+        Assert.Equal(CompiledInfra.ParameterFileNames, compiled.Snapshots.Keys.Order(StringComparer.Ordinal));
         Assert.Equal(CompiledInfra.ParameterFileNames, compiled.ParameterFiles.Keys.Order(StringComparer.Ordinal));
     }
 

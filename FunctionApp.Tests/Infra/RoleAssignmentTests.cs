@@ -16,6 +16,7 @@ public sealed class RoleAssignmentTests
         ["974c5e8b-45b9-4653-ba55-5f855dd0fb88"] = "Storage Queue Data Contributor",
         ["19e7f393-937e-4f77-808e-94535e297925"] = "Storage Queue Data Reader",
         ["c6a89b2d-59bc-44d0-9896-0f6e12d7b80a"] = "Storage Queue Data Message Sender",
+        ["3913510d-42f4-4e42-8a64-420c390055eb"] = "Monitoring Metrics Publisher",
     };
 
     /// <summary>App grants: role, scope (resource type and name parameter). Each on the narrowest scope RBAC offers.</summary>
@@ -24,6 +25,9 @@ public sealed class RoleAssignmentTests
         ("Key Vault Secrets User", "Microsoft.KeyVault/vaults/secrets signingSecretName"),
         ("Storage Blob Data Owner", "Microsoft.Storage/storageAccounts hostStorageAccountName"),
         ("Storage Table Data Contributor", "Microsoft.Storage/storageAccounts hostStorageAccountName"),
+        ("Monitoring Metrics Publisher", "Microsoft.Insights/components appInsightsName"),
+        ("Storage Blob Data Contributor", "Microsoft.Storage/storageAccounts/blobServices/containers packageContainerName"),
+        ("Storage Blob Data Reader", "Microsoft.Storage/storageAccounts/blobServices/containers packageContainerName"),
         ("Storage Queue Data Contributor", "Microsoft.Storage/storageAccounts/queueServices/queues input"),
         ("Storage Queue Data Message Sender", "Microsoft.Storage/storageAccounts/queueServices/queues poison"),
         ("Storage Queue Data Message Sender", "Microsoft.Storage/storageAccounts/queueServices/queues output"),
@@ -91,8 +95,10 @@ public sealed class RoleAssignmentTests
     [Fact]
     public void WriteContainers_AreCreateOnly_NoOverwriteNoDelete()
     {
+        // The data containers the app writes to (the package container's grant is the Flex platform's, for its package).
         var writers = Infra.ResourcesOfType("Microsoft.Authorization/roleAssignments").Select(a => a.Resource)
-            .Where(a => Role(a) == "Storage Blob Data Contributor" && (string?)a["properties"]!["principalId"] == "[parameters('principalId')]").ToList();
+            .Where(a => Role(a) == "Storage Blob Data Contributor" && (string?)a["properties"]!["principalId"] == "[parameters('principalId')]")
+            .Where(a => !Scope(a).EndsWith(" packageContainerName", StringComparison.Ordinal)).ToList();
         var condition = (string?)CompiledInfra.Template(Infra.Module("roleAssignments"))["variables"]!["createOnlyCondition"];
 
         Assert.Equal(2, writers.Count);

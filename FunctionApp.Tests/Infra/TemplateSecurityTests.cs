@@ -68,7 +68,7 @@ public sealed class TemplateSecurityTests
     {
         var accounts = Infra.ResourcesOfType("Microsoft.Storage/storageAccounts");
 
-        Assert.Equal(2, accounts.Count);
+        Assert.Equal(3, accounts.Count);
         Assert.All(accounts, a =>
         {
             Assert.Equal("[variables('accountProperties')]", (string?)a.Resource["properties"]);
@@ -83,14 +83,15 @@ public sealed class TemplateSecurityTests
     }
 
     [Fact]
-    public void StorageAccounts_DataAndHost_AllowNoSharedKey()
+    public void StorageAccounts_DataHostAndDeployment_AllowNoSharedKey()
     {
         var storage = CompiledInfra.Template(Infra.Module("storage"));
         var accounts = Infra.ResourcesOfType("Microsoft.Storage/storageAccounts");
 
-        // Both accounts take their properties from one variable, which turns shared keys off.
+        // All three accounts take their properties from one variable, which turns shared keys off.
         Assert.False((bool)storage["variables"]!["accountProperties"]!["allowSharedKeyAccess"]!);
-        Assert.Equal(2, accounts.Count);
+        Assert.Equal(3, accounts.Count);
+        Assert.Contains(accounts, a => (string?)a.Resource["name"] == "[parameters('deploymentStorageAccountName')]");
         Assert.All(accounts, a => Assert.Equal("[variables('accountProperties')]", (string?)a.Resource["properties"]));
         Assert.Contains(accounts, a => (string?)a.Resource["name"] == "[parameters('dataStorageAccountName')]");
         // No key is ever read, so none can reach a setting, a secret or an output.
@@ -113,6 +114,7 @@ public sealed class TemplateSecurityTests
         Assert.Equal(
             [
                 "[resourceId('Microsoft.Storage/storageAccounts/blobServices', parameters('dataStorageAccountName'), 'default')]",
+                "[resourceId('Microsoft.Storage/storageAccounts/blobServices', parameters('deploymentStorageAccountName'), 'default')]",
                 "[resourceId('Microsoft.Storage/storageAccounts/blobServices', parameters('hostStorageAccountName'), 'default')]",
                 "[resourceId('Microsoft.Storage/storageAccounts/queueServices', parameters('dataStorageAccountName'), 'default')]",
                 "[resourceId('Microsoft.Storage/storageAccounts/queueServices', parameters('hostStorageAccountName'), 'default')]",

@@ -13,7 +13,7 @@ public sealed class AzurePipelineTests
 {
     private static readonly string[] StageOrder = ["Build", "Plan", "Apply", "SmokeTest"];
 
-    private static readonly string[] ExportedOutputs = ["functionAppName", "functionAppHostName", "keyVaultName", "signingSecretName", "hostStorageAccountName", "packageContainerName", "dataStorageAccountName", "inputQueueName", "outputQueueName"];
+    private static readonly string[] ExportedOutputs = ["app", "functionAppName", "functionAppHostName", "keyVaultName", "signingSecretName", "deploymentStorageAccountName", "packageContainerName", "dataStorageAccountName", "inputQueueName", "outputQueueName"];
 
     private readonly PipelineDocument _pipeline = PipelineDocument.Load();
 
@@ -114,7 +114,7 @@ public sealed class AzurePipelineTests
         }
 
         var overridden = Regex.Matches(PlanScript, @"\(""(\w+)"", ""[A-Z_]+""\)").Select(m => m.Groups[1].Value).ToList();
-        Assert.Equal(["environmentName", "location", "planSku", "packagePublisherPrincipalId", "smokeTestPrincipalId"], overridden);
+        Assert.Equal(["environmentName", "location", "app", "planSku", "packagePublisherPrincipalId", "smokeTestPrincipalId"], overridden);
         Assert.True(main.Parameters.ContainsKey("signingKeyExists"));
         Assert.All(overridden, p => Assert.True(main.Parameters.ContainsKey(p), $"main.bicep has no parameter '{p}'"));
     }
@@ -144,7 +144,7 @@ public sealed class AzurePipelineTests
         var parameters = _pipeline.Parameters;
 
         // A free-text environment would let a run name a new environment, which Azure DevOps creates with no checks.
-        Assert.Equal(["target", "location", "planSku"], parameters.Keys);
+        Assert.Equal(["target", "location", "app", "planSku"], parameters.Keys);
         Assert.All(parameters.Values, p =>
         {
             Assert.Equal("string", Scalar(p, "type"));
@@ -154,9 +154,13 @@ public sealed class AzurePipelineTests
             Assert.False(string.IsNullOrWhiteSpace(Scalar(p, "displayName")));
         });
         Assert.Equal(["dev", "prod"], Sequence(parameters["target"], "values").Children.Cast<YamlScalarNode>().Select(v => v.Value!));
+        // The plans some app may use (Y1 is refused for both by infra/, so the pipeline does not offer it).
         var planSku = parameters["planSku"];
-        Assert.Equal(CompiledInfra.Instance.Allowed("planSku").Order(StringComparer.Ordinal), Sequence(planSku, "values").Children.Cast<YamlScalarNode>().Select(v => v.Value!).Order(StringComparer.Ordinal));
+        Assert.Equal(CompiledInfra.Instance.Allowed("planSku").Where(p => p != "Y1").Order(StringComparer.Ordinal), Sequence(planSku, "values").Children.Cast<YamlScalarNode>().Select(v => v.Value!).Order(StringComparer.Ordinal));
         Assert.Equal((string?)CompiledInfra.Instance.Parameters["planSku"]!["defaultValue"], Scalar(planSku, "default"));
+        var app = parameters["app"];
+        Assert.Equal(CompiledInfra.Instance.Allowed("app"), Sequence(app, "values").Children.Cast<YamlScalarNode>().Select(v => v.Value!));
+        Assert.Equal((string?)CompiledInfra.Instance.Parameters["app"]!["defaultValue"], Scalar(app, "default"));
         // Environment, resource group and connections are derived from the allow-listed target, never typed in.
         Assert.DoesNotContain("${{ variables.", Yaml, StringComparison.Ordinal);
         Assert.DoesNotMatch(@"parameters\.(environment|serviceConnection|resourceGroup)\b", Yaml);
@@ -182,7 +186,7 @@ public sealed class AzurePipelineTests
     {
         var dotnet = Scripts(_pipeline.Stage("Build")).Where(s => Regex.IsMatch(s, "^dotnet (build|test|publish) ")).ToList();
 
-        Assert.Equal(3, dotnet.Count);
+        Assert.Equal(4, dotnet.Count);
         Assert.All(dotnet, s => Assert.Contains("--configuration $(buildConfiguration)", s, StringComparison.Ordinal));
         Assert.DoesNotMatch(@"(-c|--configuration) (Release|Debug)", Yaml);
         Assert.Equal("Release", _pipeline.Variables["buildConfiguration"]);
@@ -202,14 +206,21 @@ public sealed class AzurePipelineTests
     }
 
     [Fact]
-    public void Build_PublishesTheAppAsAZipArtifact()
+    public void Build_PublishesBothAppsWithDotnetPublish_AsZipsInTheAppArtifact()
     {
         var build = _pipeline.Stage("Build");
 
-        Assert.Contains(Scripts(build), s => s.StartsWith("dotnet publish FunctionApp/FunctionApp.csproj ", StringComparison.Ordinal));
-        var zip = Assert.Single(Tasks(build, "ArchiveFiles@2"));
-        Assert.Equal("zip", Input(zip, "archiveType"));
-        Assert.EndsWith("/app/FunctionApp.zip", Input(zip, "archiveFile"), StringComparison.Ordinal);
+        Assert.Contains(Scripts(build), s => s.StartsWith("dotnet publish FunctionApp.Isolated/FunctionApp.Isolated.csproj --configuration $(buildConfiguration) --output $(Build.ArtifactStagingDirectory)/publish-isolated", StringComparison.Ordinal));
+        Assert.Contains(Scripts(build), s => s.StartsWith("dotnet publish FunctionApp/FunctionApp.csproj --configuration $(buildConfiguration) --output $(Build.ArtifactStagingDirectory)/publish", StringComparison.Ordinal));
+        var zips = Tasks(build, "ArchiveFiles@2").ToList();
+        Assert.Equal(2, zips.Count);
+        Assert.All(zips, z =>
+        {
+            Assert.Equal("zip", Input(z, "archiveType"));
+            Assert.Equal("false", Input(z, "includeRootFolder"));
+        });
+        Assert.Contains(zips, z => Input(z, "rootFolderOrFile") == "$(Build.ArtifactStagingDirectory)/publish-isolated" && Input(z, "archiveFile") == "$(Build.ArtifactStagingDirectory)/app/FunctionApp.Isolated.zip");
+        Assert.Contains(zips, z => Input(z, "rootFolderOrFile") == "$(Build.ArtifactStagingDirectory)/publish" && Input(z, "archiveFile") == "$(Build.ArtifactStagingDirectory)/app/FunctionApp.zip");
         Assert.Contains(Tasks(build, "PublishPipelineArtifact@1"), t => Input(t, "artifact") == "app");
     }
 
@@ -236,12 +247,20 @@ public sealed class AzurePipelineTests
     }
 
     [Fact]
-    public void Deploy_UploadsThePackageBlobWithTheDeployConnection_ThenRestartsAndSyncsTriggers()
+    public void Deploy_DeploysTheAppApplyDeployed_WithTheDeployConnection()
     {
         var task = Assert.Single(Tasks(_pipeline.Stage("Apply"), "AzureCLI@2"), t => Scalar(Mapping(t, "inputs"), "scriptPath") is not null);
 
-        Assert.Equal("infra/scripts/deploy-package.sh", Input(task, "scriptPath"));
-        Assert.Equal("rg-widget-signing-${{ parameters.target }} $(functionAppName) $(hostStorageAccountName) $(packageContainerName) $(Pipeline.Workspace)/app/FunctionApp.zip", Input(task, "arguments"));
+        Assert.Equal("widget-signing-${{ parameters.target }}-deploy", Input(task, "azureSubscription"));
+        Assert.Equal("infra/scripts/deploy-app.sh", Input(task, "scriptPath"));
+        Assert.Equal("$(app) rg-widget-signing-${{ parameters.target }} $(functionAppName) $(deploymentStorageAccountName) $(packageContainerName) $(Pipeline.Workspace)/app", Input(task, "arguments"));
+        // Flex takes its package through one deploy (config-zip), never WEBSITE_RUN_FROM_PACKAGE or a blob upload.
+        var flex = RepoFiles.ReadAllText("infra", "scripts", "deploy-flex-package.sh");
+        Assert.Contains("az functionapp deployment source config-zip --resource-group \"$resource_group\" --name \"$app_name\"", flex, StringComparison.Ordinal);
+        Assert.DoesNotContain("WEBSITE_RUN_FROM_PACKAGE=", flex, StringComparison.Ordinal);
+        Assert.DoesNotContain("az storage", flex, StringComparison.Ordinal);
+        Assert.Contains("cli_minimum=\"${AZ_CLI_MINIMUM:-2.77.0}\"", flex, StringComparison.Ordinal);
+        Assert.Contains("2.77.0", RepoFiles.ReadAllText("docs", "deploy.md"), StringComparison.Ordinal);
         var script = RepoFiles.ReadAllText("infra", "scripts", "deploy-package.sh");
         Assert.Contains("az storage blob upload --auth-mode login", script, StringComparison.Ordinal);
         Assert.DoesNotContain("--account-key", script, StringComparison.Ordinal);
@@ -275,8 +294,9 @@ public sealed class AzurePipelineTests
         var commands = shell.SelectMany(s => s.Split('\n')).Select(l => l.Trim())
             .Where(l => l.Length > 0 && !l.StartsWith('#') && !l.StartsWith("echo ", StringComparison.Ordinal)).ToList();
 
-        // Build's six scripts, Plan's and Apply's inline scripts (Apply runs the bootstrap script), the deploy and smoke scripts.
-        Assert.Equal(10, shell.Count);
+        // Build's seven scripts (two publishes), Plan's and Apply's inline scripts (Apply runs the bootstrap script), the
+        // deploy and smoke scripts.
+        Assert.Equal(11, shell.Count);
         Assert.Contains(shell, s => s.Contains("infra/scripts/bootstrap-signing-key.sh", StringComparison.Ordinal));
         Assert.DoesNotContain(commands, l => l.Contains("az keyvault", StringComparison.Ordinal));
         Assert.DoesNotContain(commands, l => l.Contains("--query value", StringComparison.Ordinal));

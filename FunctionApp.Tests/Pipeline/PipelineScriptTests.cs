@@ -34,7 +34,7 @@ public sealed class PipelineScriptTests : IDisposable
         case "$1 $2 $3" in
           "deployment group what-if") echo "Resource changes: 14 to create."; exit 0 ;;
           "deployment group create")
-            echo '{"functionAppName":{"value":"func-x"},"functionAppHostName":{"value":"func-x.azurewebsites.net"},"keyVaultName":{"value":"kv-x"},"signingSecretName":{"value":"widget-signing-key"},"hostStorageAccountName":{"value":"sthx"},"packageContainerName":{"value":"function-releases"},"dataStorageAccountName":{"value":"stdx"},"inputQueueName":{"value":"widget-envelopes"},"outputQueueName":{"value":"widget-signatures"}}'
+            echo '{"app":{"value":"isolated"},"deploymentStorageAccountName":{"value":"stpx"},"functionAppName":{"value":"func-x"},"functionAppHostName":{"value":"func-x.azurewebsites.net"},"keyVaultName":{"value":"kv-x"},"signingSecretName":{"value":"widget-signing-key"},"hostStorageAccountName":{"value":"sthx"},"packageContainerName":{"value":"function-releases"},"dataStorageAccountName":{"value":"stdx"},"inputQueueName":{"value":"widget-envelopes"},"outputQueueName":{"value":"widget-signatures"}}'
             exit 0 ;;
         esac
         echo "fake az: unexpected command: $*" >&2
@@ -74,11 +74,13 @@ public sealed class PipelineScriptTests : IDisposable
     [Fact]
     public async Task Plan_NewResourceGroup_WritesAChecksummedPlanWithThisRunsValues_AndChangesNothing()
     {
-        var run = await RunStageAsync("Plan", ("PLAN_SKU", "EP2"));
+        var run = await RunStageAsync("Plan", ("APP", "inprocess"), ("PLAN_SKU", "EP2"));
 
         Assert.True(run.ExitCode == 0, run.Error);
         var parameters = Parameters("deployment.parameters.json");
         Assert.Equal("EP2", (string?)parameters["planSku"]!["value"]);
+        Assert.Equal("inprocess", (string?)parameters["app"]!["value"]);
+        Assert.Equal(20, (int)parameters["maximumElasticWorkerCount"]!["value"]!); // from the Elastic Premium file
         Assert.Equal("prod", (string?)parameters["environmentName"]!["value"]);
         Assert.Equal("northeurope", (string?)parameters["location"]!["value"]);
         Assert.Equal(DeployPrincipal, (string?)parameters["packagePublisherPrincipalId"]!["value"]);
@@ -88,6 +90,19 @@ public sealed class PipelineScriptTests : IDisposable
         Assert.Contains("does not exist", File.ReadAllText(Path.Combine(PlanFolder, "what-if.txt")), StringComparison.Ordinal);
         Assert.Contains($"##vso[task.uploadsummary]{PlanFolder}/what-if.md", run.Output, StringComparison.Ordinal);
         Assert.DoesNotContain(Calls, c => c.StartsWith("group create", StringComparison.Ordinal) || c.StartsWith("deployment group create", StringComparison.Ordinal) || c.StartsWith("resource create", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Plan_DefaultApp_UsesTheFlexConsumptionFileWithTheIsolatedApp()
+    {
+        var run = await RunStageAsync("Plan");
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        var parameters = Parameters("deployment.parameters.json");
+        Assert.Equal("isolated", (string?)parameters["app"]!["value"]);
+        Assert.Equal("FC1", (string?)parameters["planSku"]!["value"]);
+        Assert.Equal(2048, (int)parameters["instanceMemoryMB"]!["value"]!); // from the Flex Consumption file
+        Assert.Contains("app isolated on plan FC1", File.ReadAllText(Path.Combine(PlanFolder, "what-if.txt")), StringComparison.Ordinal);
     }
 
     [Fact]
@@ -165,6 +180,8 @@ public sealed class PipelineScriptTests : IDisposable
         Assert.Contains("##vso[task.setvariable variable=keyVaultName;isOutput=true]kv-x", run.Output, StringComparison.Ordinal);
         Assert.Contains("##vso[task.setvariable variable=functionAppHostName;isOutput=true]func-x.azurewebsites.net", run.Output, StringComparison.Ordinal);
         Assert.Contains("##vso[task.setvariable variable=outputQueueName;isOutput=true]widget-signatures", run.Output, StringComparison.Ordinal);
+        Assert.Contains("##vso[task.setvariable variable=app;isOutput=true]isolated", run.Output, StringComparison.Ordinal);
+        Assert.Contains("##vso[task.setvariable variable=deploymentStorageAccountName;isOutput=true]stpx", run.Output, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -187,7 +204,7 @@ public sealed class PipelineScriptTests : IDisposable
         await RunStageAsync("Plan");
         MovePlanToWorkspace();
         var parameters = Path.Combine(Workspace, "plan", "deployment.parameters.key-granted.json");
-        File.WriteAllText(parameters, File.ReadAllText(parameters).Replace("\"Y1\"", "\"EP3\"", StringComparison.Ordinal));
+        File.WriteAllText(parameters, File.ReadAllText(parameters).Replace("\"FC1\"", "\"EP3\"", StringComparison.Ordinal));
 
         var run = await RunStageAsync("Apply");
 
@@ -222,7 +239,8 @@ public sealed class PipelineScriptTests : IDisposable
         // The step's env: block, with this test's values.
         start.Environment["RESOURCE_GROUP"] = "rg-test";
         start.Environment["LOCATION"] = "northeurope";
-        start.Environment["PLAN_SKU"] = "Y1";
+        start.Environment["PLAN_SKU"] = "FC1";
+        start.Environment["APP"] = "isolated";
         start.Environment["ENVIRONMENT_NAME"] = "prod";
         start.Environment["DEPLOY_PRINCIPAL_ID"] = DeployPrincipal;
         start.Environment["SMOKE_PRINCIPAL_ID"] = SmokePrincipal;

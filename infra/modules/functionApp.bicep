@@ -1,7 +1,9 @@
-// Function app: a Windows plan (Elastic Premium EP1 by default, Consumption Y1 for HTTP-only use) and the .NET 8
-// in-process function app, running as the user-assigned identity. Every connection is identity-based: host storage,
-// the WidgetStorage queues and blobs, the app package (run from a blob URL) and the signing key. No setting holds a
-// key or a Key Vault reference, so nothing has to resolve while the site is created (docs/deploy.md).
+// Function app, in-process (app: 'inprocess'): a Windows Elastic Premium plan (EP1-EP3) and the .NET 8 in-process
+// function app, running as the user-assigned identity. Elastic Premium only: our own queue trigger scales through runtime
+// scale monitoring, which only EP has (main.bicep refuses FC1 and Y1 for this app). Every connection is identity-based:
+// host storage, the WidgetStorage queues and blobs, the app package (run from a blob URL in the deployment account),
+// Application Insights (Entra) and the signing key. No setting holds a key or a Key Vault reference, so nothing has to
+// resolve while the site is created (docs/deploy.md).
 
 @description('Azure region for the plan and the app.')
 param location string
@@ -12,16 +14,10 @@ param planName string
 @description('Name of the function app (also its default host name prefix).')
 param functionAppName string
 
-@description('Plan SKU: EP1-EP3 are Elastic Premium (queue signing: runtime scale monitoring); Y1 is Windows Consumption (HTTP only).')
-@allowed([
-  'Y1'
-  'EP1'
-  'EP2'
-  'EP3'
-])
+@description('Plan SKU: Elastic Premium EP1-EP3 (queue signing through runtime scale monitoring); main.bicep refuses FC1 and Y1 for this app before it gets here.')
 param planSku string
 
-@description('Elastic Premium only: the most instances the plan may scale out to.')
+@description('The most instances the plan may scale out to.')
 @minValue(1)
 @maxValue(100)
 param maximumElasticWorkerCount int
@@ -74,8 +70,6 @@ param rejectedContainerName string
 @description('Tags applied to every resource.')
 param tags object
 
-var isElasticPremium = startsWith(planSku, 'EP')
-
 resource hostStorage 'Microsoft.Storage/storageAccounts@2026-06-01' existing = {
   name: hostStorageAccountName
 }
@@ -89,14 +83,14 @@ resource plan 'Microsoft.Web/serverfarms@2025-03-01' = {
   location: location
   tags: tags
   // Windows: in-process .NET 8 apps run on Windows plans here; 'reserved: true' would make it Linux.
-  kind: isElasticPremium ? 'elastic' : 'functionapp'
+  kind: 'elastic'
   sku: {
     name: planSku
-    tier: isElasticPremium ? 'ElasticPremium' : 'Dynamic'
+    tier: 'ElasticPremium'
   }
   properties: {
     reserved: false
-    maximumElasticWorkerCount: isElasticPremium ? maximumElasticWorkerCount : null
+    maximumElasticWorkerCount: maximumElasticWorkerCount
   }
 }
 
@@ -126,9 +120,9 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
       remoteDebuggingEnabled: false
       // Elastic Premium: the scale controller asks the host (our trigger's IScaleMonitor, queue length) instead of
       // watching event sources itself, which it cannot do for a custom trigger. It needs one always-ready instance.
-      functionsRuntimeScaleMonitoringEnabled: isElasticPremium
-      minimumElasticInstanceCount: isElasticPremium ? 1 : null
-      preWarmedInstanceCount: isElasticPremium ? 1 : null
+      functionsRuntimeScaleMonitoringEnabled: true
+      minimumElasticInstanceCount: 1
+      preWarmedInstanceCount: 1
       appSettings: [
         // Identity-based host storage: no account key in AzureWebJobsStorage.
         {
@@ -156,7 +150,7 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
           name: 'FUNCTIONS_INPROC_NET8_ENABLED'
           value: '1'
         }
-        // Run from the package blob, read-only, fetched with the user-assigned identity: no Azure Files content
+        // Run from the package blob (deployment account), read-only, fetched with the user-assigned identity: no Azure Files content
         // share, whose setting (WEBSITE_CONTENTAZUREFILECONNECTIONSTRING) would need an account key. The pipeline
         // uploads the blob, restarts the app and syncs its triggers.
         {
@@ -173,9 +167,15 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
           name: 'FUNCTIONS_REQUEST_BODY_SIZE_LIMIT'
           value: '16777216'
         }
+        // Application Insights with Entra authentication (the component refuses instrumentation-key auth; the identity
+        // holds Monitoring Metrics Publisher on it). The connection string only locates the component.
         {
           name: 'APPLICATIONINSIGHTS_CONNECTION_STRING'
           value: appInsights.properties.ConnectionString
+        }
+        {
+          name: 'APPLICATIONINSIGHTS_AUTHENTICATION_STRING'
+          value: 'ClientId=${identityClientId};Authorization=AAD'
         }
         // The signing key: where it is, never what it is.
         {

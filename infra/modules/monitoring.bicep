@@ -38,6 +38,9 @@ resource appInsights 'Microsoft.Insights/components@2020-02-02' = {
     Application_Type: 'web'
     WorkspaceResourceId: workspace.id
     IngestionMode: 'LogAnalytics'
+    // Entra authentication only: telemetry with just the instrumentation key is refused, so the connection string in
+    // the app settings locates the component but grants nothing (the app's identity has Monitoring Metrics Publisher).
+    DisableLocalAuth: true
   }
 }
 

@@ -5,9 +5,12 @@
 //
 // App identity                          Role                                   Scope
 // reads the signing key                 Key Vault Secrets User                 the signing-key secret (not the vault)
-// host storage (leases, host keys,      Storage Blob Data Owner                host account (the host creates its containers)
-//   the app package)
+// host storage (leases, host keys)      Storage Blob Data Owner                host account (the host creates its containers)
 // host diagnostic events                Storage Table Data Contributor         host account
+// telemetry with Entra auth             Monitoring Metrics Publisher           the Application Insights component
+// app package, isolated (Flex writes    Storage Blob Data Contributor          package container (deployment account)
+//   it at deploy, reads it at start)
+// app package, in-process (read)        Storage Blob Data Reader               package container (deployment account)
 // queue trigger: receive, peek, renew   Storage Queue Data Contributor         input queue
 //   visibility (Update Message), delete, queue length
 // move to poison                        Storage Queue Data Message Sender      poison queue
@@ -19,7 +22,9 @@
 // copies of rejected bodies             Storage Blob Data Contributor,         rejected container
 //                                         condition: create only
 //
-// Pipeline (privileged connection)      Storage Blob Data Contributor          package container (uploads FunctionApp.zip)
+// Pipeline (privileged connection)      Storage Blob Data Contributor          package container, in-process only (uploads
+//                                                                              FunctionApp.zip; Flex takes the package
+//                                                                              through the app's publish endpoint instead)
 // Smoke-test connection (optional)      Storage Queue Data Message Sender      input queue
 //                                       Storage Queue Data Reader              output queue (peek only)
 //
@@ -32,8 +37,18 @@
 // The signing-key grant needs the secret to exist: the pipeline's Plan sets signingKeyExists, and on a first
 // deployment Apply deploys again with it true once the key bootstrap has created the key (docs/deploy.md).
 
+@description('Which app is deployed: isolated (Flex Consumption) or inprocess (Elastic Premium); decides the package grants.')
+@allowed([
+  'isolated'
+  'inprocess'
+])
+param app string
+
 @description('Object (principal) id of the function app\'s managed identity.')
 param principalId string
+
+@description('Name of the Application Insights component the app sends telemetry to with Entra authentication.')
+param appInsightsName string
 
 @description('Name of the Key Vault that holds the signing key.')
 param keyVaultName string
@@ -47,7 +62,10 @@ param signingKeyExists bool
 @description('Name of the storage account behind AzureWebJobsStorage.')
 param hostStorageAccountName string
 
-@description('Name of the container in the host account that holds the app package.')
+@description('Name of the storage account that keeps the app package.')
+param deploymentStorageAccountName string
+
+@description('Name of the container in the deployment account that holds the app package.')
 param packageContainerName string
 
 @description('Object id of the principal that deploys this template (the pipeline\'s privileged connection); it uploads the app package.')
@@ -75,6 +93,7 @@ var roleIds = {
   storageQueueDataContributor: '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
   storageQueueDataReader: '19e7f393-937e-4f77-808e-94535e297925'
   storageQueueDataMessageSender: 'c6a89b2d-59bc-44d0-9896-0f6e12d7b80a'
+  monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb'
 }
 
 // Create-only: with this condition, Storage Blob Data Contributor can read and create blobs (blobs/add/action) but
@@ -82,6 +101,7 @@ var roleIds = {
 var createOnlyCondition = '((!(ActionMatches{\'Microsoft.Storage/storageAccounts/blobServices/containers/blobs/write\'})) AND (!(ActionMatches{\'Microsoft.Storage/storageAccounts/blobServices/containers/blobs/delete\'})))'
 
 var grantSmokeTest = !empty(smokeTestPrincipalId)
+var isolated = app == 'isolated'
 
 resource vault 'Microsoft.KeyVault/vaults@2026-05-15' existing = {
   name: keyVaultName
@@ -96,14 +116,22 @@ resource hostStorage 'Microsoft.Storage/storageAccounts@2026-06-01' existing = {
   name: hostStorageAccountName
 }
 
-resource hostBlobService 'Microsoft.Storage/storageAccounts/blobServices@2026-06-01' existing = {
-  parent: hostStorage
+resource deploymentStorage 'Microsoft.Storage/storageAccounts@2026-06-01' existing = {
+  name: deploymentStorageAccountName
+}
+
+resource deploymentBlobService 'Microsoft.Storage/storageAccounts/blobServices@2026-06-01' existing = {
+  parent: deploymentStorage
   name: 'default'
 }
 
 resource packageContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2026-06-01' existing = {
-  parent: hostBlobService
+  parent: deploymentBlobService
   name: packageContainerName
+}
+
+resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
+  name: appInsightsName
 }
 
 resource dataStorage 'Microsoft.Storage/storageAccounts@2026-06-01' existing = {
@@ -173,7 +201,7 @@ resource appHostBlobDataOwner 'Microsoft.Authorization/roleAssignments@2022-04-0
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageBlobDataOwner)
     principalId: principalId
     principalType: 'ServicePrincipal'
-    description: 'Functions host storage (AzureWebJobsStorage): leases, host keys, its own containers; the app package.'
+    description: 'Functions host storage (AzureWebJobsStorage): leases, host keys, its own containers.'
   }
 }
 
@@ -185,6 +213,42 @@ resource appHostTableDataContributor 'Microsoft.Authorization/roleAssignments@20
     principalId: principalId
     principalType: 'ServicePrincipal'
     description: 'Functions host diagnostic events (AzureWebJobsStorage tables).'
+  }
+}
+
+resource appTelemetryPublisher 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(appInsights.id, principalId, roleIds.monitoringMetricsPublisher)
+  scope: appInsights
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.monitoringMetricsPublisher)
+    principalId: principalId
+    principalType: 'ServicePrincipal'
+    description: 'Telemetry with Entra authentication (APPLICATIONINSIGHTS_AUTHENTICATION_STRING); the component refuses local auth.'
+  }
+}
+
+// Flex Consumption's deployment storage: the platform writes the published package into this container and reads it
+// at start, both as the app's user-assigned identity.
+resource appPackageWriter 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (isolated) {
+  name: guid(packageContainer.id, principalId, roleIds.storageBlobDataContributor)
+  scope: packageContainer
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageBlobDataContributor)
+    principalId: principalId
+    principalType: 'ServicePrincipal'
+    description: 'Flex Consumption deployment storage: write the published package, read it at start (this container only).'
+  }
+}
+
+// The in-process app runs from the package blob (WEBSITE_RUN_FROM_PACKAGE=<URL>) and only reads it.
+resource appPackageReader 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!isolated) {
+  name: guid(packageContainer.id, principalId, roleIds.storageBlobDataReader)
+  scope: packageContainer
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageBlobDataReader)
+    principalId: principalId
+    principalType: 'ServicePrincipal'
+    description: 'Run from the package blob: read (this container only).'
   }
 }
 
@@ -269,8 +333,10 @@ resource appRejectedBlobCreator 'Microsoft.Authorization/roleAssignments@2022-04
   }
 }
 
-// The deploying principal uploads the app package; it may be a user for a manual deployment, so no principalType.
-resource deployerPackageUploader 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+// In-process only: the deploying principal uploads the app package; it may be a user for a manual deployment, so no
+// principalType. The isolated app's package goes through its publish endpoint, which the platform writes with the app's
+// identity, so the pipeline holds no storage role for it.
+resource deployerPackageUploader 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!isolated) {
   name: guid(packageContainer.id, deployerPrincipalId, roleIds.storageBlobDataContributor)
   scope: packageContainer
   properties: {

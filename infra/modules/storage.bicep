@@ -1,10 +1,12 @@
-// Storage: two accounts, both reached only with Entra ID (allowSharedKeyAccess: false), so no account key is in any
+// Storage: three accounts, all reached only with Entra ID (allowSharedKeyAccess: false), so no account key is in any
 // app setting, Key Vault secret, parameter or output, and a leaked key could not be used anyway.
-// - The host account backs AzureWebJobsStorage (identity-based) and keeps the app's package: WEBSITE_RUN_FROM_PACKAGE
-//   is the URL of a blob in its releases container, fetched with the app's managed identity. The app has no Azure
-//   Files content share: that share takes only a connection string (an account key) on Windows Consumption and
-//   Elastic Premium, and a Key Vault reference to it cannot be resolved reliably while the site is created
-//   (docs/deploy.md, "No content share").
+// - The host account backs AzureWebJobsStorage (identity-based): the Functions host's leases, keys and diagnostics.
+// - The deployment account keeps the app package in one container (function-releases): on Flex Consumption it is the
+//   app's deployment storage (functionAppConfig.deployment, the user-assigned identity); for the in-process app
+//   WEBSITE_RUN_FROM_PACKAGE is the URL of a blob there, fetched with the app's managed identity. Neither app has an
+//   Azure Files content share: on Elastic Premium that share takes only a connection string (an account key), and a Key
+//   Vault reference to it cannot be resolved reliably while the site is created (docs/deploy.md, "No content share");
+//   Flex Consumption has none.
 // - The data account holds the envelope queues and the claim-check, canonical and rejected containers; the app's
 //   WidgetStorage connection is identity-based (WidgetStorage__queueServiceUri / __blobServiceUri / __credential /
 //   __clientId), with data roles per queue and per container (roleAssignments.bicep).
@@ -18,12 +20,17 @@ param location string
 @maxLength(24)
 param hostStorageAccountName string
 
+@description('Name of the storage account that keeps the app package (3-24 lowercase letters and digits).')
+@minLength(3)
+@maxLength(24)
+param deploymentStorageAccountName string
+
 @description('Name of the storage account for the envelope queues and the claim-check container (3-24 lowercase letters and digits).')
 @minLength(3)
 @maxLength(24)
 param dataStorageAccountName string
 
-@description('Replication SKU of both accounts.')
+@description('Replication SKU of the accounts.')
 @allowed([
   'Standard_LRS'
   'Standard_ZRS'
@@ -50,7 +57,7 @@ param canonicalContainerName string
 @description('Blob container for copies of rejected inline envelopes (WidgetRejectedContainer).')
 param rejectedContainerName string
 
-@description('Blob container in the host account that holds the app package (WEBSITE_RUN_FROM_PACKAGE points into it).')
+@description('Blob container in the deployment account that holds the app package (Flex deployment storage, or WEBSITE_RUN_FROM_PACKAGE).')
 param packageContainerName string
 
 @description('Resource id of the Log Analytics workspace that receives the storage logs.')
@@ -112,6 +119,17 @@ resource hostStorage 'Microsoft.Storage/storageAccounts@2026-06-01' = {
   properties: accountProperties
 }
 
+resource deploymentStorage 'Microsoft.Storage/storageAccounts@2026-06-01' = {
+  name: deploymentStorageAccountName
+  location: location
+  tags: tags
+  kind: 'StorageV2'
+  sku: {
+    name: skuName
+  }
+  properties: accountProperties
+}
+
 resource dataStorage 'Microsoft.Storage/storageAccounts@2026-06-01' = {
   name: dataStorageAccountName
   location: location
@@ -138,9 +156,16 @@ resource hostTableService 'Microsoft.Storage/storageAccounts/tableServices@2026-
   name: 'default'
 }
 
-// The pipeline uploads FunctionApp.zip here (its identity holds Blob Data Contributor on this container only).
+resource deploymentBlobService 'Microsoft.Storage/storageAccounts/blobServices@2026-06-01' = {
+  parent: deploymentStorage
+  name: 'default'
+}
+
+// The app package. Flex Consumption: the platform writes and reads it with the app's identity (Blob Data Contributor on
+// this container). In-process: the pipeline uploads FunctionApp.zip (Blob Data Contributor on this container only) and
+// the app reads it (Blob Data Reader on this container).
 resource packageContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2026-06-01' = {
-  parent: hostBlobService
+  parent: deploymentBlobService
   name: packageContainerName
   properties: {
     publicAccess: 'None'
@@ -244,6 +269,19 @@ resource hostTableDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-
 // 2021-05-01-preview is the newest diagnosticSettings version the pinned compiler has types for; the only GA one it
 // offers (2016-09-01) is the old subscription log profile shape, which cannot target a workspace per resource.
 #disable-next-line use-recent-api-versions
+resource deploymentBlobDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'to-log-analytics'
+  scope: deploymentBlobService
+  properties: {
+    workspaceId: workspaceId
+    logs: serviceLogs
+    metrics: serviceMetrics
+  }
+}
+
+// 2021-05-01-preview is the newest diagnosticSettings version the pinned compiler has types for; the only GA one it
+// offers (2016-09-01) is the old subscription log profile shape, which cannot target a workspace per resource.
+#disable-next-line use-recent-api-versions
 resource dataQueueDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
   name: 'to-log-analytics'
   scope: queueService
@@ -270,8 +308,14 @@ resource dataBlobDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-p
 @description('Name of the host storage account (AzureWebJobsStorage).')
 output hostStorageAccountName string = hostStorage.name
 
-@description('URL of the app package blob (WEBSITE_RUN_FROM_PACKAGE); the pipeline uploads it.')
-output packageBlobUrl string = '${hostStorage.properties.primaryEndpoints.blob}${packageContainer.name}/FunctionApp.zip'
+@description('URL of the app package blob (WEBSITE_RUN_FROM_PACKAGE, in-process app); the pipeline uploads it.')
+output packageBlobUrl string = '${deploymentStorage.properties.primaryEndpoints.blob}${packageContainer.name}/FunctionApp.zip'
+
+@description('URL of the package container (Flex Consumption deployment storage).')
+output packageContainerUrl string = '${deploymentStorage.properties.primaryEndpoints.blob}${packageContainer.name}'
+
+@description('Name of the deployment storage account (the app package).')
+output deploymentStorageAccountName string = deploymentStorage.name
 
 @description('Name of the container that holds the app package.')
 output packageContainerName string = packageContainer.name

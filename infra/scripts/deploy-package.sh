@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Deploys the app package: uploads FunctionApp.zip to the host account's package container with an Entra token (the
-# accounts allow no shared key), then restarts the app and syncs its triggers, as Microsoft documents for
+# Deploys the in-process app's package: uploads FunctionApp.zip to the deployment account's package container with an
+# Entra token (the accounts allow no shared key), then restarts the app and syncs its triggers, as Microsoft documents for
 # WEBSITE_RUN_FROM_PACKAGE=<URL> (the app reads the blob with its own managed identity; docs/deploy.md).
 # The upload is retried: the deploying identity's Storage Blob Data Contributor grant on the container comes from the
 # same run's template, and a new role assignment can take minutes to reach the storage data plane.
 #
-# Usage: deploy-package.sh <resource-group> <function-app-name> <host-storage-account> <package-container> <zip>
+# Usage: deploy-package.sh <resource-group> <function-app-name> <deployment-storage-account> <package-container> <zip>
 # Needs: az (logged in as the identity infra/ granted the package container to), DEPLOY_RETRIES / DEPLOY_RETRY_SECONDS.
 set -euo pipefail
 
-usage="usage: deploy-package.sh <resource-group> <function-app-name> <host-storage-account> <package-container> <zip>"
+usage="usage: deploy-package.sh <resource-group> <function-app-name> <deployment-storage-account> <package-container> <zip>"
 resource_group="${1:?$usage}"
 app_name="${2:?$usage}"
 account="${3:?$usage}"

@@ -43,6 +43,18 @@ public sealed class FakeAzureCli : IDisposable
             echo "$count" > "$FAKE_AZ_DIR/key-calls"
             if (( count < ${FAKE_AZ_KEY_FROM_CALL:-1} )); then echo "ERROR: (BadRequest) Encountered an error (ServiceUnavailable) from host runtime." >&2; exit 1; fi
             printf '%s\n' "$FAKE_AZ_FUNCTION_KEY"; exit 0 ;;
+          "version "*)
+            # FAKE_AZ_VERSION: the Azure CLI version az version reports (default 2.77.0).
+            echo "${FAKE_AZ_VERSION:-2.77.0}"; exit 0 ;;
+          "functionapp deployment")
+            # FAKE_AZ_PUBLISH_FROM_CALL=n: the publish is refused with the storage 403 (the app's grant on its deployment
+            # container not yet propagated) until the n-th call; FAKE_AZ_PUBLISH=error: refused for another reason.
+            count=$(( $(cat "$FAKE_AZ_DIR/publish-calls" 2>/dev/null || echo 0) + 1 ))
+            echo "$count" > "$FAKE_AZ_DIR/publish-calls"
+            if [[ "${FAKE_AZ_PUBLISH:-ok}" == "error" ]]; then echo "ERROR: (NotFound) The Resource 'Microsoft.Web/sites/func-x' was not found." >&2; exit 1; fi
+            if (( count < ${FAKE_AZ_PUBLISH_FROM_CALL:-1} )); then echo "ERROR: Status Code: 400, Details: BlobUploadFailedException: Failed to upload blob to storage account: Response status code does not indicate success: 403 (This request is not authorized to perform this operation using this permission.)." >&2; exit 1; fi
+            exit 0 ;;
+          "storage blob"|"functionapp restart"|"resource invoke-action") exit 0 ;;
           "storage message")
             case "$3" in
               put)

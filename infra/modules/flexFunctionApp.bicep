@@ -1,0 +1,277 @@
+// Function app, isolated worker on Flex Consumption (FC1): the product's primary app (FunctionApp.Isolated, net10.0).
+// The plan scales to zero and out per function on the queue trigger's queue length (the official trigger, which the
+// platform's scale controller understands). Runtime, deployment storage and scale live in functionAppConfig, not in app
+// settings: Flex refuses FUNCTIONS_WORKER_RUNTIME, FUNCTIONS_EXTENSION_VERSION and WEBSITE_RUN_FROM_PACKAGE*, and none
+// of the in-process app's settings is here. Every connection is identity-based with the user-assigned identity: host
+// storage (service URIs), the deployment container, WidgetStorage, Key Vault and Application Insights (Entra auth).
+
+@description('Azure region for the plan and the app.')
+param location string
+
+@description('Name of the Flex Consumption plan.')
+param planName string
+
+@description('Name of the function app (also its default host name prefix).')
+param functionAppName string
+
+@description('Plan SKU: FC1 (main.bicep refuses any other value for the isolated app before it gets here).')
+param planSku string
+
+@description('Most instances the app may scale out to (Flex: 1-1000).')
+@minValue(1)
+@maxValue(1000)
+param maximumInstanceCount int
+
+@description('Memory of each instance in MB; the memory budget\'s default follows it (docs/deploy.md, "Flex Consumption: scale and memory").')
+@allowed([
+  2048
+  4096
+])
+param instanceMemoryMB int
+
+@description('Always-ready instances for the HTTP functions (0: scale to zero, cold starts possible).')
+@minValue(0)
+@maxValue(20)
+param alwaysReadyHttpInstances int
+
+@description('Resource id of the user-assigned managed identity the app runs as.')
+param identityId string
+
+@description('Client id of that identity (AzureWebJobsStorage, WidgetStorage, Key Vault, Application Insights).')
+param identityClientId string
+
+@description('Name of the storage account behind AzureWebJobsStorage.')
+param hostStorageAccountName string
+
+@description('URL of the deployment container (deployment account) Flex keeps the app package in.')
+param deploymentContainerUrl string
+
+@description('Queue service endpoint of the data account (WidgetStorage__queueServiceUri).')
+param dataQueueServiceUri string
+
+@description('Blob service endpoint of the data account (WidgetStorage__blobServiceUri).')
+param dataBlobServiceUri string
+
+@description('Name of the Application Insights component the app reports to.')
+param appInsightsName string
+
+@description('URI of the Key Vault that holds the signing key.')
+param keyVaultUri string
+
+@description('Name of the Key Vault secret that holds the signing key (created by the pipeline, never by this template).')
+param signingSecretName string
+
+@description('Queue the queue trigger reads envelopes from (WidgetInputQueue).')
+param inputQueueName string
+
+@description('Queue the signatures are written to (WidgetOutputQueue).')
+param outputQueueName string
+
+@description('Queue rejected envelopes are moved to (WidgetRejectedQueue).')
+param rejectedQueueName string
+
+@description('Blob container for claim-check envelopes (WidgetClaimsContainer).')
+param claimCheckContainerName string
+
+@description('Blob container for canonical bytes too large to send inline (WidgetCanonicalContainer).')
+param canonicalContainerName string
+
+@description('Blob container for copies of rejected inline envelopes (WidgetRejectedContainer).')
+param rejectedContainerName string
+
+@description('Tags applied to every resource.')
+param tags object
+
+resource hostStorage 'Microsoft.Storage/storageAccounts@2026-06-01' existing = {
+  name: hostStorageAccountName
+}
+
+resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
+  name: appInsightsName
+}
+
+// Flex Consumption is Linux only: reserved: true.
+resource plan 'Microsoft.Web/serverfarms@2025-03-01' = {
+  name: planName
+  location: location
+  tags: tags
+  kind: 'functionapp'
+  sku: {
+    name: planSku
+    tier: 'FlexConsumption'
+  }
+  properties: {
+    reserved: true
+  }
+}
+
+resource site 'Microsoft.Web/sites@2025-03-01' = {
+  name: functionAppName
+  location: location
+  tags: tags
+  kind: 'functionapp,linux'
+  identity: {
+    type: 'UserAssigned'
+    userAssignedIdentities: {
+      '${identityId}': {}
+    }
+  }
+  properties: {
+    serverFarmId: plan.id
+    httpsOnly: true
+    clientCertEnabled: false
+    keyVaultReferenceIdentity: identityId
+    functionAppConfig: {
+      // The package: the deploy step publishes it (az functionapp deployment source config-zip); the platform writes it
+      // here and reads it at start, both with the user-assigned identity (the account allows no shared key).
+      deployment: {
+        storage: {
+          type: 'blobContainer'
+          value: deploymentContainerUrl
+          authentication: {
+            type: 'UserAssignedIdentity'
+            userAssignedIdentityResourceId: identityId
+          }
+        }
+      }
+      scaleAndConcurrency: {
+        maximumInstanceCount: maximumInstanceCount
+        instanceMemoryMB: instanceMemoryMB
+        alwaysReady: alwaysReadyHttpInstances > 0
+          ? [
+              {
+                name: 'http'
+                instanceCount: alwaysReadyHttpInstances
+              }
+            ]
+          : []
+      }
+      runtime: {
+        name: 'dotnet-isolated'
+        version: '10.0'
+      }
+    }
+    siteConfig: {
+      minTlsVersion: '1.2'
+      scmMinTlsVersion: '1.2'
+      ftpsState: 'Disabled'
+      http20Enabled: true
+      remoteDebuggingEnabled: false
+      appSettings: [
+        // Identity-based host storage: service URIs, the user-assigned identity, no key.
+        {
+          name: 'AzureWebJobsStorage__blobServiceUri'
+          value: hostStorage.properties.primaryEndpoints.blob
+        }
+        {
+          name: 'AzureWebJobsStorage__queueServiceUri'
+          value: hostStorage.properties.primaryEndpoints.queue
+        }
+        {
+          name: 'AzureWebJobsStorage__tableServiceUri'
+          value: hostStorage.properties.primaryEndpoints.table
+        }
+        {
+          name: 'AzureWebJobsStorage__credential'
+          value: 'managedidentity'
+        }
+        {
+          name: 'AzureWebJobsStorage__clientId'
+          value: identityClientId
+        }
+        // The host's own request body limit, equal to the app's default body limit (16 MiB).
+        {
+          name: 'FUNCTIONS_REQUEST_BODY_SIZE_LIMIT'
+          value: '16777216'
+        }
+        // Application Insights with Entra authentication: the component refuses local (instrumentation key) auth, and the
+        // identity holds Monitoring Metrics Publisher on it. The connection string only locates the component.
+        {
+          name: 'APPLICATIONINSIGHTS_CONNECTION_STRING'
+          value: appInsights.properties.ConnectionString
+        }
+        {
+          name: 'APPLICATIONINSIGHTS_AUTHENTICATION_STRING'
+          value: 'ClientId=${identityClientId};Authorization=AAD'
+        }
+        // The signing key: where it is, never what it is.
+        {
+          name: 'KeyVault__VaultUri'
+          value: keyVaultUri
+        }
+        {
+          name: 'KeyVault__SecretName'
+          value: signingSecretName
+        }
+        {
+          name: 'KeyVault__ManagedIdentityClientId'
+          value: identityClientId
+        }
+        // The queue trigger's connection, identity-based (the official storage extension's names).
+        {
+          name: 'WidgetStorage__queueServiceUri'
+          value: dataQueueServiceUri
+        }
+        {
+          name: 'WidgetStorage__blobServiceUri'
+          value: dataBlobServiceUri
+        }
+        {
+          name: 'WidgetStorage__credential'
+          value: 'managedidentity'
+        }
+        {
+          name: 'WidgetStorage__clientId'
+          value: identityClientId
+        }
+        {
+          name: 'WidgetInputQueue'
+          value: inputQueueName
+        }
+        {
+          name: 'WidgetOutputQueue'
+          value: outputQueueName
+        }
+        {
+          name: 'WidgetRejectedQueue'
+          value: rejectedQueueName
+        }
+        {
+          name: 'WidgetClaimsContainer'
+          value: claimCheckContainerName
+        }
+        {
+          name: 'WidgetCanonicalContainer'
+          value: canonicalContainerName
+        }
+        {
+          name: 'WidgetRejectedContainer'
+          value: rejectedContainerName
+        }
+      ]
+    }
+  }
+}
+
+// No FTP and no basic-auth deployment: the pipeline publishes with its Entra token.
+resource ftpPublishing 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2025-03-01' = {
+  parent: site
+  name: 'ftp'
+  properties: {
+    allow: false
+  }
+}
+
+resource scmPublishing 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2025-03-01' = {
+  parent: site
+  name: 'scm'
+  properties: {
+    allow: false
+  }
+}
+
+@description('Name of the function app.')
+output name string = site.name
+
+@description('Default host name of the function app.')
+output defaultHostName string = site.properties.defaultHostName
