@@ -32,6 +32,36 @@ public sealed class IsolatedHardeningTests(IsolatedHostFixture fixture) : IClass
         Assert.Equal(first.Id, retry.Id);
     }
 
+    [Theory]
+    [InlineData("x\\u001b[31mRED", "x\\u001B[31mRED")]
+    [InlineData("abc\\u202Egnp", "abc\\u202Egnp")]
+    [InlineData("c1\\u009b2J", "c1\\u009B2J")]
+    public async Task Sign_ControlOrBidiCharacterInAMemberNameAttack_EscapedInDetailJsonPathAndLogs(string nameEscapedInJson, string echoed)
+    {
+        // Arrange: finding 2: an unknown member whose name holds ESC, RLO or a C1 CSI (JSON-escaped in the body).
+        var body = System.Text.Encoding.UTF8.GetBytes("{\"widgets\":[],\"" + nameEscapedInJson + "\":\"v\"}");
+        var mark = fixture.Host.Output.Length;
+
+        // Act
+        using var response = await fixture.Client.PostAsync("/api/sign", Json(body));
+        var text = await response.Content.ReadAsStringAsync();
+        var problem = JObject.Parse(text);
+        var logged = await WaitForOutputAsync(mark, "rejected a request");
+
+        // Assert: the 400 names the member escaped, in detail and jsonPath; neither the answer nor the log has the raw character.
+        Assert.Equal(HttpStatusCode.BadRequest, response.StatusCode);
+        Assert.Contains(echoed, problem.Value<string>("detail"), StringComparison.Ordinal);
+        Assert.Contains(echoed.Replace("\\", "\\\\", StringComparison.Ordinal), problem.Value<string>("jsonPath"), StringComparison.Ordinal);
+        foreach (var raw in new[] { "\u001b", "\u202E", "\u009b" })
+        {
+            Assert.DoesNotContain(raw, problem.Value<string>("detail")!, StringComparison.Ordinal);
+            Assert.DoesNotContain(raw, problem.Value<string>("jsonPath")!, StringComparison.Ordinal);
+            Assert.DoesNotContain(raw, logged, StringComparison.Ordinal);
+        }
+
+        Assert.Contains(problem.Value<string>("jsonPath")!, logged, StringComparison.Ordinal);
+    }
+
     private async Task<(HttpStatusCode Status, string Id)> SignAsync(byte[] body, string key)
     {
         using var request = new HttpRequestMessage(HttpMethod.Post, "/api/sign") { Content = Json(body) };
@@ -40,6 +70,23 @@ public sealed class IsolatedHardeningTests(IsolatedHostFixture fixture) : IClass
         var json = JObject.Parse(await response.Content.ReadAsStringAsync());
         Assert.Equal(json["webhook"]?.Value<string>("id"), string.Join(",", response.Headers.GetValues("webhook-id")));
         return (response.StatusCode, json["webhook"]!.Value<string>("id")!);
+    }
+
+    private async Task<string> WaitForOutputAsync(int mark, string text)
+    {
+        var deadline = System.Diagnostics.Stopwatch.StartNew();
+        while (deadline.Elapsed < TimeSpan.FromSeconds(15))
+        {
+            var since = fixture.Host.Output[mark..];
+            if (since.Contains(text, StringComparison.Ordinal))
+            {
+                return since;
+            }
+
+            await Task.Delay(50);
+        }
+
+        throw new Xunit.Sdk.XunitException($"no '{text}' in the host's output:\n{fixture.Host.Output[mark..]}");
     }
 
     private static ByteArrayContent Json(byte[] body, string mediaType = "application/json")

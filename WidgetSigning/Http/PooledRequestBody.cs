@@ -30,12 +30,12 @@ public static class PooledRequestBody
                      mediaType.Suffix.Equals("json", StringComparison.OrdinalIgnoreCase);
         if (!isJson)
         {
-            throw new UnsupportedContentTypeException($"Content-Type '{EchoText.Truncate(mediaType.MediaType.ToString())}' is not supported; send application/json.");
+            throw new UnsupportedContentTypeException($"Content-Type '{EchoText.Of(mediaType.MediaType.ToString())}' is not supported; send application/json.");
         }
 
         if (mediaType.Charset.HasValue && !mediaType.Charset.Equals("utf-8", StringComparison.OrdinalIgnoreCase))
         {
-            throw new UnsupportedContentTypeException($"Charset '{EchoText.Truncate(mediaType.Charset.ToString())}' is not supported; JSON is UTF-8.");
+            throw new UnsupportedContentTypeException($"Charset '{EchoText.Of(mediaType.Charset.ToString())}' is not supported; JSON is UTF-8.");
         }
     }
 

@@ -85,7 +85,7 @@ public sealed class QueueSigningProcessor
                 var (body, etag) = await _blobs.ReadClaimAsync(claim!, cancellationToken, lease).ConfigureAwait(false);
                 await using (body.ConfigureAwait(false))
                 {
-                    QueueLog.ClaimCheckRead(_logger, message.Id, claim!.Container, EchoText.Truncate(claim.Blob, 256), body.Length);
+                    QueueLog.ClaimCheckRead(_logger, message.Id, claim!.Container, EchoText.Of(claim.Blob, 256), body.Length);
                     envelope = ReadEnvelope(body, claim);
                 }
 
@@ -221,7 +221,7 @@ public sealed class QueueSigningProcessor
         catch (EnvelopeFormatException ex)
         {
             // Say where the bad envelope is; the path is within the blob's JSON.
-            throw new EnvelopeFormatException($"The envelope in '{claim.Container}/{EchoText.Truncate(claim.Blob, 256)}' is invalid: {ex.Message}", ex.JsonPath, ex);
+            throw new EnvelopeFormatException($"The envelope in '{claim.Container}/{EchoText.Of(claim.Blob, 256)}' is invalid: {ex.Message}", ex.JsonPath, ex);
         }
     }
 
