@@ -62,6 +62,58 @@ public sealed class IsolatedHardeningTests(IsolatedHostFixture fixture) : IClass
         Assert.Contains(problem.Value<string>("jsonPath")!, logged, StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData("application/json; charset=\"utf-8\"", HttpStatusCode.OK)]
+    [InlineData("application/json; charset=\"utf-16\"", HttpStatusCode.UnsupportedMediaType)]
+    [InlineData("application/json; charset=iso-8859-1", HttpStatusCode.UnsupportedMediaType)]
+    public async Task Sign_QuotedCharset_Utf8SignedOtherCharsets415(string contentType, HttpStatusCode expected)
+    {
+        // Arrange: finding 4.
+        var vector = Vector.Load("one-widget");
+
+        // Act
+        using var response = await fixture.Client.PostAsync("/api/sign", Json(vector.Input, contentType));
+        var json = JObject.Parse(await response.Content.ReadAsStringAsync());
+
+        // Assert
+        Assert.Equal(expected, response.StatusCode);
+        Assert.Equal(expected == HttpStatusCode.OK ? vector.SignatureHex : null, json.Value<string>("signature"));
+    }
+
+    [Theory]
+    [InlineData("gzip", true)]
+    [InlineData("gzip", false)]
+    [InlineData("br", false)]
+    public async Task Sign_ContentEncodingAttack_415NamingTheCodingNotSignedNot400(string coding, bool reallyCompressed)
+    {
+        // Arrange: finding 5: a plain body labelled gzip was signed; a real gzip body was a 400 "not valid UTF-8".
+        var vector = Vector.Load("one-widget");
+        var body = vector.Input;
+        if (reallyCompressed)
+        {
+            using var compressed = new MemoryStream();
+            using (var gzip = new System.IO.Compression.GZipStream(compressed, System.IO.Compression.CompressionLevel.Fastest, leaveOpen: true))
+            {
+                gzip.Write(body);
+            }
+
+            body = compressed.ToArray();
+        }
+
+        var content = Json(body);
+        content.Headers.ContentEncoding.Add(coding);
+
+        // Act
+        using var response = await fixture.Client.PostAsync("/api/sign", content);
+        var problem = JObject.Parse(await response.Content.ReadAsStringAsync());
+
+        // Assert
+        Assert.Equal(HttpStatusCode.UnsupportedMediaType, response.StatusCode);
+        Assert.Equal(ProblemTypes.UnsupportedMediaType, problem.Value<string>("type"));
+        Assert.Contains($"Content-Encoding '{coding}' is not supported", problem.Value<string>("detail"), StringComparison.Ordinal);
+        Assert.False(response.Headers.Contains(SignatureHeaders.Signature));
+    }
+
     private async Task<(HttpStatusCode Status, string Id)> SignAsync(byte[] body, string key)
     {
         using var request = new HttpRequestMessage(HttpMethod.Post, "/api/sign") { Content = Json(body) };
