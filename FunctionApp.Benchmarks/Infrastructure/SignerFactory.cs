@@ -20,7 +20,7 @@ public static class SignerFactory
     internal static EnvelopeSigner Create(RecyclableMemoryStreamManager streams, SigningOverlap overlap) =>
         new(streams, Keys, NullLogger<EnvelopeSigner>.Instance) { Overlap = overlap };
 
-    /// <summary>Reads <paramref name="body"/> and signs it as <c>/api/sign</c> does (<see cref="EnvelopeSigner.ReadAndSignAsync"/>); the hex signature.</summary>
+    /// <summary>Reads <paramref name="body"/> and signs it as <c>/api/sign</c> does (<c>EnvelopeSigner.ReadAndSignAsync</c>); the hex signature.</summary>
     internal static string ReadAndSign(EnvelopeSigner signer, WidgetSigning.Envelopes.WidgetEnvelopeReader reader, byte[] body)
     {
         using var signed = signer.ReadAndSignAsync(new MemoryStream(body, writable: false), reader, null, null, CancellationToken.None).AsTask().GetAwaiter().GetResult();

@@ -117,6 +117,8 @@ public sealed class SignFunctionTests : IClassFixture<SignHostFixture>
     [InlineData("text/plain")]
     [InlineData("application/xml")]
     [InlineData("application/json; charset=utf-16")]
+    [InlineData("application/json; charset=\"utf-16\"")]
+    [InlineData("application/json; charset=\"latin1\"")]
     [InlineData(null)]
     public async Task RunAsync_NonJsonContentType_Returns415(string? contentType)
     {
@@ -132,6 +134,8 @@ public sealed class SignFunctionTests : IClassFixture<SignHostFixture>
 
     [Theory]
     [InlineData("application/json; charset=utf-8")]
+    [InlineData("application/json; charset=\"utf-8\"")]
+    [InlineData("application/json;charset=\"UTF-8\"")]
     [InlineData("application/vnd.widgets+json")]
     public async Task RunAsync_JsonContentTypeVariants_AreAccepted(string contentType)
     {
@@ -231,6 +235,58 @@ public sealed class SignFunctionTests : IClassFixture<SignHostFixture>
         // Assert
         Assert.Contains("Signing:LocalKey", error.Message, StringComparison.Ordinal);
         Assert.DoesNotContain(settings["Signing:LocalKey"]!, error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("application/json; charset=\"utf-8\"")]
+    [InlineData("application/json; charset=\"UTF-8\"")]
+    public async Task RunAsync_QuotedUtf8Charset_SignedNot415(string contentType)
+    {
+        // Arrange: issue 29, finding 4: the quoted form is the same parameter value (RFC 9110 §5.6.6).
+        var vector = Vector.Load("one-widget");
+
+        // Act
+        var response = await _host.InvokeHttpAsync(SignFunction.Name, TestRequests.Post("/api/sign", vector.Input, contentType));
+
+        // Assert
+        Assert.Equal(200, response.Status);
+        Assert.Equal(vector.SignatureHex, (string?)response.Json["signature"]);
+    }
+
+    [Theory]
+    [InlineData("gzip")]
+    [InlineData("br")]
+    [InlineData("identity, gzip")]
+    [InlineData("x-\u001b[31m")]
+    public async Task RunAsync_ContentEncodingAttack_415NamingTheCodingAndNothingSigned(string coding)
+    {
+        // Arrange: issue 29, finding 5: a plain body labelled compressed was signed as is.
+        var request = TestRequests.Post("/api/sign", Vector.Load("one-widget").Input);
+        request.Headers.ContentEncoding = coding;
+
+        // Act
+        var response = await _host.InvokeHttpAsync(SignFunction.Name, request);
+
+        // Assert
+        AssertProblem(response, 415, ProblemTypes.UnsupportedMediaType);
+        Assert.Contains("Content-Encoding", (string?)response.Json["detail"], StringComparison.Ordinal);
+        Assert.DoesNotContain("\u001b", (string?)response.Json["detail"], StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task RunAsync_IdentityContentEncoding_Signed()
+    {
+        // Arrange
+        var vector = Vector.Load("one-widget");
+        var request = TestRequests.Post("/api/sign", vector.Input);
+        request.Headers.ContentEncoding = "identity";
+
+        // Act
+        var response = await _host.InvokeHttpAsync(SignFunction.Name, request);
+
+        // Assert
+        Assert.Equal(200, response.Status);
+        Assert.Equal(vector.SignatureHex, (string?)response.Json["signature"]);
     }
 
     private static void AssertProblem(HttpResponseSnapshot response, int status, string type)

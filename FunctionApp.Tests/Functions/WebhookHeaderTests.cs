@@ -45,19 +45,76 @@ public sealed class WebhookHeaderTests
     };
 
     [Fact]
-    public async Task Sign_WithIdempotencyKey_WebhookHeadersMatchTheKnownAnswer()
+    public async Task Sign_WithIdempotencyKey_WebhookIdDerivedFromKeyAndCanonicalBytesAndSignatureMatchesTheSpec()
     {
         // Act
-        var exchange = await SignAsync(idempotencyKey: OneWidgetWebhook.Id, query: "?output=canonical");
+        var exchange = await SignAsync(idempotencyKey: "order-42", query: "?output=canonical");
 
-        // Assert: the webhook vector's answer, and X-Signature byte-identical to the hex vector.
+        // Assert: webhook-id is the documented derivation (computed here, not by the service), and webhook-signature
+        // is the spec's formula over the id the answer carries (the known answers for a given id: WebhookKnownAnswerTests).
+        var id = exchange.ResponseHeaders[StandardWebhooks.IdHeader].ToString();
+        var timestamp = exchange.ResponseHeaders[StandardWebhooks.TimestampHeader].ToString();
         Assert.Equal(200, exchange.Status);
-        Assert.Equal(OneWidgetWebhook.Id, exchange.ResponseHeaders[StandardWebhooks.IdHeader].ToString());
-        Assert.Equal(OneWidgetWebhook.Timestamp.ToString(CultureInfo.InvariantCulture), exchange.ResponseHeaders[StandardWebhooks.TimestampHeader].ToString());
-        Assert.Equal(OneWidgetWebhook.Signature, exchange.ResponseHeaders[StandardWebhooks.SignatureHeader].ToString());
+        Assert.Equal(DerivedWebhookId.ForIdempotencyKey("order-42", OneWidget.Canonical), id);
+        Assert.True(StandardWebhooks.IsValidId(id));
+        Assert.Equal(OneWidgetWebhook.Timestamp.ToString(CultureInfo.InvariantCulture), timestamp);
+        Assert.Equal(DerivedWebhookId.WebhookSignature(Vector.Key, id, timestamp, OneWidget.Canonical), exchange.ResponseHeaders[StandardWebhooks.SignatureHeader].ToString());
         Assert.Equal(OneWidget.SignatureHex, exchange.ResponseHeaders[SignatureHeaders.Signature].ToString());
         Assert.Equal($"current:local:{OneWidget.SignatureHex}", exchange.ResponseHeaders[SignatureHeaders.Signatures].ToString());
         Assert.Equal(OneWidget.Canonical, System.Text.Encoding.UTF8.GetBytes(exchange.Body));
+    }
+
+    [Fact]
+    public async Task Sign_IdempotencyKeyReusedWithDifferentContentAttack_DifferentWebhookIdsSoNeitherIsDropped()
+    {
+        // Arrange: finding 1 of issue 29: one key, two different envelopes.
+        var other = Vector.Load("escapes-and-unicode");
+
+        // Act
+        var first = await SignAsync(idempotencyKey: "order-42", body: OneWidget.Input);
+        var second = await SignAsync(idempotencyKey: "order-42", body: other.Input);
+
+        // Assert: both signed, under two different ids, neither the raw key.
+        var firstId = first.ResponseHeaders[StandardWebhooks.IdHeader].ToString();
+        var secondId = second.ResponseHeaders[StandardWebhooks.IdHeader].ToString();
+        Assert.Equal((200, 200), (first.Status, second.Status));
+        Assert.NotEqual(firstId, secondId);
+        Assert.NotEqual("order-42", firstId);
+        Assert.Equal(DerivedWebhookId.ForIdempotencyKey("order-42", other.Canonical), secondId);
+    }
+
+    [Fact]
+    public async Task Sign_ByteIdenticalRetryWithIdempotencyKey_SameWebhookIdSoReceiversDedupe()
+    {
+        // Act
+        var first = await SignAsync(idempotencyKey: "order-42");
+        _time.Advance(TimeSpan.FromSeconds(30));
+        var retry = await SignAsync(idempotencyKey: "order-42");
+
+        // Assert: same id (what receivers dedupe on), a new timestamp and so a new webhook-signature.
+        Assert.Equal(first.ResponseHeaders[StandardWebhooks.IdHeader].ToString(), retry.ResponseHeaders[StandardWebhooks.IdHeader].ToString());
+        Assert.NotEqual(first.ResponseHeaders[StandardWebhooks.TimestampHeader].ToString(), retry.ResponseHeaders[StandardWebhooks.TimestampHeader].ToString());
+    }
+
+    [Fact]
+    public async Task Sign_IdempotencyKeyEqualToAnotherNamespacesIdAttack_IdStaysInTheHttpNamespace()
+    {
+        // Arrange: a caller names its key after a generated id and after a queue-derived id, hoping to collide with them.
+        var generated = (await SignAsync()).ResponseHeaders[StandardWebhooks.IdHeader].ToString();
+        var queueId = DerivedWebhookId.ForQueueMessage("5f1c0d6e-1b2a-4c3d-9e8f-001122334455", OneWidget.Canonical);
+
+        // Act
+        var asGenerated = await SignAsync(idempotencyKey: generated);
+        var asQueue = await SignAsync(idempotencyKey: queueId);
+
+        // Assert: an Idempotency-Key only ever yields idem_ ids, never the id it names.
+        foreach (var answer in new[] { asGenerated, asQueue })
+        {
+            var id = answer.ResponseHeaders[StandardWebhooks.IdHeader].ToString();
+            Assert.StartsWith("idem_", id, StringComparison.Ordinal);
+            Assert.NotEqual(generated, id);
+            Assert.NotEqual(queueId, id);
+        }
     }
 
     [Fact]
@@ -190,12 +247,12 @@ public sealed class WebhookHeaderTests
         KeyMaterialAssert.Absent(exchange.Body, Vector.Key);
     }
 
-    private async Task<HttpExchange> SignAsync(string? idempotencyKey = null, string? query = null)
+    private async Task<HttpExchange> SignAsync(string? idempotencyKey = null, string? query = null, byte[]? body = null)
     {
         var signer = new EnvelopeSigner(_services.Streams, _services.KeySource, _time, NullLogger<EnvelopeSigner>.Instance);
         var function = new SignHandler(
             new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())), signer, NullLogger<SignHandler>.Instance);
-        var exchange = HttpExchange.Post(OneWidget.Input, query: query);
+        var exchange = HttpExchange.Post(body ?? OneWidget.Input, query: query);
         if (idempotencyKey is not null)
         {
             exchange.Request.Headers[WebhookRequestHeaders.IdempotencyKey] = idempotencyKey;

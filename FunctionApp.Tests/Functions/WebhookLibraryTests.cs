@@ -53,7 +53,7 @@ public sealed class WebhookLibraryTests : IDisposable
         Assert.Equal(200, response.Status);
         Assert.True(library.ExitCode == 0, library.Output + library.Error);
         var verdict = JObject.Parse(library.Output);
-        Assert.Equal("order-2026-11-23-0001", verdict.Value<string>("webhookId"));
+        Assert.Equal(DerivedWebhookId.ForIdempotencyKey("order-2026-11-23-0001", OneWidget.Canonical), verdict.Value<string>("webhookId"));
         Assert.All(verdict["results"]!, r => Assert.Equal("valid", r.Value<string>("webhook")));
         Assert.Equal(OneWidget.SignatureHex, opensslA);
         Assert.Equal(opensslA, response.Header(SignatureHeaders.Signature));
@@ -84,7 +84,7 @@ public sealed class WebhookLibraryTests : IDisposable
     }
 
     [Fact]
-    public async Task SignQueueFunction_RotationInProgress_LibraryVerifiesTheOutputMessageUnderTheMessageId()
+    public async Task SignQueueFunction_RotationInProgress_LibraryVerifiesTheOutputMessageUnderTheIdDerivedFromTheMessageId()
     {
         // Arrange: the queue host with a current and a staged key.
         var current = new SigningKey("version-a", Vector.Key);
@@ -108,7 +108,7 @@ public sealed class WebhookLibraryTests : IDisposable
 
         // Assert
         Assert.True(library.ExitCode == 0, library.Output + library.Error);
-        Assert.Equal(id, webhook.Value<string>("id"));
+        Assert.Equal(DerivedWebhookId.ForQueueMessage(id, OneWidget.Canonical), webhook.Value<string>("id"));
         Assert.Equal(OneWidget.SignatureHex, await ExternalTool.OpensslHmacAsync(body, Vector.Key));
         var labels = ((JArray)message["signatures"]!).Select(s => (s.Value<string>("keyId"), s.Value<string>("state"), s.Value<string>("signature"))).ToList();
         Assert.Equal(

@@ -46,7 +46,7 @@ public sealed class LocalHostTests(AzuriteFixture azurite)
     }
 
     [Fact]
-    public async Task LocalHost_BuildOutput_SignsAndVerifiesOverASocketThroughTheRouter()
+    public async Task LocalHost_BuildOutput_SignsAndVerifiesOverASocketThroughTheRouterAndAWrongMethodIs405WithAllow()
     {
         // Arrange (red until the app passes the host's start-up checks: the local host refuses it otherwise)
         await using var host = LocalHostProcess.Start(AppBuildOutput.Path, Environment(azurite));
@@ -63,6 +63,9 @@ public sealed class LocalHostTests(AzuriteFixture azurite)
         verify.Headers.Add("X-Signature", signature);
         using var verified = await client.SendAsync(verify);
         using var wrongMethod = await client.GetAsync("/api/sign");
+        using var wrongVerifyMethod = await client.PutAsync("/api/verify", Json(body));
+        using var wrongKeysMethod = await client.PostAsync("/api/keys", Json(body));
+        using var unknown = await client.GetAsync("/api/sign-everything");
         var pool = JsonDocument.Parse(await client.GetStringAsync("/local/stream-pool")).RootElement;
 
         // Assert
@@ -71,7 +74,11 @@ public sealed class LocalHostTests(AzuriteFixture azurite)
         Assert.Equal(Convert.ToHexString(HMACSHA256.HashData(SampleKey(), canonical)).ToLowerInvariant(), signature);
         Assert.Equal(HttpStatusCode.OK, verified.StatusCode);
         Assert.Contains("\"valid\":true", await verified.Content.ReadAsStringAsync(), StringComparison.Ordinal);
-        Assert.Equal(HttpStatusCode.NotFound, wrongMethod.StatusCode);
+        Assert.Equal((HttpStatusCode.MethodNotAllowed, "POST"), (wrongMethod.StatusCode, string.Join(",", wrongMethod.Content.Headers.Allow)));
+        Assert.Equal((HttpStatusCode.MethodNotAllowed, "POST"), (wrongVerifyMethod.StatusCode, string.Join(",", wrongVerifyMethod.Content.Headers.Allow)));
+        Assert.Equal((HttpStatusCode.MethodNotAllowed, "GET"), (wrongKeysMethod.StatusCode, string.Join(",", wrongKeysMethod.Content.Headers.Allow)));
+        Assert.False(wrongMethod.Headers.Contains("X-Signature"));
+        Assert.Equal(HttpStatusCode.NotFound, unknown.StatusCode);
         Assert.Equal(0, pool.GetProperty("smallPoolInUseBytes").GetInt64() + pool.GetProperty("largePoolInUseBytes").GetInt64());
     }
 

@@ -1,3 +1,4 @@
+using System.Net;
 using System.Net.Http.Headers;
 using FunctionApp.Tests.Infrastructure;
 using Newtonsoft.Json.Linq;
@@ -41,6 +42,32 @@ public sealed class BothAppsAgreeTests(BothAppsFixture fixture) : IClassFixture<
         Assert.Equal(inProcess.Status, isolated.Status);
         Assert.Equal(inProcess.Headers, isolated.Headers);
         Assert.Equal(inProcess.Body, isolated.Body);
+    }
+
+    [Theory]
+    [InlineData("GET", "/api/sign", "POST")]
+    [InlineData("GET", "/api/verify", "POST")]
+    [InlineData("DELETE", "/api/sign", "POST")]
+    [InlineData("POST", "/api/keys", "GET")]
+    public async Task WrongMethodAttack_ToBothAppsLocalHosts_405WithAllowNamingTheRoutesMethod(string method, string path, string allow)
+    {
+        // Arrange: issue 29, finding 6: GET /api/sign was a 404 in tools/LocalHost (the WebJobs router's method constraint).
+        static HttpRequestMessage Request(string method, string path) => new(new HttpMethod(method), path)
+        {
+            Content = method is "GET" or "DELETE" ? null : new ByteArrayContent(Vector.Load("one-widget").Input) { Headers = { ContentType = new MediaTypeHeaderValue("application/json") } },
+        };
+
+        // Act
+        using var inProcess = await fixture.InProcess.SendAsync(Request(method, path));
+        using var isolated = await fixture.Isolated.SendAsync(Request(method, path));
+
+        // Assert
+        foreach (var response in new[] { inProcess, isolated })
+        {
+            Assert.Equal(HttpStatusCode.MethodNotAllowed, response.StatusCode);
+            Assert.Equal([allow], response.Content.Headers.Allow);
+            Assert.False(response.Headers.Contains("X-Signature"));
+        }
     }
 
     [Theory]

@@ -49,6 +49,29 @@ public sealed class QueueSigningProcessorTests
     }
 
     [Fact]
+    public async Task SignAsync_QueueMessageIdEqualToAnHttpIdAttack_WebhookIdInTheQueueNamespaceBoundToContent()
+    {
+        // Arrange: finding 1 of issue 29: a message id that equals an id an HTTP caller could be given, and a redelivery.
+        var (processor, _) = Create([]);
+        var vector = Vector.Load("one-widget");
+        var other = Vector.Load("escapes-and-unicode");
+        var httpId = DerivedWebhookId.ForIdempotencyKey("m-http", vector.Canonical);
+
+        // Act
+        var first = await processor.SignAsync(new SigningQueueMessage("m-q", 1, null, vector.Input), CancellationToken.None);
+        var redelivered = await processor.SignAsync(new SigningQueueMessage("m-q", 2, null, vector.Input), CancellationToken.None);
+        var changed = await processor.SignAsync(new SigningQueueMessage("m-q", 3, null, other.Input), CancellationToken.None);
+        var named = await processor.SignAsync(new SigningQueueMessage(httpId, 1, null, vector.Input), CancellationToken.None);
+
+        // Assert: queue_ ids, the same for a redelivery, different for different bytes, never an HTTP id.
+        Assert.Equal(DerivedWebhookId.ForQueueMessage("m-q", vector.Canonical), first.Webhook!.Id);
+        Assert.Equal(first.Webhook.Id, redelivered.Webhook!.Id);
+        Assert.NotEqual(first.Webhook.Id, changed.Webhook!.Id);
+        Assert.StartsWith("queue_", named.Webhook!.Id, StringComparison.Ordinal);
+        Assert.NotEqual(httpId, named.Webhook.Id);
+    }
+
+    [Fact]
     public async Task SignAsync_ClaimBlobOverTheLimit_IsRejectedNamingTheSetting()
     {
         // Arrange

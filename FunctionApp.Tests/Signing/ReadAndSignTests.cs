@@ -12,7 +12,7 @@ using Newtonsoft.Json;
 namespace FunctionApp.Tests.Signing;
 
 /// <summary>
-/// Writing and hashing behind the reader (<see cref="EnvelopeSigner.ReadAndSignAsync"/>, issue 22) signs exactly what
+/// Writing and hashing behind the reader (<c>EnvelopeSigner.ReadAndSignAsync</c>, issue 22) signs exactly what
 /// reading then signing signs, keeps the reader's errors first, returns every pooled block, and respects the budget.
 /// Each case runs with the pipeline forced on (<see cref="SigningOverlap.Always"/>) and off.
 /// </summary>
@@ -95,6 +95,34 @@ public sealed class ReadAndSignTests
         Assert.Equal(Convert.ToHexString(HMACSHA256.HashData(Enumerable.Range(100, 32).Select(i => (byte)i).ToArray(), vector.Canonical)).ToLowerInvariant(), signed.Signatures[1].Signature.ToHex());
         Assert.Equal("next", signed.Signatures[1].KeyId);
         Assert.Equal(2, signed.Webhook.Signature.Split(' ').Length);
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task ReadAndSignAsync_IdempotencyKeyWithStagedKey_DerivedIdAndEveryKeysWebhookMacOverIt(bool behindTheReader)
+    {
+        // Arrange: a rotation in progress and a derived id (issue 29), behind the reader or after it.
+        var services = new TestServices();
+        var stagedKey = Enumerable.Range(100, 32).Select(i => (byte)i).ToArray();
+        var signer = new EnvelopeSigner(services.Streams, new StagedKeySource(services.Key, new SigningKey("next", stagedKey)), NullLogger<EnvelopeSigner>.Instance)
+        {
+            Overlap = behindTheReader ? SigningOverlap.Always : SigningOverlap.Never,
+        };
+        var vector = Vector.Load("seed-3000-widgets");
+
+        // Act
+        await using var signed = await signer.ReadAndSignAsync(
+            new MemoryStream(vector.Input, writable: false), services.Reader, WebhookIdSeed.FromIdempotencyKey("order-42"), null, CancellationToken.None);
+
+        // Assert: the documented id, and each key's v1 entry the spec's formula over it.
+        var id = DerivedWebhookId.ForIdempotencyKey("order-42", vector.Canonical);
+        var timestamp = signed.Webhook.Timestamp.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        Assert.Equal(id, signed.Webhook.Id);
+        Assert.Equal(vector.SignatureHex, signed.Signatures[0].Signature.ToHex());
+        Assert.Equal(
+            DerivedWebhookId.WebhookSignature(Vector.Key, id, timestamp, vector.Canonical) + " " + DerivedWebhookId.WebhookSignature(stagedKey, id, timestamp, vector.Canonical),
+            signed.Webhook.Signature);
     }
 
     [Theory]

@@ -140,11 +140,11 @@ public sealed class WidgetEnvelopeReader
         return (int)Math.Clamp(remaining / MinWidgetBytes, 0, Math.Min(_maxWidgets, MaxPresizedWidgets));
     }
 
-    private static string Echo(string? text, int maxLength) => EchoText.Truncate(text, maxLength);
+    private static string Echo(string? text, int maxLength) => EchoText.Of(text, maxLength);
 
     // Every part of a path but the last name is a known member or an index, so 32 characters more than the echo limit
     // keep "$.widgets[49999]." whole and cut only a client's long name.
-    private string BoundedPath(string? newtonsoftPath) => EchoText.Truncate(ToJsonPath(newtonsoftPath), _maxEchoedChars + 32);
+    private string BoundedPath(string? newtonsoftPath) => EchoText.Of(ToJsonPath(newtonsoftPath), _maxEchoedChars + 32);
 
     /// <summary>One read: the Newtonsoft reader, the byte scanner under it, and the count of strings read so far.</summary>
     private sealed class Session(JsonTextReader reader, SurrogateEscapeScanner scanner, WidgetEnvelopeReader owner, int expectedWidgets, IWidgetSink? sink)

@@ -54,7 +54,7 @@ public sealed class HttpEnvelopeReader
 
     /// <summary>
     /// Reads the envelope in <paramref name="request"/>'s body and signs it with <paramref name="signer"/>, writing and
-    /// hashing behind the reader when a core is spare (<see cref="EnvelopeSigner.ReadAndSignAsync"/>). The body's and the
+    /// hashing behind the reader when a core is spare (<see cref="EnvelopeSigner.ReadAndSignAsync(Stream, WidgetSigning.Envelopes.WidgetEnvelopeReader, WebhookIdSeed, EnvelopeBudgetLease?, CancellationToken)"/>). The body's and the
     /// canonical form's blocks are charged to <paramref name="lease"/>, which the result then owns; the body is returned
     /// to the pool as soon as it is read.
     /// </summary>
@@ -64,13 +64,16 @@ public sealed class HttpEnvelopeReader
     /// <exception cref="MemoryBudgetExceededException">The memory budget had no room within its wait.</exception>
     /// <exception cref="EnvelopeFormatException">The body is not a valid envelope.</exception>
     public async Task<SignedEnvelope> ReadAndSignAsync(
-        HttpRequest request, EnvelopeSigner signer, string? webhookId, EnvelopeBudgetLease lease, CancellationToken cancellationToken)
+        HttpRequest request, EnvelopeSigner signer, WebhookIdSeed? webhookId, EnvelopeBudgetLease lease, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(signer);
         var body = await ReadBodyAsync(request, lease, cancellationToken).ConfigureAwait(false);
 
-        // The signer owns the body from here: it is returned to the pool as soon as it is read.
-        return await signer.ReadAndSignAsync(body, _reader, webhookId, lease, cancellationToken).ConfigureAwait(false);
+        // The signer owns the body from here: it is returned to the pool as soon as it is read. With an
+        // Idempotency-Key, webhook-id is derived from it and the canonical bytes; without, a new msg_ id.
+        return webhookId is { } seed
+            ? await signer.ReadAndSignAsync(body, _reader, seed, lease, cancellationToken).ConfigureAwait(false)
+            : await signer.ReadAndSignAsync(body, _reader, (string?)null, lease, cancellationToken).ConfigureAwait(false);
     }
 
     // UTF-8 JSON only, then the body into the pool up to the limit, charged to the lease.

@@ -15,10 +15,14 @@ namespace WidgetSigning.Http;
 /// </summary>
 public static class PooledRequestBody
 {
-    /// <summary>Throws <see cref="UnsupportedContentTypeException"/> unless the request declares UTF-8 JSON.</summary>
+    /// <summary>
+    /// Throws <see cref="UnsupportedContentTypeException"/> unless the request declares UTF-8 JSON (the charset bare or
+    /// quoted, as RFC 9110 §5.6.6 allows) with no content coding other than <c>identity</c>.
+    /// </summary>
     public static void EnsureJsonContentType(HttpRequest request)
     {
         ArgumentNullException.ThrowIfNull(request);
+        EnsureIdentityContentEncoding(request);
         if (!MediaTypeHeaderValue.TryParse(request.ContentType, out var mediaType))
         {
             throw new UnsupportedContentTypeException(string.IsNullOrEmpty(request.ContentType)
@@ -30,12 +34,35 @@ public static class PooledRequestBody
                      mediaType.Suffix.Equals("json", StringComparison.OrdinalIgnoreCase);
         if (!isJson)
         {
-            throw new UnsupportedContentTypeException($"Content-Type '{EchoText.Truncate(mediaType.MediaType.ToString())}' is not supported; send application/json.");
+            throw new UnsupportedContentTypeException($"Content-Type '{EchoText.Of(mediaType.MediaType.ToString())}' is not supported; send application/json.");
         }
 
-        if (mediaType.Charset.HasValue && !mediaType.Charset.Equals("utf-8", StringComparison.OrdinalIgnoreCase))
+        // charset="utf-8" is the same parameter value as charset=utf-8 (a quoted-string); MediaTypeHeaderValue keeps the quotes.
+        var charset = HeaderUtilities.RemoveQuotes(mediaType.Charset);
+        if (mediaType.Charset.HasValue && !charset.Equals("utf-8", StringComparison.OrdinalIgnoreCase))
         {
-            throw new UnsupportedContentTypeException($"Charset '{EchoText.Truncate(mediaType.Charset.ToString())}' is not supported; JSON is UTF-8.");
+            throw new UnsupportedContentTypeException($"Charset '{EchoText.Of(mediaType.Charset.ToString())}' is not supported; JSON is UTF-8.");
+        }
+    }
+
+    /// <summary>
+    /// Throws <see cref="UnsupportedContentTypeException"/> when the body carries a content coding other than
+    /// <c>identity</c> (gzip, br, deflate, …): the service does not decompress, so such a body would otherwise be
+    /// signed as its compressed bytes' text or refused as "not UTF-8". The 415 names the coding (RFC 9110 §15.5.16).
+    /// </summary>
+    public static void EnsureIdentityContentEncoding(HttpRequest request)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        foreach (var value in request.Headers.ContentEncoding)
+        {
+            foreach (var coding in (value ?? string.Empty).Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+            {
+                if (!coding.Equals("identity", StringComparison.OrdinalIgnoreCase))
+                {
+                    throw new UnsupportedContentTypeException(
+                        $"Content-Encoding '{EchoText.Of(coding)}' is not supported; send the JSON uncompressed (no Content-Encoding, or identity).");
+                }
+            }
         }
     }
 

@@ -48,7 +48,7 @@ public static class ProblemMapper
             // Kestrel's own refusals while the body is read: its size limit (set by the host from
             // FUNCTIONS_REQUEST_BODY_SIZE_LIMIT), a malformed chunked body, a body shorter than its Content-Length.
             BadHttpRequestException { StatusCode: StatusCodes.Status413PayloadTooLarge } => new ProblemResult(StatusCodes.Status413PayloadTooLarge, ProblemTypes.BodyTooLarge, "The request body is too large.", $"The request body exceeds the host's limit (setting {HostBodyLimitSetting})."),
-            BadHttpRequestException e when e.StatusCode is >= 400 and < 500 => new ProblemResult(e.StatusCode, ProblemTypes.InvalidRequest, "The request is invalid.", $"The request body could not be read: {EchoText.Truncate(e.Message, 200)}"),
+            BadHttpRequestException e when e.StatusCode is >= 400 and < 500 => new ProblemResult(e.StatusCode, ProblemTypes.InvalidRequest, "The request is invalid.", $"The request body could not be read: {EchoText.Of(e.Message, 200)}"),
             CanonicalTooLargeException e => new ProblemResult(StatusCodes.Status413PayloadTooLarge, ProblemTypes.CanonicalTooLarge, "The canonical form is too large.", e.Message),
             RequestTimeoutException e => new ProblemResult(StatusCodes.Status408RequestTimeout, ProblemTypes.RequestTimeout, "The request body arrived too slowly.", e.Message),
             MemoryBudgetExceededException e => new ProblemResult(StatusCodes.Status503ServiceUnavailable, ProblemTypes.MemoryBudget, "The instance is busy.", e.Message)

@@ -6,7 +6,7 @@ using Microsoft.AspNetCore.Http;
 namespace WidgetSigning.Http;
 
 /// <summary>
-/// The Standard Webhooks request headers: <c>Idempotency-Key</c> on <c>/api/sign</c> (becomes <c>webhook-id</c>), and
+/// The Standard Webhooks request headers: <c>Idempotency-Key</c> on <c>/api/sign</c> (with the content, derives <c>webhook-id</c>), and
 /// <c>webhook-id</c>, <c>webhook-timestamp</c>, <c>webhook-signature</c> on <c>/api/verify</c>. Each is bounded and
 /// checked before the body is read; a bad one is a 400 naming the header.
 /// </summary>
@@ -15,9 +15,12 @@ public static class WebhookRequestHeaders
     /// <summary>The request header whose value becomes <c>webhook-id</c>.</summary>
     public const string IdempotencyKey = "Idempotency-Key";
 
-    /// <summary>The request's <c>Idempotency-Key</c>, or null when absent.</summary>
+    /// <summary>
+    /// The request's <c>Idempotency-Key</c> as the seed <c>webhook-id</c> is derived from (with the canonical bytes, so
+    /// the key never names two different contents: <see cref="WebhookIdSeed"/>), or null when absent.
+    /// </summary>
     /// <exception cref="InvalidRequestException">Given twice or not <see cref="StandardWebhooks.IdRule"/>.</exception>
-    public static string? ReadIdempotencyKey(HttpRequest request)
+    public static WebhookIdSeed? ReadIdempotencyKey(HttpRequest request)
     {
         var value = Single(request, IdempotencyKey);
         if (value is null)
@@ -26,8 +29,8 @@ public static class WebhookRequestHeaders
         }
 
         return StandardWebhooks.IsValidId(value)
-            ? value
-            : throw new InvalidRequestException($"The {IdempotencyKey} header must be {StandardWebhooks.IdRule} (it becomes {StandardWebhooks.IdHeader}).");
+            ? WebhookIdSeed.FromIdempotencyKey(value)
+            : throw new InvalidRequestException($"The {IdempotencyKey} header must be {StandardWebhooks.IdRule} (with the content, it names {StandardWebhooks.IdHeader}).");
     }
 
     /// <summary>The three <c>webhook-*</c> headers, or null when none is given.</summary>

@@ -12,6 +12,7 @@ internal sealed class KeyMacs
 {
     private readonly SigningKeys _keys;
     private readonly IncrementalHash[] _hashes;
+    private readonly bool _deferred;
     private bool _done;
 
     /// <summary>Rents two HMACs per key and feeds every second one <paramref name="prefix"/>.</summary>
@@ -28,21 +29,52 @@ internal sealed class KeyMacs
         }
     }
 
-    /// <summary>How many HMACs: two per key.</summary>
+    /// <summary>
+    /// Deferred form, for a <c>webhook-id</c> derived from the canonical bytes (not known until they are all written): one
+    /// HMAC per key (the bytes alone) and, last, <paramref name="digest"/> (a SHA-256 the id comes from). The prefixed
+    /// MACs are computed once the id is known, over the written bytes.
+    /// </summary>
+    public KeyMacs(SigningKeys keys, IncrementalHash digest)
+    {
+        _keys = keys;
+        _deferred = true;
+        _hashes = new IncrementalHash[2 + keys.Staged.Count];
+        for (var i = 0; i < _hashes.Length - 1; i++)
+        {
+            _hashes[i] = (i == 0 ? keys.Current : keys.Staged[i - 1]).RentHash();
+        }
+
+        _hashes[^1] = digest;
+    }
+
+    /// <summary>How many hashes: two per key (or, deferred, one per key and the digest).</summary>
     public int Count => _hashes.Length;
 
     /// <summary>All of them.</summary>
     public HashTargets All => new(_hashes, 0, _hashes.Length);
 
-    /// <summary>The MACs, in the order above (per key: bytes alone, then prefixed); the instances go back to their pools.</summary>
+    /// <summary>
+    /// The MACs, in the order above (per key: bytes alone, then prefixed; deferred: one per key, then the digest); the
+    /// instances go back to their pools.
+    /// </summary>
     public Signature[] Complete()
     {
         ObjectDisposedException.ThrowIf(_done, this);
         _done = true;
         var signatures = new Signature[_hashes.Length];
+        Span<byte> digest = stackalloc byte[Signature.Length];
         for (var i = 0; i < _hashes.Length; i++)
         {
-            signatures[i] = KeyOf(i).Complete(_hashes[i]);
+            if (_deferred && i == _hashes.Length - 1)
+            {
+                _hashes[i].GetHashAndReset(digest);
+                _hashes[i].Dispose();
+                signatures[i] = new Signature(digest);
+            }
+            else
+            {
+                signatures[i] = KeyOf(i).Complete(_hashes[i]);
+            }
         }
 
         return signatures;
@@ -63,5 +95,7 @@ internal sealed class KeyMacs
         }
     }
 
-    private SigningKey KeyOf(int index) => index < 2 ? _keys.Current : _keys.Staged[(index / 2) - 1];
+    private SigningKey KeyOf(int index) => _deferred
+        ? index == 0 ? _keys.Current : _keys.Staged[index - 1]
+        : index < 2 ? _keys.Current : _keys.Staged[(index / 2) - 1];
 }

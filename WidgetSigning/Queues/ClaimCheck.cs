@@ -60,7 +60,7 @@ public static class ClaimCheck
 
             // Newtonsoft's message and path quote the client's member names: bound both.
             throw new MessageRejectedException(
-                $"The claim check is not valid JSON: {EchoText.Truncate(ex.Message, 256)}", "$." + EchoText.Truncate(ex.Path, 256), ex);
+                $"The claim check is not valid JSON: {EchoText.Of(ex.Message, 256)}", "$." + EchoText.Of(ex.Path, 256), ex);
         }
         catch (DecoderFallbackException)
         {
@@ -91,7 +91,7 @@ public static class ClaimCheck
             else
             {
                 // The member name is client text of any length: echo a bounded prefix only.
-                throw Invalid(reader, $"Unknown or duplicate member '{EchoText.Truncate(name)}'; a claim check has 'blob' and optionally 'container'.");
+                throw Invalid(reader, $"Unknown or duplicate member '{EchoText.Of(name)}'; a claim check has 'blob' and optionally 'container'.");
             }
         }
 
@@ -108,7 +108,7 @@ public static class ClaimCheck
         if (container is not null && !string.Equals(container, allowedContainer, StringComparison.Ordinal))
         {
             throw new MessageRejectedException(
-                $"Claim checks may only point into the container '{allowedContainer}', not '{EchoText.Truncate(container)}'.", $"$.{MemberName}.container");
+                $"Claim checks may only point into the container '{allowedContainer}', not '{EchoText.Of(container)}'.", $"$.{MemberName}.container");
         }
 
         return new BlobReference(allowedContainer, blob);
@@ -137,5 +137,5 @@ public static class ClaimCheck
     }
 
     private static MessageRejectedException Invalid(JsonTextReader reader, string message) =>
-        new(message, string.IsNullOrEmpty(reader.Path) ? "$" : "$." + EchoText.Truncate(reader.Path, 256));
+        new(message, string.IsNullOrEmpty(reader.Path) ? "$" : "$." + EchoText.Of(reader.Path, 256));
 }

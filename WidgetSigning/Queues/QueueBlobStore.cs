@@ -63,7 +63,7 @@ public sealed class QueueBlobStore
             catch (RequestFailedException ex) when (ex.Status == (int)HttpStatusCode.NotFound)
             {
                 throw new MessageRejectedException(
-                    $"The claim check points to '{claim.Container}/{EchoText.Truncate(claim.Blob, 256)}', which does not exist.", $"$.{ClaimCheck.MemberName}.blob", ex);
+                    $"The claim check points to '{claim.Container}/{EchoText.Of(claim.Blob, 256)}', which does not exist.", $"$.{ClaimCheck.MemberName}.blob", ex);
             }
 
             if (properties.BlobType != BlobType.Block)

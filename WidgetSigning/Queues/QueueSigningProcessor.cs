@@ -85,7 +85,7 @@ public sealed class QueueSigningProcessor
                 var (body, etag) = await _blobs.ReadClaimAsync(claim!, cancellationToken, lease).ConfigureAwait(false);
                 await using (body.ConfigureAwait(false))
                 {
-                    QueueLog.ClaimCheckRead(_logger, message.Id, claim!.Container, EchoText.Truncate(claim.Blob, 256), body.Length);
+                    QueueLog.ClaimCheckRead(_logger, message.Id, claim!.Container, EchoText.Of(claim.Blob, 256), body.Length);
                     envelope = ReadEnvelope(body, claim);
                 }
 
@@ -97,9 +97,12 @@ public sealed class QueueSigningProcessor
                 envelope = _reader.Read(body);
             }
 
-            // webhook-id is the queue message id (a GUID), so a redelivery carries the same id for receivers to dedupe on.
-            var webhookId = StandardWebhooks.IsValidId(message.Id) ? message.Id : null;
-            var signed = await _signer.SignAsync(envelope, webhookId, lease, cancellationToken).ConfigureAwait(false);
+            // webhook-id is derived from the queue message id and the canonical bytes ("queue_…", a namespace no HTTP
+            // Idempotency-Key can reach), so a redelivery carries the same id for receivers to dedupe on, and a message
+            // whose claim-check blob changed between deliveries does not.
+            var signed = StandardWebhooks.IsValidId(message.Id)
+                ? await _signer.SignAsync(envelope, WebhookIdSeed.FromQueueMessageId(message.Id), lease, cancellationToken).ConfigureAwait(false)
+                : await _signer.SignAsync(envelope, (string?)null, lease, cancellationToken).ConfigureAwait(false);
             lease = null;
             await using (signed.ConfigureAwait(false))
             {
@@ -218,7 +221,7 @@ public sealed class QueueSigningProcessor
         catch (EnvelopeFormatException ex)
         {
             // Say where the bad envelope is; the path is within the blob's JSON.
-            throw new EnvelopeFormatException($"The envelope in '{claim.Container}/{EchoText.Truncate(claim.Blob, 256)}' is invalid: {ex.Message}", ex.JsonPath, ex);
+            throw new EnvelopeFormatException($"The envelope in '{claim.Container}/{EchoText.Of(claim.Blob, 256)}' is invalid: {ex.Message}", ex.JsonPath, ex);
         }
     }
 

@@ -56,9 +56,9 @@ public sealed class RejectedMessage
             json.WritePropertyName("reason");
             // Both may quote client text (member names, blob names): bounded whatever the input, so the rejected
             // message always fits a queue message.
-            json.WriteValue(EchoText.Truncate(Reason, MaxReasonLength));
+            json.WriteValue(EchoText.Of(Reason, MaxReasonLength));
             json.WritePropertyName("jsonPath");
-            json.WriteValue(EchoText.Truncate(JsonPath, MaxJsonPathLength));
+            json.WriteValue(EchoText.Of(JsonPath, MaxJsonPathLength));
             QueueJson.WriteBlob(json, "claimCheck", ClaimCheck);
             QueueJson.WriteBlob(json, "body", Body);
             json.WriteEndObject();

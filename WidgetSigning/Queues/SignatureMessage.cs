@@ -27,7 +27,7 @@ public sealed class SignatureMessage
     /// <summary>Every key's signature, labelled (current first, then each staged key); empty in messages built by hand.</summary>
     public IReadOnlyList<KeySignature> Signatures { get; init; } = [];
 
-    /// <summary>The Standard Webhooks headers over the canonical bytes (<c>webhook-id</c> is the input message id); null if not made.</summary>
+    /// <summary>The Standard Webhooks headers over the canonical bytes (<c>webhook-id</c> derived from the input message id and the canonical bytes: <c>queue_…</c>); null if not made.</summary>
     public WebhookSignature? Webhook { get; init; }
 
     /// <summary>How many widgets were signed.</summary>

@@ -138,6 +138,6 @@ public sealed class WidgetStorageClientFactory
 
         // No storage key and no silent fallback to a developer credential: the deployment names its identity.
         throw new InvalidOperationException(
-            $"{connectionName}__{CredentialKey} must be 'managedidentity' for an identity-based connection (it is '{Primitives.EchoText.Truncate(kind ?? string.Empty)}').");
+            $"{connectionName}__{CredentialKey} must be 'managedidentity' for an identity-based connection (it is '{Primitives.EchoText.Of(kind ?? string.Empty)}').");
     }
 }

@@ -79,7 +79,18 @@ public sealed class EnvelopeSigner
     public async ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, string? webhookId, EnvelopeBudgetLease? lease, CancellationToken cancellationToken)
     {
         var keys = await _keys.GetSigningKeysAsync(cancellationToken).ConfigureAwait(false);
-        return SignAll(envelope, keys, webhookId ?? StandardWebhooks.NewId(), lease);
+        return SignAll(envelope, keys, new IdPlan(webhookId ?? StandardWebhooks.NewId(), null), lease);
+    }
+
+    /// <summary>
+    /// As <see cref="SignAsync(WidgetEnvelope, string?, EnvelopeBudgetLease?, CancellationToken)"/>, with
+    /// <c>webhook-id</c> derived from <paramref name="seed"/> and the canonical bytes (<see cref="WebhookIdSeed"/>):
+    /// what a caller's key (an <c>Idempotency-Key</c>, a queue message id) must go through.
+    /// </summary>
+    public async ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, WebhookIdSeed seed, EnvelopeBudgetLease? lease, CancellationToken cancellationToken)
+    {
+        var keys = await _keys.GetSigningKeysAsync(cancellationToken).ConfigureAwait(false);
+        return SignAll(envelope, keys, new IdPlan(null, seed), lease);
     }
 
     /// <summary>Signs <paramref name="envelope"/> with <paramref name="key"/> alone. Dispose the result.</summary>
@@ -89,7 +100,7 @@ public sealed class EnvelopeSigner
     /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
     /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
     public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKey key, EnvelopeBudgetLease? lease) =>
-        SignAll(envelope, new SigningKeys(key, []), StandardWebhooks.NewId(), lease);
+        SignAll(envelope, new SigningKeys(key, []), new IdPlan(StandardWebhooks.NewId(), null), lease);
 
     /// <summary>
     /// Reads an envelope from <paramref name="utf8Json"/> with <paramref name="reader"/> and signs it as
@@ -111,16 +122,27 @@ public sealed class EnvelopeSigner
     /// <exception cref="ArgumentException"><paramref name="webhookId"/> breaks <see cref="StandardWebhooks.IsValidId"/>.</exception>
     /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
     /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
-    [System.Diagnostics.CodeAnalysis.SuppressMessage("Reliability", "CA2000:Dispose objects before losing scope", Justification = "The signed envelope is the result: the caller owns it through the ValueTask.")]
     public ValueTask<SignedEnvelope> ReadAndSignAsync(
-        Stream utf8Json, WidgetEnvelopeReader reader, string? webhookId, EnvelopeBudgetLease? lease, CancellationToken cancellationToken)
+        Stream utf8Json, WidgetEnvelopeReader reader, string? webhookId, EnvelopeBudgetLease? lease, CancellationToken cancellationToken) =>
+        ReadAndSignAsync(utf8Json, reader, new IdPlan(webhookId ?? StandardWebhooks.NewId(), null), lease, cancellationToken);
+
+    /// <summary>
+    /// As <see cref="ReadAndSignAsync(Stream, WidgetEnvelopeReader, string?, EnvelopeBudgetLease?, CancellationToken)"/>,
+    /// with <c>webhook-id</c> derived from <paramref name="seed"/> and the canonical bytes (<see cref="WebhookIdSeed"/>).
+    /// </summary>
+    public ValueTask<SignedEnvelope> ReadAndSignAsync(
+        Stream utf8Json, WidgetEnvelopeReader reader, WebhookIdSeed seed, EnvelopeBudgetLease? lease, CancellationToken cancellationToken) =>
+        ReadAndSignAsync(utf8Json, reader, new IdPlan(null, seed), lease, cancellationToken);
+
+    [System.Diagnostics.CodeAnalysis.SuppressMessage("Reliability", "CA2000:Dispose objects before losing scope", Justification = "The signed envelope is the result: the caller owns it through the ValueTask.")]
+    private ValueTask<SignedEnvelope> ReadAndSignAsync(
+        Stream utf8Json, WidgetEnvelopeReader reader, IdPlan id, EnvelopeBudgetLease? lease, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(utf8Json);
         WidgetEnvelope? envelope = null;
         SignedEnvelope? behind = null;
         ValueTask<SigningKeys> pendingKeys = default;
         var keysAsked = false;
-        var id = webhookId ?? StandardWebhooks.NewId();
         var inFlight = Interlocked.Increment(ref _inFlight);
         try
         {
@@ -159,7 +181,7 @@ public sealed class EnvelopeSigner
         return SignAfterReadingAsync(envelope!, pendingKeys, id, lease);
     }
 
-    private async ValueTask<SignedEnvelope> SignAfterReadingAsync(WidgetEnvelope envelope, ValueTask<SigningKeys> pendingKeys, string webhookId, EnvelopeBudgetLease? lease)
+    private async ValueTask<SignedEnvelope> SignAfterReadingAsync(WidgetEnvelope envelope, ValueTask<SigningKeys> pendingKeys, IdPlan webhookId, EnvelopeBudgetLease? lease)
     {
         var keys = await pendingKeys.ConfigureAwait(false);
         var signed = SignAll(envelope, keys, webhookId, lease);
@@ -177,7 +199,14 @@ public sealed class EnvelopeSigner
     /// <exception cref="ArgumentException"><paramref name="webhookId"/> breaks <see cref="StandardWebhooks.IsValidId"/>.</exception>
     /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
     /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
-    public SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, string webhookId, EnvelopeBudgetLease? lease = null)
+    public SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, string webhookId, EnvelopeBudgetLease? lease = null) =>
+        SignAll(envelope, keys, new IdPlan(webhookId, null), lease);
+
+    /// <summary>As <see cref="SignAll(WidgetEnvelope, SigningKeys, string, EnvelopeBudgetLease?)"/>, the id derived from <paramref name="seed"/> and the canonical bytes.</summary>
+    public SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, WebhookIdSeed seed, EnvelopeBudgetLease? lease = null) =>
+        SignAll(envelope, keys, new IdPlan(null, seed), lease);
+
+    private SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, IdPlan webhookId, EnvelopeBudgetLease? lease)
     {
         ArgumentNullException.ThrowIfNull(envelope);
         ArgumentNullException.ThrowIfNull(keys);
@@ -220,7 +249,7 @@ public sealed class EnvelopeSigner
     }
 
     // Null when the budget has no room for the body and the canonical form together now: the caller reads, then signs.
-    private SignedEnvelope? TryReadAndSignBehind(Stream utf8Json, WidgetEnvelopeReader reader, SigningKeys keys, string webhookId, EnvelopeBudgetLease? lease)
+    private SignedEnvelope? TryReadAndSignBehind(Stream utf8Json, WidgetEnvelopeReader reader, SigningKeys keys, IdPlan webhookId, EnvelopeBudgetLease? lease)
     {
         var timestamp = _time.GetUtcNow().ToUnixTimeSeconds();
         var macs = CreateMacs(keys, webhookId, timestamp);
@@ -278,17 +307,46 @@ public sealed class EnvelopeSigner
 
     private static bool CoreIsSpare(int inFlight) => inFlight <= Environment.ProcessorCount / 2 && ThreadPool.PendingWorkItemCount == 0;
 
-    private static KeyMacs CreateMacs(SigningKeys keys, string webhookId, long timestamp)
+    private static KeyMacs CreateMacs(SigningKeys keys, IdPlan webhookId, long timestamp)
     {
+        if (webhookId.Seed is { } seed)
+        {
+            return new KeyMacs(keys, seed.StartDigest());
+        }
+
         Span<byte> prefix = stackalloc byte[StandardWebhooks.MaxPrefixBytes];
-        return new KeyMacs(keys, prefix[..StandardWebhooks.WritePrefix(prefix, webhookId, timestamp)]);
+        return new KeyMacs(keys, prefix[..StandardWebhooks.WritePrefix(prefix, webhookId.Literal!, timestamp)]);
     }
+
+    /// <summary>The webhook id as given (known answers, a generated <c>msg_</c> id), or a seed to derive it from.</summary>
+    private readonly record struct IdPlan(string? Literal, WebhookIdSeed? Seed);
 
     // Labels the MACs: the current key's (X-Signature, and the first webhook-signature entry), then each staged key's.
     private SignedEnvelope Seal(
-        RecyclableMemoryStream canonical, KeyMacs macs, SigningKeys keys, string webhookId, long timestamp, int widgetCount, EnvelopeBudgetLease? lease)
+        RecyclableMemoryStream canonical, KeyMacs macs, SigningKeys keys, IdPlan plan, long timestamp, int widgetCount, EnvelopeBudgetLease? lease)
     {
         var macValues = macs.Complete();
+        string webhookId;
+        if (plan.Seed is { } seed)
+        {
+            // Derived id: known only now, so the Standard Webhooks MACs (id.timestamp. + bytes) take one more pass
+            // over the written bytes, one per key; laid out as the one-pass form (per key: bytes alone, prefixed).
+            webhookId = seed.IdFor(macValues[^1].Bytes);
+            var bytes = canonical.GetReadOnlySequence();
+            var laidOut = new Signature[2 * (1 + keys.Staged.Count)];
+            for (var i = 0; i < laidOut.Length / 2; i++)
+            {
+                laidOut[2 * i] = macValues[i];
+                laidOut[(2 * i) + 1] = StandardWebhooks.Sign(i == 0 ? keys.Current : keys.Staged[i - 1], webhookId, timestamp, bytes);
+            }
+
+            macValues = laidOut;
+        }
+        else
+        {
+            webhookId = plan.Literal!;
+        }
+
         var key = keys.Current;
         SigningLog.Signed(_logger, widgetCount, canonical.Length, key.KeyId);
         var signed = new SignedEnvelope(canonical, macValues[0], key.KeyId, widgetCount, lease);

@@ -119,6 +119,7 @@ using var host = FunctionsHostFactory.Create(setup, startupLoggerFactory)
                 app.ApplicationServices.GetRequiredService<IJobHost>(),
                 httpTriggers.ToDictionary(x => x.Function.Name, x => FunctionDefinition.Text(x.Trigger, "name") ?? "req", StringComparer.OrdinalIgnoreCase));
             var routes = router.CreateBuilder(handler, http.RoutePrefix);
+            var methodRoutes = new List<(Microsoft.AspNetCore.Routing.Template.TemplateMatcher Matcher, string[] Methods)>();
             foreach (var (function, trigger) in httpTriggers)
             {
                 var methods = trigger.TryGetProperty("methods", out var m) ? m.EnumerateArray().Select(x => x.GetString()!.ToUpperInvariant()).ToArray() : [];
@@ -129,11 +130,37 @@ using var host = FunctionsHostFactory.Create(setup, startupLoggerFactory)
                 }
 
                 routes.MapFunctionRoute(function.Name, FunctionDefinition.Text(trigger, "route") ?? function.Name, constraints, function.Name);
+                if (methods.Length > 0)
+                {
+                    var template = Microsoft.AspNetCore.Routing.Template.TemplateParser.Parse(
+                        string.Join('/', new[] { http.RoutePrefix, (FunctionDefinition.Text(trigger, "route") ?? function.Name).Trim('/') }.Where(p => p.Length > 0)));
+                    methodRoutes.Add((new Microsoft.AspNetCore.Routing.Template.TemplateMatcher(template, new RouteValueDictionary()), methods));
+                }
+
                 routeLines.Add($"  {function.Name}: [{string.Join(",", methods)}] {{0}}/{http.RoutePrefix}/{FunctionDefinition.Text(trigger, "route") ?? function.Name}");
             }
 
             router.AddFunctionRoutes(routes.Build(), null);
             app.UseRouter(router);
+
+            // The WebJobs router's method constraint makes a wrong method fall through as if the route did not exist
+            // (404). A function's route asked with another method is a 405 with Allow naming its methods (RFC 9110
+            // §15.5.6), as endpoint routing answers in the isolated app's host (tools/WorkerHost); anything else stays 404.
+            app.Run(context =>
+            {
+                var allowed = methodRoutes
+                    .Where(r => r.Matcher.TryMatch(context.Request.Path, new RouteValueDictionary()))
+                    .SelectMany(r => r.Methods)
+                    .Distinct(StringComparer.Ordinal)
+                    .ToArray();
+                context.Response.StatusCode = allowed.Length > 0 ? StatusCodes.Status405MethodNotAllowed : StatusCodes.Status404NotFound;
+                if (allowed.Length > 0)
+                {
+                    context.Response.Headers.Allow = string.Join(", ", allowed);
+                }
+
+                return Task.CompletedTask;
+            });
         }))
     .Build();
 
