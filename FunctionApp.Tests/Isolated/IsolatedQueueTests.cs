@@ -169,6 +169,14 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
         var ids = await Task.WhenAll(plan.Select(v => v == seed ? app.EnqueueClaimCheckAsync("seed.json") : app.EnqueueAsync(v.Input)));
         var outputs = await QueueFunctionHost.ReceiveAsync(app.Output, 5, Patience);
         Assert.True(outputs.Count >= 5, $"no outputs before the kill:\n{app.Host.Output}");
+
+        // Kill while the host has runs in flight (more "Executing" than "Executed" lines), not between two batches.
+        var inFlightWait = Stopwatch.StartNew();
+        while (InFlightRuns(app.Host.Output) == 0 && inFlightWait.Elapsed < Patience)
+        {
+            await Task.Delay(5);
+        }
+
         var killedAfter = outputs.Count;
         using (var worker = Process.GetProcessById(firstWorker))
         {
@@ -280,6 +288,15 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
     {
         protected override IEnumerable<string> ExtraArguments(string workspace) => ["--skipApiVersionCheck"];
     }
+
+    /// <summary>Runs the WebJobs host has started and not yet finished, from its Executing / Executed lines.</summary>
+    private static int InFlightRuns(string hostOutput) => StartedRun().Matches(hostOutput).Count - FinishedRun().Matches(hostOutput).Count;
+
+    [GeneratedRegex(@"Executing '(?:Functions\.)?SignQueue'")]
+    private static partial Regex StartedRun();
+
+    [GeneratedRegex(@"Executed '(?:Functions\.)?SignQueue'")]
+    private static partial Regex FinishedRun();
 
     /// <summary>Runs of the function the WebJobs host logged as failed (its Host.Results / Function log lines).</summary>
     private static int FailedRuns(string hostOutput) => FailedRun().Matches(hostOutput).Count;
