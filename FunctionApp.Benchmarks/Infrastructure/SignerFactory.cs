@@ -23,7 +23,7 @@ public static class SignerFactory
     /// <summary>Reads <paramref name="body"/> and signs it as <c>/api/sign</c> does (<c>EnvelopeSigner.ReadAndSignAsync</c>); the hex signature.</summary>
     internal static string ReadAndSign(EnvelopeSigner signer, WidgetSigning.Envelopes.WidgetEnvelopeReader reader, byte[] body)
     {
-        using var signed = signer.ReadAndSignAsync(new MemoryStream(body, writable: false), reader, null, null, CancellationToken.None).AsTask().GetAwaiter().GetResult();
+        using var signed = signer.ReadAndSignAsync(new MemoryStream(body, writable: false), reader, webhookId: null, lease: null, CancellationToken.None).AsTask().GetAwaiter().GetResult();
         return signed.Signature.ToHex();
     }
 

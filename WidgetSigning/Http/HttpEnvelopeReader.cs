@@ -54,7 +54,7 @@ public sealed class HttpEnvelopeReader
 
     /// <summary>
     /// Reads the envelope in <paramref name="request"/>'s body and signs it with <paramref name="signer"/>, writing and
-    /// hashing behind the reader when a core is spare (<see cref="EnvelopeSigner.ReadAndSignAsync(Stream, WidgetSigning.Envelopes.WidgetEnvelopeReader, WebhookIdSeed, EnvelopeBudgetLease?, CancellationToken)"/>). The body's and the
+    /// hashing behind the reader when a core is spare (<see cref="EnvelopeSigner.ReadAndSignAsync(Stream, WidgetSigning.Envelopes.WidgetEnvelopeReader, WebhookIdSeed?, EnvelopeBudgetLease?, CancellationToken)"/>). The body's and the
     /// canonical form's blocks are charged to <paramref name="lease"/>, which the result then owns; the body is returned
     /// to the pool as soon as it is read.
     /// </summary>
@@ -71,9 +71,7 @@ public sealed class HttpEnvelopeReader
 
         // The signer owns the body from here: it is returned to the pool as soon as it is read. With an
         // Idempotency-Key, webhook-id is derived from it and the canonical bytes; without, a new msg_ id.
-        return webhookId is { } seed
-            ? await signer.ReadAndSignAsync(body, _reader, seed, lease, cancellationToken).ConfigureAwait(false)
-            : await signer.ReadAndSignAsync(body, _reader, (string?)null, lease, cancellationToken).ConfigureAwait(false);
+        return await signer.ReadAndSignAsync(body, _reader, webhookId, lease, cancellationToken).ConfigureAwait(false);
     }
 
     // UTF-8 JSON only, then the body into the pool up to the limit, charged to the lease.

@@ -100,9 +100,8 @@ public sealed class QueueSigningProcessor
             // webhook-id is derived from the queue message id and the canonical bytes ("queue_…", a namespace no HTTP
             // Idempotency-Key can reach), so a redelivery carries the same id for receivers to dedupe on, and a message
             // whose claim-check blob changed between deliveries does not.
-            var signed = StandardWebhooks.IsValidId(message.Id)
-                ? await _signer.SignAsync(envelope, WebhookIdSeed.FromQueueMessageId(message.Id), lease, cancellationToken).ConfigureAwait(false)
-                : await _signer.SignAsync(envelope, (string?)null, lease, cancellationToken).ConfigureAwait(false);
+            var seed = StandardWebhooks.IsValidId(message.Id) ? WebhookIdSeed.FromQueueMessageId(message.Id) : (WebhookIdSeed?)null;
+            var signed = await _signer.SignAsync(envelope, seed, lease, cancellationToken).ConfigureAwait(false);
             lease = null;
             await using (signed.ConfigureAwait(false))
             {

@@ -85,12 +85,12 @@ public sealed class EnvelopeSigner
     /// <summary>
     /// As <see cref="SignAsync(WidgetEnvelope, string?, EnvelopeBudgetLease?, CancellationToken)"/>, with
     /// <c>webhook-id</c> derived from <paramref name="seed"/> and the canonical bytes (<see cref="WebhookIdSeed"/>):
-    /// what a caller's key (an <c>Idempotency-Key</c>, a queue message id) must go through.
+    /// what a caller's key (an <c>Idempotency-Key</c>, a queue message id) must go through; a new id when null.
     /// </summary>
-    public async ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, WebhookIdSeed seed, EnvelopeBudgetLease? lease, CancellationToken cancellationToken)
+    public async ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, WebhookIdSeed? seed, EnvelopeBudgetLease? lease, CancellationToken cancellationToken)
     {
         var keys = await _keys.GetSigningKeysAsync(cancellationToken).ConfigureAwait(false);
-        return SignAll(envelope, keys, new IdPlan(null, seed), lease);
+        return SignAll(envelope, keys, IdPlan.For(seed), lease);
     }
 
     /// <summary>Signs <paramref name="envelope"/> with <paramref name="key"/> alone. Dispose the result.</summary>
@@ -128,11 +128,12 @@ public sealed class EnvelopeSigner
 
     /// <summary>
     /// As <see cref="ReadAndSignAsync(Stream, WidgetEnvelopeReader, string?, EnvelopeBudgetLease?, CancellationToken)"/>,
-    /// with <c>webhook-id</c> derived from <paramref name="seed"/> and the canonical bytes (<see cref="WebhookIdSeed"/>).
+    /// with <c>webhook-id</c> derived from <paramref name="seed"/> and the canonical bytes (<see cref="WebhookIdSeed"/>), or
+    /// a new one when null.
     /// </summary>
     public ValueTask<SignedEnvelope> ReadAndSignAsync(
-        Stream utf8Json, WidgetEnvelopeReader reader, WebhookIdSeed seed, EnvelopeBudgetLease? lease, CancellationToken cancellationToken) =>
-        ReadAndSignAsync(utf8Json, reader, new IdPlan(null, seed), lease, cancellationToken);
+        Stream utf8Json, WidgetEnvelopeReader reader, WebhookIdSeed? seed, EnvelopeBudgetLease? lease, CancellationToken cancellationToken) =>
+        ReadAndSignAsync(utf8Json, reader, IdPlan.For(seed), lease, cancellationToken);
 
     [System.Diagnostics.CodeAnalysis.SuppressMessage("Reliability", "CA2000:Dispose objects before losing scope", Justification = "The signed envelope is the result: the caller owns it through the ValueTask.")]
     private ValueTask<SignedEnvelope> ReadAndSignAsync(
@@ -319,7 +320,11 @@ public sealed class EnvelopeSigner
     }
 
     /// <summary>The webhook id as given (known answers, a generated <c>msg_</c> id), or a seed to derive it from.</summary>
-    private readonly record struct IdPlan(string? Literal, WebhookIdSeed? Seed);
+    private readonly record struct IdPlan(string? Literal, WebhookIdSeed? Seed)
+    {
+        /// <summary>Derived from <paramref name="seed"/>, or a new <c>msg_</c> id when there is none.</summary>
+        public static IdPlan For(WebhookIdSeed? seed) => seed is { } derived ? new(null, derived) : new(StandardWebhooks.NewId(), null);
+    }
 
     // Labels the MACs: the current key's (X-Signature, and the first webhook-signature entry), then each staged key's.
     private SignedEnvelope Seal(

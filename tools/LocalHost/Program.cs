@@ -1,5 +1,4 @@
 using System.Net;
-using System.Threading.RateLimiting;
 using HostCompatibility;
 using HostTools;
 using LocalHost;
@@ -74,7 +73,7 @@ var httpTriggers = application.Functions
     .Where(x => x.Trigger.ValueKind != System.Text.Json.JsonValueKind.Undefined)
     .ToList();
 var routeLines = new List<string>();
-var maxBody = long.TryParse(settings.GetValueOrDefault("FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"), out var limit) ? limit : 100L * 1024 * 1024;
+var maxBody = HostHttpLimits.MaxRequestBodyBytes(settings.GetValueOrDefault("FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"));
 
 using var host = FunctionsHostFactory.Create(setup, startupLoggerFactory)
     .ConfigureLogging(b => b.AddSimpleConsole(o => o.SingleLine = true).AddFilter("Microsoft.AspNetCore", LogLevel.Warning))
@@ -89,23 +88,10 @@ using var host = FunctionsHostFactory.Create(setup, startupLoggerFactory)
         {
             services.AddRouting();
             services.AddHttpBindingRouting();
-            services.AddRateLimiter(limiter =>
+            services.AddHostThrottle(context =>
             {
-                // The host's HTTP throttle (HttpRequestQueue in azure-functions-host src/WebJobs.Script.WebHost): at most
-                // maxConcurrentRequests run, maxOutstandingRequests wait or run, the rest get 429.
-                limiter.RejectionStatusCode = StatusCodes.Status429TooManyRequests;
-                limiter.GlobalLimiter = PartitionedRateLimiter.Create<HttpContext, string>(context =>
-                {
-                    var http = context.RequestServices.GetRequiredService<IOptions<HttpOptions>>().Value;
-                    return http.MaxConcurrentRequests <= 0
-                        ? RateLimitPartition.GetNoLimiter("host")
-                        : RateLimitPartition.GetConcurrencyLimiter("host", _ => new ConcurrencyLimiterOptions
-                        {
-                            PermitLimit = http.MaxConcurrentRequests,
-                            QueueLimit = Math.Max(0, http.MaxOutstandingRequests - http.MaxConcurrentRequests),
-                            QueueProcessingOrder = QueueProcessingOrder.OldestFirst,
-                        });
-                });
+                var http = context.RequestServices.GetRequiredService<IOptions<HttpOptions>>().Value;
+                return (http.MaxConcurrentRequests, http.MaxOutstandingRequests);
             });
         })
         .Configure(app =>

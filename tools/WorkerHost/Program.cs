@@ -1,12 +1,10 @@
 using System.Net;
 using System.Runtime.InteropServices;
-using System.Threading.RateLimiting;
 using HostTools;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
-using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
@@ -77,7 +75,7 @@ var http = app.Extension("http");
 var routePrefix = (Json.Text(http, "routePrefix") ?? "api").Trim('/');
 var maxConcurrent = Json.Int(http, "maxConcurrentRequests") ?? -1;
 var maxOutstanding = Json.Int(http, "maxOutstandingRequests") ?? -1;
-var maxBody = long.TryParse(app.Settings.GetValueOrDefault("FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"), out var limit) ? limit : 100L * 1024 * 1024;
+var maxBody = HostHttpLimits.MaxRequestBodyBytes(app.Settings.GetValueOrDefault("FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"));
 var lines = new List<string>();
 
 var webBuilder = WebApplication.CreateSlimBuilder(new WebApplicationOptions { ContentRootPath = AppContext.BaseDirectory });
@@ -92,20 +90,7 @@ webBuilder.Services.Configure<ConsoleLifetimeOptions>(o => o.SuppressStatusMessa
 webBuilder.Services.AddHttpForwarder();
 webBuilder.Services.AddSingleton(supervisor);
 webBuilder.Services.AddSingleton<HttpInvocationHandler>();
-webBuilder.Services.AddRateLimiter(limiter =>
-{
-    // The host's HTTP throttle (HttpRequestQueue in azure-functions-host src/WebJobs.Script.WebHost), as tools/LocalHost
-    // applies it: at most maxConcurrentRequests run, maxOutstandingRequests wait or run, the rest get 429.
-    limiter.RejectionStatusCode = StatusCodes.Status429TooManyRequests;
-    limiter.GlobalLimiter = PartitionedRateLimiter.Create<HttpContext, string>(_ => maxConcurrent <= 0
-        ? RateLimitPartition.GetNoLimiter("host")
-        : RateLimitPartition.GetConcurrencyLimiter("host", _ => new ConcurrencyLimiterOptions
-        {
-            PermitLimit = maxConcurrent,
-            QueueLimit = Math.Max(0, maxOutstanding - maxConcurrent),
-            QueueProcessingOrder = QueueProcessingOrder.OldestFirst,
-        }));
-});
+webBuilder.Services.AddHostThrottle(_ => (maxConcurrent, maxOutstanding));
 await using var web = webBuilder.Build();
 web.UseRouting();
 web.UseRateLimiter();
