@@ -179,14 +179,8 @@ internal sealed class WorkerChannel(string workerId)
 
     private static async Task<T> Await<T>(Task<T> task, TimeSpan timeout, string what, CancellationToken cancellationToken)
     {
-        try
-        {
-            return await task.WaitAsync(timeout, cancellationToken).ConfigureAwait(false);
-        }
-        catch (TimeoutException)
-        {
-            throw new WorkerUnavailableException($"the worker did not {what} within {timeout.TotalSeconds:0} s");
-        }
+        await Await((Task)task, timeout, what, cancellationToken).ConfigureAwait(false);
+        return await task.ConfigureAwait(false);
     }
 
     private static async Task Await(Task task, TimeSpan timeout, string what, CancellationToken cancellationToken)
