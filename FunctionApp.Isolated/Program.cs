@@ -1,4 +1,5 @@
 using Microsoft.Azure.Functions.Worker.Builder;
+using Microsoft.Extensions.Configuration.Memory;
 using Microsoft.Extensions.Hosting;
 using WidgetSigning.Http;
 using WidgetSigning.Queues;
@@ -7,6 +8,15 @@ using WidgetSigning.Signing;
 // The isolated worker's entry point: ASP.NET Core integration (the request body is read as a stream, never bound to a
 // string) and the same registrations as the in-process app's Startup. Only this file and Functions/ know the worker.
 var builder = FunctionsApplication.CreateBuilder(args);
+
+// Defaults under every other source (an app setting such as Logging__LogLevel__Microsoft.AspNetCore=Information still
+// wins): ASP.NET Core logs four Information lines per request (request start and finish, endpoint executing and
+// executed), and in the isolated model each one is a gRPC message to the host and a log record there (issue 30,
+// docs/performance.md). Warnings and errors still go; the service's own events keep their level.
+builder.Configuration.Sources.Insert(0, new MemoryConfigurationSource
+{
+    InitialData = new Dictionary<string, string?> { ["Logging:LogLevel:Microsoft.AspNetCore"] = "Warning" },
+});
 builder.ConfigureFunctionsWebApplication();
 builder.Services
     .AddWidgetSigning(builder.Configuration)

@@ -26,14 +26,21 @@
 //      (default docs/load/), stops everything it started, and exits 1 on any 5xx or an in-process pool that did not
 //      drain.
 //
-// LOAD_APPS (comma-separated: isolated, inprocess), LOAD_DURATION, LOAD_WARMUP (seconds) and LOAD_OUT override the
+// LOAD_APPS (comma-separated: isolated, inprocess), LOAD_DURATION, LOAD_WARMUP (seconds per step), LOAD_HOST_WARMUP
+// (seconds, default 30: each host once, before its first step, until the JIT has tiered up) and LOAD_OUT override the
 // defaults; LOAD_NO_BUILD=1 skips the build.
+//
+// Two clients (issue 30), to tell the client's cost from ours: LOAD_CLIENTS (comma-separated, default "autocannon,wrk")
+// runs each step with each client in turn: autocannon 9 (Node.js, in this process) and wrk (C, Debian's package; a
+// Lua script sends the pre-built body and counts statuses). Each row also gives the CPU time per answered request of
+// each process from /proc/<pid>/stat (utime + stime): the client (this process for autocannon, wrk's own), the host,
+// and for the isolated app its worker, so a row says where the machine's two cores went. Linux only ("n/a" elsewhere).
 
 import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
-import { cpus, totalmem } from "node:os";
+import { cpus, tmpdir, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
@@ -41,6 +48,10 @@ import autocannon from "autocannon";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const duration = Number(process.env.LOAD_DURATION ?? 20);
 const warmup = Number(process.env.LOAD_WARMUP ?? 1);
+// Before the first step, each host is warmed until the JIT has tiered up its hot paths (issue 30: on a 2-core machine
+// the worker was still compiling, 0.4-0.6 s of JIT per second, 20 s into the first step; a 1 s warm-up measured a cold
+// process at concurrency 1, which BenchmarkDotNet, the yardstick, never does).
+const hostWarmup = Number(process.env.LOAD_HOST_WARMUP ?? 30);
 const out = resolve(root, process.env.LOAD_OUT ?? join("docs", "load"));
 const seedPath = join(root, "FunctionApp.Tests", "TestData", "vectors", "seed-3000-widgets", "input.json");
 const say = (message) => console.error(`[load] ${message}`);
@@ -76,6 +87,11 @@ for (const name of selected) {
   if (!apps[name]) throw new Error(`LOAD_APPS: unknown app "${name}" (known: ${Object.keys(apps).join(", ")})`);
 }
 if (selected.length === 0) throw new Error("LOAD_APPS names no app (isolated, inprocess)");
+const clients = (process.env.LOAD_CLIENTS ?? "autocannon,wrk").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+for (const client of clients) {
+  if (client !== "autocannon" && client !== "wrk") throw new Error(`LOAD_CLIENTS: unknown client "${client}" (known: autocannon, wrk)`);
+}
+if (clients.length === 0) throw new Error("LOAD_CLIENTS names no client (autocannon, wrk)");
 
 function freePort() {
   return new Promise((resolvePort, reject) => {
@@ -156,7 +172,77 @@ function largeEnvelope(targetBytes) {
   return Buffer.from(JSON.stringify({ widgets }));
 }
 
+/** CPU time (ms, user + system) a process has used so far, from /proc/<pid>/stat; null where there is no /proc. */
+const clockTicks = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout?.trim() || 100);
+function procCpuMs(pid) {
+  try {
+    // Fields after the command (which may hold spaces) start at ") ": utime and stime are the 12th and 13th of those.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+  } catch {
+    return null;
+  }
+}
+
+const wrkPath = ["/usr/bin/wrk", "/usr/local/bin/wrk"].find((p) => existsSync(p)) ?? null;
+
+// wrk's Lua side: the body and headers once, a count per status, and one JSON line at the end (latency in µs).
+const wrkScript = (bodyFile) => `
+local f = assert(io.open(${JSON.stringify(bodyFile)}, "rb")); wrk.body = f:read("*all"); f:close()
+wrk.method = "POST"; wrk.headers["Content-Type"] = "application/json"
+statuses = {}
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function response(status, headers, body) statuses[status] = (statuses[status] or 0) + 1 end
+function done(summary, latency, requests)
+  local counts = {}
+  for _, t in ipairs(threads) do for k, v in pairs(t:get("statuses")) do counts[k] = (counts[k] or 0) + v end end
+  local parts = {}
+  for k, v in pairs(counts) do table.insert(parts, string.format('"%d":%d', k, v)) end
+  io.write(string.format('WRKJSON {"duration_us":%d,"requests":%d,"p50_us":%d,"p99_us":%d,"connect":%d,"read":%d,"write":%d,"timeout":%d,"status":%d,"statuses":{%s}}\\n',
+    summary.duration, summary.requests, latency:percentile(50), latency:percentile(99), summary.errors.connect, summary.errors.read,
+    summary.errors.write, summary.errors.timeout, summary.errors.status, table.concat(parts, ",")))
+end
+`;
+
+/** One wrk run (one thread, `connections` connections) in the shape autocannon's result has, plus wrk's pid for its CPU. */
+function runWrk(url, body, connections, seconds, onPid) {
+  const dir = mkdtempSync(join(tmpdir(), "load-wrk-"));
+  const bodyFile = join(dir, "body.json");
+  writeFileSync(bodyFile, body);
+  writeFileSync(join(dir, "post.lua"), wrkScript(bodyFile));
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(wrkPath, ["-t1", `-c${connections}`, `-d${seconds}s`, "--timeout", "60s", "-s", join(dir, "post.lua"), url], { stdio: ["ignore", "pipe", "inherit"] });
+    children.push(child);
+    onPid?.(child.pid);
+    let text = "";
+    child.stdout.on("data", (chunk) => { text += chunk; });
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      rmSync(dir, { recursive: true, force: true });
+      const json = /WRKJSON (\{.*\})/.exec(text)?.[1];
+      if (code !== 0 || !json) return reject(new Error(`wrk exited ${code}:\n${text}`));
+      const w = JSON.parse(json);
+      const statusCodeStats = Object.fromEntries(Object.entries(w.statuses).map(([k, v]) => [k, { count: v }]));
+      const count5xx = Object.entries(w.statuses).filter(([k]) => Number(k) >= 500).reduce((sum, [, v]) => sum + v, 0);
+      const durationSeconds = w.duration_us / 1e6;
+      resolveRun({
+        duration: durationSeconds,
+        requests: { average: w.requests / durationSeconds },
+        latency: { p50: w.p50_us / 1000, p99: w.p99_us / 1000 },
+        statusCodeStats,
+        "5xx": count5xx,
+        errors: w.connect + w.read + w.write,
+        timeouts: w.timeout,
+        resets: 0,
+      });
+    });
+  });
+}
+
 // 1. Build, Azurite.
+if (clients.includes("wrk") && !wrkPath) throw new Error("LOAD_CLIENTS names wrk, which is not installed: apt-get install wrk, or set LOAD_CLIENTS=autocannon");
 if (process.env.LOAD_NO_BUILD !== "1") {
   for (const project of selected.flatMap((name) => apps[name].projects)) {
     say(`dotnet build ${project} -c Release`);
@@ -258,8 +344,12 @@ const mb = (bytes) => (bytes === null || bytes === undefined ? null : bytes / 10
 async function runApp(app) {
   const hostInfo = await startHost(app);
   say(`${app.title}: ${app.hostName} ready at ${hostInfo.base} (pid ${hostInfo.pid})`);
+  if (hostWarmup > 0) {
+    say(`${app.name}: warming the host up for ${hostWarmup} s (1 MB at concurrency 2)`);
+    await autocannon({ url: `${hostInfo.base}/api/sign`, method: "POST", headers: { "content-type": "application/json" }, body: oneMb, connections: 2, duration: hostWarmup, timeout: 60 });
+  }
   const results = [];
-  for (const step of steps) {
+  for (const step of steps) for (const client of clients) {
     const options = {
       url: `${hostInfo.base}/api/sign`,
       method: "POST",
@@ -268,18 +358,42 @@ async function runApp(app) {
       connections: step.connections,
       timeout: 60,
     };
-    say(`${app.name}: ${step.name} (${step.body.length} bytes) at concurrency ${step.connections}: warm-up ${warmup} s, then ${duration} s`);
-    if (warmup > 0) await autocannon({ ...options, duration: warmup });
+    say(`${app.name}: ${step.name} (${step.body.length} bytes) at concurrency ${step.connections} with ${client}: warm-up ${warmup} s, then ${duration} s`);
+    const send = (seconds, onPid) => (client === "wrk"
+      ? runWrk(options.url, step.body, step.connections, seconds, onPid)
+      : autocannon({ ...options, duration: seconds }));
+    if (warmup > 0) await send(warmup);
     const stop = { done: false };
     const peak = sample(app, hostInfo, stop);
-    const run = await autocannon({ ...options, duration });
+    // CPU before and after, per process: the host, its worker (isolated), the client (this process, or wrk).
+    const workerPids = childPids(hostInfo.pid);
+    const cpuNow = () => ({
+      host: procCpuMs(hostInfo.pid),
+      worker: workerPids.length > 0 ? workerPids.map(procCpuMs).reduce((sum, v) => (v === null || sum === null ? null : sum + v), 0) : null,
+    });
+    const before = cpuNow();
+    const clientBefore = process.cpuUsage();
+    let wrkPid = null;
+    let wrkCpu = null;
+    const pending = send(duration, (pid) => { wrkPid = pid; });
+    if (client === "wrk") {
+      // wrk's own CPU, read just before it exits (its stat is gone after): polled while it runs.
+      const poll = setInterval(() => { const v = wrkPid ? procCpuMs(wrkPid) : null; if (v !== null) wrkCpu = v; }, 50);
+      pending.then(() => clearInterval(poll), () => clearInterval(poll));
+    }
+    const run = await pending;
+    const after = cpuNow();
+    const clientUsage = process.cpuUsage(clientBefore);
     stop.done = true;
     const pool = app.streamPool ? await poolDrained(hostInfo.base) : null;
     const count = (code) => run.statusCodeStats?.[code]?.count ?? 0;
     const responses = Object.values(run.statusCodeStats ?? {}).reduce((sum, stats) => sum + stats.count, 0);
     const peaks = await peak;
+    const okCount = count(200) || 1;
+    const perRequest = (a, b) => (a === null || b === null ? null : (b - a) / okCount);
     const result = {
       app: app.name,
+      client,
       envelope: step.name,
       bodyBytes: step.body.length,
       concurrency: step.connections,
@@ -301,6 +415,11 @@ async function runApp(app) {
       peakWorkerWorkingSetMb: app.streamPool ? null : mb(peaks.worker),
       poolInUseAfterBytes: pool ? pool.smallPoolInUseBytes + pool.largePoolInUseBytes : null,
       poolCheck: pool ? (pool.drained ? "drained" : "not drained") : outOfProcess,
+      cpuMsPerOk: {
+        client: client === "wrk" ? (wrkCpu === null ? null : wrkCpu / okCount) : (clientUsage.user + clientUsage.system) / 1000 / okCount,
+        host: perRequest(before.host, after.host),
+        worker: perRequest(before.worker, after.worker),
+      },
     };
     say(JSON.stringify(result));
     results.push(result);
@@ -330,12 +449,13 @@ const when = new Date().toISOString();
 writeFileSync(join(out, "results.json"), JSON.stringify({ when, machine, duration, warmup, apps: runs }, null, 2) + "\n");
 const fmt = (v, digits = 0) => (v === null || v === undefined || Number.isNaN(v) ? "n/a" : v.toFixed(digits));
 const pct = (r) => `${(100 * r.share429).toFixed(1)} %`;
-const row = (r) => `| ${r.envelope} | ${r.concurrency} | ${r.requests} | ${r.requestsPerSecond.toFixed(1)} | ${r.okPerSecond.toFixed(1)} | ${r.p50Ms} | ${r.p99Ms} | ${pct(r)} | ${r.status5xx} | ${r.errors + r.timeouts + r.resets} | ${fmt(r.peakHostWorkingSetMb)} | ${apps[r.app].streamPool ? "n/a (in process)" : fmt(r.peakWorkerWorkingSetMb)} | ${r.poolInUseAfterBytes ?? outOfProcess} |`;
+const cpu = (r) => `${fmt(r.cpuMsPerOk?.client, 2)} / ${fmt(r.cpuMsPerOk?.host, 2)} / ${apps[r.app].streamPool ? "–" : fmt(r.cpuMsPerOk?.worker, 2)}`;
+const row = (r) => `| ${r.envelope} | ${r.concurrency} | ${r.client} | ${cpu(r)} | ${r.requests} | ${r.requestsPerSecond.toFixed(1)} | ${r.okPerSecond.toFixed(1)} | ${r.p50Ms} | ${r.p99Ms} | ${pct(r)} | ${r.status5xx} | ${r.errors + r.timeouts + r.resets} | ${fmt(r.peakHostWorkingSetMb)} | ${apps[r.app].streamPool ? "n/a (in process)" : fmt(r.peakWorkerWorkingSetMb)} | ${r.poolInUseAfterBytes ?? outOfProcess} |`;
 const appTable = (run) => [
   `### ${run.title}`,
   "",
-  "| envelope | concurrency | requests | req/s (all answers) | 200/s | p50 ms | p99 ms | 429 | 5xx | errors+timeouts+resets | peak MB (host) | peak MB (worker) | pool bytes in use after |",
-  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  "| envelope | concurrency | client | CPU ms per 200: client / host / worker | requests | req/s (all answers) | 200/s | p50 ms | p99 ms | 429 | 5xx | errors+timeouts+resets | peak MB (host) | peak MB (worker) | pool bytes in use after |",
+  "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ...run.results.map(row),
   "",
   `Peak working set over the whole run: ${run.host} process ${fmt(run.lifetimePeakHostWorkingSetMb)} MB`
@@ -344,21 +464,21 @@ const appTable = (run) => [
 ];
 const metrics = [
   ["req/s", (r) => r.requestsPerSecond.toFixed(1)],
-  ["p50 ms", (r) => String(r.p50Ms)],
-  ["p99 ms", (r) => String(r.p99Ms)],
+  ["p50 ms", (r) => fmt(r.p50Ms, r.client === "wrk" ? 2 : 0)],
+  ["p99 ms", (r) => fmt(r.p99Ms, r.client === "wrk" ? 2 : 0)],
   ["5xx", (r) => String(r.status5xx)],
   ["429", pct],
 ];
 const sideBySide = [
   "### Side by side",
   "",
-  `| envelope | concurrency | ${metrics.flatMap(([m]) => runs.map((run) => `${m} ${run.app}`)).join(" | ")} |`,
-  `| --- | ---: | ${metrics.flatMap(() => runs.map(() => "---:")).join(" | ")} |`,
-  ...steps.map((step, i) => `| ${step.name} | ${step.connections} | ${metrics.flatMap(([, f]) => runs.map((run) => f(run.results[i]))).join(" | ")} |`),
+  `| envelope | concurrency | client | ${metrics.flatMap(([m]) => runs.map((run) => `${m} ${run.app}`)).join(" | ")} |`,
+  `| --- | ---: | --- | ${metrics.flatMap(() => runs.map(() => "---:")).join(" | ")} |`,
+  ...runs[0].results.map((first, i) => `| ${first.envelope} | ${first.concurrency} | ${first.client} | ${metrics.flatMap(([, f]) => runs.map((run) => f(run.results[i]))).join(" | ")} |`),
   "",
 ];
 const table = [
-  `Run ${when} on ${machine}: \`npm run load\`, ${duration} s per step after ${warmup} s warm-up, autocannon 9 over loopback, `
+  `Run ${when} on ${machine}: \`npm run load\`, each host warmed ${hostWarmup} s, then ${duration} s per step after ${warmup} s warm-up, over loopback with ${clients.map((c) => (c === "wrk" ? "wrk (one thread)" : "autocannon 9")).join(" and ")}, `
     + `one app after the other (${runs.map((run) => run.title).join("; ")}; Release builds).`,
   "",
   ...runs.flatMap(appTable),
@@ -382,7 +502,10 @@ process.exit(0);
  */
 function plot(runs, title) {
   const width = 760, height = 320, panel = 320, top = 40, bottom = 250, left = [60, 440];
-  const series = runs.map((run) => ({ app: apps[run.app], rows: run.results.filter((r) => r.envelope === "1 MB") }));
+  // One series per app and client: the app's colour, the second client's lines lighter.
+  const series = runs.flatMap((run) => clients.map((client, k) => ({
+    app: apps[run.app], client, opacity: k === 0 ? 1 : 0.45, rows: run.results.filter((r) => r.envelope === "1 MB" && r.client === client),
+  })));
   const all = series.flatMap((s) => s.rows);
   const xs = [...new Set(all.map((r) => r.concurrency))].sort((a, b) => a - b);
   const lo = Math.log2(Math.min(...xs)), hi = Math.log2(Math.max(...xs));
@@ -390,21 +513,21 @@ function plot(runs, title) {
   const scale = (values) => { const max = Math.max(...values, 1) * 1.1; return { max, y: (v) => bottom - (v / max) * (bottom - top) }; };
   const rps = scale(all.flatMap((r) => [r.requestsPerSecond, r.okPerSecond]));
   const lat = scale(all.flatMap((r) => [r.p50Ms, r.p99Ms]));
-  const line = (rows, i, y, key, color, dashed) => `<polyline fill="none" stroke="${color}" stroke-width="2"${dashed ? ' stroke-dasharray="5,4"' : ""} points="${rows.map((r) => `${x(r.concurrency, i).toFixed(1)},${y(r[key]).toFixed(1)}`).join(" ")}"/>`
-    + rows.map((r) => `<circle cx="${x(r.concurrency, i).toFixed(1)}" cy="${y(r[key]).toFixed(1)}" r="3" fill="${color}"/>`).join("");
+  const line = (s, i, y, key, dashed) => `<g opacity="${s.opacity}"><polyline fill="none" stroke="${s.app.color}" stroke-width="2"${dashed ? ' stroke-dasharray="5,4"' : ""} points="${s.rows.map((r) => `${x(r.concurrency, i).toFixed(1)},${y(r[key]).toFixed(1)}`).join(" ")}"/>`
+    + s.rows.map((r) => `<circle cx="${x(r.concurrency, i).toFixed(1)}" cy="${y(r[key]).toFixed(1)}" r="3" fill="${s.app.color}"/>`).join("") + "</g>";
   const axes = (i, s, label) => `<line x1="${left[i]}" y1="${bottom}" x2="${left[i] + panel}" y2="${bottom}" stroke="#333"/><line x1="${left[i]}" y1="${top}" x2="${left[i]}" y2="${bottom}" stroke="#333"/>`
     + xs.map((c) => `<text x="${x(c, i).toFixed(1)}" y="${bottom + 16}" font-size="11" text-anchor="middle">${c}</text>`).join("")
     + [0, 0.5, 1].map((f) => `<text x="${left[i] - 6}" y="${(bottom - f * (bottom - top) / 1.1 + 4).toFixed(1)}" font-size="11" text-anchor="end">${(f * s.max / 1.1).toFixed(0)}</text>`).join("")
     + `<text x="${left[i] + panel / 2}" y="${bottom + 34}" font-size="12" text-anchor="middle">concurrency (1 MB envelope)</text>`
     + `<text x="${left[i] + panel / 2}" y="${top - 12}" font-size="13" text-anchor="middle" font-weight="bold">${label}</text>`;
-  const legend = series.map((s, k) => `<rect x="${60 + k * 240}" y="${height - 34}" width="12" height="12" fill="${s.app.color}"/>`
-    + `<text x="${78 + k * 240}" y="${height - 24}" font-size="11">${s.app.name} (${s.app.hostName})</text>`).join("");
+  const legend = series.map((s, k) => `<rect x="${20 + k * 185}" y="${height - 34}" width="12" height="12" fill="${s.app.color}" opacity="${s.opacity}"/>`
+    + `<text x="${38 + k * 185}" y="${height - 24}" font-size="11">${s.app.name} (${s.app.hostName}), ${s.client}</text>`).join("");
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">`
     + `<rect width="100%" height="100%" fill="white"/>`
     + axes(0, rps, "requests/s: answered solid, 200 dashed")
-    + series.map((s) => line(s.rows, 0, rps.y, "requestsPerSecond", s.app.color, false) + line(s.rows, 0, rps.y, "okPerSecond", s.app.color, true)).join("")
+    + series.map((s) => line(s, 0, rps.y, "requestsPerSecond", false) + line(s, 0, rps.y, "okPerSecond", true)).join("")
     + axes(1, lat, "latency (ms): p50 solid, p99 dashed")
-    + series.map((s) => line(s.rows, 1, lat.y, "p50Ms", s.app.color, false) + line(s.rows, 1, lat.y, "p99Ms", s.app.color, true)).join("")
+    + series.map((s) => line(s, 1, lat.y, "p50Ms", false) + line(s, 1, lat.y, "p99Ms", true)).join("")
     + legend
     + `<text x="${width - 6}" y="${height - 4}" font-size="9" text-anchor="end" fill="#666">npm run load, ${title}</text>`
     + `</svg>\n`;

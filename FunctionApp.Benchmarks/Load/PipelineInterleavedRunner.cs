@@ -55,7 +55,7 @@ public static class PipelineInterleavedRunner
             ("sign in memory (adaptive)", () => Sign(adaptive)),
         ];
 
-        InterleavedRounds.Run(variants, rounds, 3, "Interleaved, the seed body (3,000 widgets)", "read alone", "N2", output);
+        InterleavedRounds.Run(variants, rounds, 3, "Interleaved, the seed body (3,000 widgets)", "HMAC alone", "N2", output);
         return 0;
     }
 }

@@ -99,7 +99,7 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
 
             lock (_gate)
             {
-                if (_closed || !TryWrite(available))
+                if (_closed || !TryWrite(available, byHelper: true))
                 {
                     return;
                 }
@@ -116,7 +116,7 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
         Volatile.Write(ref _signals.Stop, true);
         lock (_gate)
         {
-            if (!_closed && TryWrite(_count))
+            if (!_closed && TryWrite(_count, byHelper: false))
             {
                 try
                 {
@@ -148,12 +148,26 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
     }
 
     // Under _gate. A failure closes the pipeline: nothing more is written, and Complete throws it.
-    private bool TryWrite(int upTo)
+    private bool TryWrite(int upTo, bool byHelper)
     {
         try
         {
+            if (upTo == _written)
+            {
+                return true;
+            }
+
             CanonicalUtf8Writer.WriteWidgets(_widgets.AsSpan(_written, upTo - _written), _written == 0, _destination);
             _written = upTo;
+            if (byHelper)
+            {
+                PipelineCounters.HelperWrote();
+            }
+            else
+            {
+                PipelineCounters.ReaderWrote();
+            }
+
             return true;
         }
         catch (Exception ex)

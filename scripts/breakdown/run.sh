@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Issue 30's breakdown of one app's /api/sign over a socket: where the machine's CPU goes per 1 MB request, by process
+# (client, host, worker) and by part (socket, Kestrel, the host's hop, reading, signing, ...). Not a test: run it on a
+# quiet machine, after `npm run load`'s build (Release output of the apps and their local hosts).
+#
+#   scripts/breakdown/run.sh isolated|inprocess CONCURRENCY SECONDS [OUT_DIR]
+#
+# Starts Azurite (in memory) and the app's local host with DOTNET_PerfMapEnabled=1 (JIT'd code named in perf's samples;
+# W^X off so the code is where the map says), warms it with wrk for WARMUP seconds (default 30: until the JIT has tiered
+# up), then runs wrk (C, one thread, the pre-built body) for SECONDS while `perf record -a -g` samples every CPU at
+# 499 Hz, and classifies each sample (classify.py) by process and by the first of our categories its stack shows.
+# Needs wrk and perf (Debian: apt-get install wrk linux-perf). Prints wrk's latency and the table; keeps perf.data.
+set -euo pipefail
+APP=${1:?isolated or inprocess}; C=${2:?concurrency}; D=${3:?seconds}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${4:-$(mktemp -d)}
+WARMUP=${WARMUP:-30}
+HZ=499
+mkdir -p "$OUT"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+BLOB=$(free_port); QUEUE=$(free_port); TABLE=$(free_port); PORT=$(free_port)
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+node "$ROOT/node_modules/azurite/dist/src/azurite.js" --silent --disableTelemetry --skipApiVersionCheck --loose --inMemoryPersistence \
+  --blobHost 127.0.0.1 --blobPort "$BLOB" --queueHost 127.0.0.1 --queuePort "$QUEUE" --tableHost 127.0.0.1 --tablePort "$TABLE" >/dev/null 2>&1 &
+PIDS+=($!)
+KEY="Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==" # Azurite's published dev key
+export AzureWebJobsStorage="DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$KEY;BlobEndpoint=http://127.0.0.1:$BLOB/devstoreaccount1;QueueEndpoint=http://127.0.0.1:$QUEUE/devstoreaccount1;TableEndpoint=http://127.0.0.1:$TABLE/devstoreaccount1;"
+export WidgetStorage="$AzureWebJobsStorage"
+export DOTNET_PerfMapEnabled=1 DOTNET_EnableWriteXorExecute=0
+sleep 2
+cd "$ROOT"
+if [ "$APP" = isolated ]; then
+  dotnet tools/WorkerHost/bin/Release/net10.0/WorkerHost.dll --app FunctionApp.Isolated/bin/Release/net10.0 \
+    --settings FunctionApp.Isolated/local.settings.sample.json --port "$PORT" > "$OUT/host.log" 2>&1 &
+else
+  dotnet tools/LocalHost/bin/Release/net8.0/LocalHost.dll --app FunctionApp/bin/Release/net8.0 \
+    --settings local.settings.sample.json --port "$PORT" > "$OUT/host.log" 2>&1 &
+fi
+PIDS+=($!)
+for _ in $(seq 1 120); do grep -q "ready:" "$OUT/host.log" && break; sleep 1; done
+HOST=$(grep -oP "ready: .*\(pid \K\d+" "$OUT/host.log" | head -1 || true)
+HOST=${HOST:-${PIDS[-1]}}
+WORKER=none
+if [ "$APP" = isolated ]; then
+  for c in $(cat /proc/"$HOST"/task/*/children); do
+    if tr '\0' ' ' < /proc/"$c"/cmdline | grep -q FunctionApp.Isolated; then WORKER=$c; fi
+  done
+fi
+cat > "$OUT/post.lua" <<LUA
+local f = assert(io.open("$ROOT/FunctionApp.Tests/TestData/vectors/seed-3000-widgets/input.json", "rb")); wrk.body = f:read("*all"); f:close()
+wrk.method = "POST"; wrk.headers["Content-Type"] = "application/json"
+LUA
+URL="http://127.0.0.1:$PORT/api/sign"
+wrk -t1 -c"$C" -d"${WARMUP}s" -s "$OUT/post.lua" "$URL" > /dev/null
+wrk -t1 -c"$C" -d"${D}s" --latency -s "$OUT/post.lua" "$URL" > "$OUT/wrk.txt" &
+WRK=$!
+sleep 1
+perf record -F $HZ -a -g -o "$OUT/perf.data" -- sleep $((D - 2)) 2> /dev/null
+wait $WRK
+RATE=$(grep -oP "Requests/sec:\s*\K[\d.]+" "$OUT/wrk.txt")
+echo "$APP at concurrency $C: $(grep -oP '^\s*\K\d+ requests in [\d.]+s' "$OUT/wrk.txt"), $RATE req/s; host pid $HOST, worker pid $WORKER, wrk pid $WRK"
+grep -A5 "Latency Distribution" "$OUT/wrk.txt"
+perf script -i "$OUT/perf.data" -F comm,pid,tid,ip,sym,dso 2>/dev/null \
+  | python3 "$ROOT/scripts/breakdown/classify.py" --roles "$WRK=client (wrk),$HOST=host,$WORKER=worker" \
+      --requests "$(python3 -c "print($RATE * ($D - 2))")" --hz $HZ --top "${TOP:-0}"
