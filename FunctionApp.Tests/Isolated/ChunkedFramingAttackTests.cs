@@ -24,6 +24,8 @@ public sealed class ChunkedFramingAttackTests(BothAppsFixture fixture, ITestOutp
     private const string IsolatedApp = "isolated";
     private const int Limit = 16 * 1024 * 1024;
     private const long HostLimit = Limit + (Limit / HttpOptions.ChunkFramingShare);
+    private const string SignedLine = "Sign signed ";
+    private const string MarkerLine = "Sign signed 0 widgets";
     private static readonly TimeSpan AnswerTimeout = TimeSpan.FromSeconds(60);
 
     [Theory]
@@ -64,7 +66,7 @@ public sealed class ChunkedFramingAttackTests(BothAppsFixture fixture, ITestOutp
         // (the HTTP binding's read failed).
         var envelope = AttackBodies.SingleWidgetEnvelope(Limit + 1);
         var body = framing.StartsWith("Transfer", StringComparison.Ordinal) ? ChunkedFraming.Frame(envelope, 64 * 1024) : envelope;
-        var mark = Output(app).Length;
+        var mark = await SignMarkerAsync(app);
 
         // Act
         var sent = await PostAsync(app, framing, [body]);
@@ -96,7 +98,7 @@ public sealed class ChunkedFramingAttackTests(BothAppsFixture fixture, ITestOutp
         var baseline = await PostAsync(app, "Transfer-Encoding: chunked", [ChunkedFraming.Frame(AttackBodies.SingleWidgetEnvelope(16_776_000), 64 * 1024)]);
         Assert.Equal(200, baseline.Outcome.Response?.Status);
         var envelope = AttackBodies.SingleWidgetEnvelope(516);
-        var mark = Output(app).Length;
+        var mark = await SignMarkerAsync(app);
 
         // Act
         using var client = await RawHttpClient.ConnectAsync(Address(app));
@@ -171,22 +173,46 @@ public sealed class ChunkedFramingAttackTests(BothAppsFixture fixture, ITestOutp
     private string Output(string app) => app == InProcessApp ? fixture.InProcessOutput : fixture.IsolatedOutput;
 
     /// <summary>
-    /// Nothing was signed since <paramref name="mark"/>: a valid request sent now is signed, and once its log line is
-    /// there it is the only signing in the host's output since the mark (the logs arrive asynchronously).
+    /// Signs the empty envelope, which no other request here sends, and returns where its log line ("Sign signed 0
+    /// widgets") starts and ends in the host's output. The host logs in order and a request is logged before it is
+    /// answered, so every line an earlier request logged comes before it, however late the output reaches the test.
     /// </summary>
-    private async Task AssertNothingSignedSinceAsync(string app, int mark)
+    private async Task<(int Start, int End)> SignMarkerAsync(string app)
     {
-        using var content = new ByteArrayContent(Vector.Load("one-widget").Input) { Headers = { ContentType = new MediaTypeHeaderValue("application/json") } };
-        using var next = await (app == InProcessApp ? fixture.InProcess : fixture.Isolated).PostAsync("/api/sign", content);
-        Assert.Equal(HttpStatusCode.OK, next.StatusCode);
+        var before = MarkerLines(Output(app)).Count;
+        using var content = new ByteArrayContent("{\"widgets\":[]}"u8.ToArray()) { Headers = { ContentType = new MediaTypeHeaderValue("application/json") } };
+        using var signed = await (app == InProcessApp ? fixture.InProcess : fixture.Isolated).PostAsync("/api/sign", content);
+        Assert.Equal(HttpStatusCode.OK, signed.StatusCode);
         var waited = Stopwatch.StartNew();
-        while (SignedLines(Output(app)[mark..]) == 0 && waited.Elapsed < TimeSpan.FromSeconds(10))
+        while (MarkerLines(Output(app)).Count <= before && waited.Elapsed < TimeSpan.FromSeconds(10))
         {
             await Task.Delay(50);
         }
 
-        Assert.Equal(1, SignedLines(Output(app)[mark..]));
+        var text = Output(app);
+        var lines = MarkerLines(text);
+        Assert.True(lines.Count > before, $"the empty envelope's log line did not come:\n{text[^Math.Min(2000, text.Length)..]}");
+        return lines[before];
     }
 
-    private static int SignedLines(string text) => text.Split('\n').Count(l => l.Contains("Sign signed ", StringComparison.Ordinal));
+    /// <summary>Nothing was signed after <paramref name="mark"/>: up to the next marker's line, the host logged no signing.</summary>
+    private async Task AssertNothingSignedSinceAsync(string app, (int Start, int End) mark)
+    {
+        var next = await SignMarkerAsync(app);
+        var between = Output(app)[mark.End..next.Start];
+        Assert.False(between.Contains(SignedLine, StringComparison.Ordinal), $"signed after the mark:\n{between}");
+    }
+
+    private static List<(int Start, int End)> MarkerLines(string output)
+    {
+        var found = new List<(int Start, int End)>();
+        for (var at = output.IndexOf(MarkerLine, StringComparison.Ordinal); at >= 0; at = output.IndexOf(MarkerLine, at + 1, StringComparison.Ordinal))
+        {
+            var start = output.LastIndexOf('\n', at) + 1;
+            var end = output.IndexOf('\n', at);
+            found.Add((start, end < 0 ? output.Length : end + 1));
+        }
+
+        return found;
+    }
 }
