@@ -1,5 +1,7 @@
+using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Azure.Functions.Worker.Builder;
 using Microsoft.Extensions.Configuration.Memory;
+using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using WidgetSigning.Http;
 using WidgetSigning.Queues;
@@ -18,6 +20,13 @@ builder.Configuration.Sources.Insert(0, new MemoryConfigurationSource
     InitialData = new Dictionary<string, string?> { ["Logging:LogLevel:Microsoft.AspNetCore"] = "Warning" },
 });
 builder.ConfigureFunctionsWebApplication();
+
+// The worker's own Kestrel (the integration sets no limit of its own) would keep its default body limit, 30,000,000
+// bytes, counted with the chunk framing the host's forwarder adds: envelopes that Http:MaxRequestBodyBytes allows (up to
+// 100 MiB) were refused there, a chunked one as "the host's limit" and one with Content-Length as the host's 502. The
+// worker listens only to the host, which applies FUNCTIONS_REQUEST_BODY_SIZE_LIMIT to the client's body, and the core
+// counts envelope bytes against Http:MaxRequestBodyBytes as it reads (PooledRequestBody), so this hop adds no limit.
+builder.Services.Configure<KestrelServerOptions>(kestrel => kestrel.Limits.MaxRequestBodySize = null);
 builder.Services
     .AddWidgetSigning(builder.Configuration)
     .AddWidgetHttp(builder.Configuration)

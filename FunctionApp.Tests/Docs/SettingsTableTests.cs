@@ -62,11 +62,11 @@ public sealed class SettingsTableTests
     }
 
     [Fact]
-    public void SettingsTable_InOperationsDoc_GivesTheHostBodyLimitAsTheAppsBodyLimit()
+    public void SettingsTable_InOperationsDoc_GivesTheHostBodyLimitAsTheAppsBodyLimitPlusChunkFramingRoom()
     {
         var cell = Documented()["FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"];
 
-        Assert.StartsWith(new HttpOptions().MaxRequestBodyBytes.ToString(CultureInfo.InvariantCulture) + " ", cell, StringComparison.Ordinal);
+        Assert.StartsWith(new HttpOptions().HostBodyLimit.ToString(CultureInfo.InvariantCulture) + " ", cell, StringComparison.Ordinal);
     }
 
     /// <summary>Whether a default cell (a bare value, or – for none) states <paramref name="value"/>.</summary>

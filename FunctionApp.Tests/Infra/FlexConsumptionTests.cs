@@ -217,7 +217,7 @@ public sealed partial class FlexConsumptionTests
         });
         Assert.All(AppOptionsCatalog.Defaults.Keys.Where(k => !settings.ContainsKey(k.Replace(":", "__", StringComparison.Ordinal))),
             k => Assert.Contains($"| `{k}` |", operations, StringComparison.OrdinalIgnoreCase));
-        Assert.Equal("16777216", settings["FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"]);
+        Assert.Equal("16908288", settings["FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"]);
     }
 
     [Theory]

@@ -60,6 +60,23 @@ public static class AttackBodies
         return Encoding.UTF8.GetBytes(text);
     }
 
+    /// <summary>
+    /// A valid envelope of exactly <paramref name="bytes"/> bytes (at least about 300): one widget whose property0 fills
+    /// it with plain letters, so its canonical form is the body as sent.
+    /// </summary>
+    public static byte[] SingleWidgetEnvelope(int bytes)
+    {
+        var prefix = Encoding.ASCII.GetBytes("{\"widgets\":[{\"id\":\"6f9619ff-8b86-d011-b42d-00c04fc964ff\",\"property0\":\"");
+        var suffix = Encoding.ASCII.GetBytes(
+            "\",\"property1\":\"\",\"property2\":\"\",\"property3\":\"\",\"property4\":\"\",\"property5\":\"\",\"property6\":\"\"," +
+            "\"property7\":\"\",\"property8\":\"\",\"property9\":\"\",\"createdUtc\":\"2022-10-07T22:21:35Z\"}]}");
+        var envelope = new byte[bytes];
+        envelope.AsSpan().Fill((byte)'s');
+        prefix.CopyTo(envelope, 0);
+        suffix.CopyTo(envelope, bytes - suffix.Length);
+        return envelope;
+    }
+
     /// <summary>Whether a body of <paramref name="shape"/> is a valid envelope (signed) or not (rejected).</summary>
     public static bool IsValid(string shape) => shape is "replacement-in-every-string" or "escapes-in-every-string" or "many-tiny-widgets" or "very-long-strings";
 

@@ -17,6 +17,12 @@ public sealed class BothAppsFixture : IAsyncLifetime
 
     public HttpClient InProcess { get; private set; } = null!;
 
+    /// <summary>What the isolated app's host (and its worker) printed so far.</summary>
+    public string IsolatedOutput => _isolated?.Output ?? string.Empty;
+
+    /// <summary>What the in-process app's host printed so far.</summary>
+    public string InProcessOutput => _inProcess?.Output ?? string.Empty;
+
     public async Task InitializeAsync()
     {
         await _azurite.InitializeAsync();

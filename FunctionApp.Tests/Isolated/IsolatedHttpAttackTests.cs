@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Net;
-using System.Net.Sockets;
 using System.Text;
 using FunctionApp.Tests.Infrastructure;
 using Newtonsoft.Json.Linq;
@@ -26,12 +25,13 @@ public sealed class IsolatedHttpAttackTests(IsolatedAttackHostFixture fixture, I
     public async Task Sign_ContentLengthAboveTheLimitAttack_413NamingTheLimitBeforeReadingTheBody(long declared)
     {
         // Arrange: a huge declared length, then only a few bytes; the connection stays open, so only a refusal made from
-        // the declaration (not from reading) can answer before the timeout. As deployed (infra sets both, and
-        // AppSettingsTests holds them equal), the host's FUNCTIONS_REQUEST_BODY_SIZE_LIMIT equals Http:MaxRequestBodyBytes,
-        // so the host refuses first, from Content-Length, before forwarding a byte. (With a host limit above the app's, the
-        // app's own 413 would wait behind the forwarder until the body was sent: HTTP/1.1 forwarding answers only then.)
+        // the declaration (not from reading) can answer before the timeout. As deployed (infra sets both, AppSettingsTests
+        // holds them), the host's FUNCTIONS_REQUEST_BODY_SIZE_LIMIT is Http:MaxRequestBodyBytes plus 1/128 for chunk
+        // framing, so a length above that is refused by the host first, from Content-Length, before forwarding a byte. (A
+        // length between the two limits gets the app's own 413, which waits behind the forwarder until the body was
+        // sent: HTTP/1.1 forwarding answers only then; ChunkedFramingAttackTests sends such a body whole.)
         var mark = fixture.Host.Output.Length;
-        using var client = await RawClient.ConnectAsync(fixture.Host.BaseAddress);
+        using var client = await RawHttpClient.ConnectAsync(fixture.Host.BaseAddress);
         await client.SendAsync(Headers("POST", "/api/sign", $"Content-Length: {declared}"));
         await client.SendAsync("{\"widgets\":["u8.ToArray());
 
@@ -40,7 +40,7 @@ public sealed class IsolatedHttpAttackTests(IsolatedAttackHostFixture fixture, I
         output.WriteLine(outcome.ToString());
 
         // Assert: 413 naming the limit, quickly, nothing signed, no fault.
-        var response = Assert.IsType<RawResponse>(outcome.Response);
+        var response = Assert.IsType<RawHttpResponse>(outcome.Response);
         Assert.Equal(413, response.Status);
         var detail = response.MediaType == "application/problem+json"
             ? (string?)response.Json["detail"] ?? string.Empty
@@ -48,7 +48,7 @@ public sealed class IsolatedHttpAttackTests(IsolatedAttackHostFixture fixture, I
         Assert.True(
             detail.Contains(HttpOptions.MaxRequestBodyBytesSetting, StringComparison.Ordinal) ||
             detail.Contains(ProblemMapper.HostBodyLimitSetting, StringComparison.Ordinal) ||
-            detail.Contains(IsolatedAttackHostFixture.BodyLimit.ToString(CultureInfo.InvariantCulture), StringComparison.Ordinal),
+            detail.Contains(IsolatedAttackHostFixture.HostBodyLimit.ToString(CultureInfo.InvariantCulture), StringComparison.Ordinal),
             $"the answer names no limit: {detail}");
         Assert.False(response.Headers.ContainsKey(SignatureHeaders.Signature));
         Assert.True(outcome.Elapsed < TimeSpan.FromSeconds(5), $"answered after {outcome.Elapsed}: not from the declaration");
@@ -61,7 +61,7 @@ public sealed class IsolatedHttpAttackTests(IsolatedAttackHostFixture fixture, I
         // Arrange: Content-Length 100000, 1,000 bytes of a real envelope, then the client's send side ends (FIN).
         var mark = fixture.Host.Output.Length;
         var prefix = Vector.Load("seed-3000-widgets").Input[..1_000];
-        using var client = await RawClient.ConnectAsync(fixture.Host.BaseAddress);
+        using var client = await RawHttpClient.ConnectAsync(fixture.Host.BaseAddress);
         await client.SendAsync(Headers("POST", "/api/sign", "Content-Length: 100000"));
         await client.SendAsync(prefix);
 
@@ -91,7 +91,7 @@ public sealed class IsolatedHttpAttackTests(IsolatedAttackHostFixture fixture, I
         var seed = Vector.Load("seed-3000-widgets");
         var body = seed.Input;
         var mark = fixture.Host.Output.Length;
-        using (var client = await RawClient.ConnectAsync(fixture.Host.BaseAddress))
+        using (var client = await RawHttpClient.ConnectAsync(fixture.Host.BaseAddress))
         {
             await client.SendAsync(Headers("POST", "/api/sign", $"Content-Length: {body.Length}"));
             await client.SendAsync(body[..(body.Length / 2)]);
@@ -119,7 +119,7 @@ public sealed class IsolatedHttpAttackTests(IsolatedAttackHostFixture fixture, I
         // Arrange: 10 bytes every 200 ms (50 B/s) where 1 MiB/s is required after a 1 s grace period.
         var mark = fixture.Host.Output.Length;
         var body = Vector.Load("one-widget").Input;
-        using var client = await RawClient.ConnectAsync(fixture.Host.BaseAddress);
+        using var client = await RawHttpClient.ConnectAsync(fixture.Host.BaseAddress);
         await client.SendAsync(Headers("POST", "/api/sign", $"Content-Length: {body.Length}"));
 
         // Act
@@ -130,7 +130,7 @@ public sealed class IsolatedHttpAttackTests(IsolatedAttackHostFixture fixture, I
         output.WriteLine($"{outcome}; sent {sent} of {body.Length} bytes");
 
         // Assert: refused long before the body could have arrived (it would take ~{body.Length / 50} s), not signed.
-        var response = Assert.IsType<RawResponse>(outcome.Response);
+        var response = Assert.IsType<RawHttpResponse>(outcome.Response);
         // Observed: the host's own Kestrel (240 B/s after 5 s) answers, because over HTTP/1.1 the forwarder holds the
         // worker's earlier 408 until the body is sent; the app's problem is asserted whenever it is the one delivered.
         Assert.Equal(408, response.Status);
@@ -150,7 +150,7 @@ public sealed class IsolatedHttpAttackTests(IsolatedAttackHostFixture fixture, I
     {
         // Arrange: a chunked body (no length to refuse it by) that goes on past Http:MaxRequestBodyBytes (2 MiB).
         var mark = fixture.Host.Output.Length;
-        using var client = await RawClient.ConnectAsync(fixture.Host.BaseAddress);
+        using var client = await RawHttpClient.ConnectAsync(fixture.Host.BaseAddress);
         await client.SendAsync(Headers("POST", "/api/sign", "Transfer-Encoding: chunked"));
 
         // Act
@@ -159,9 +159,10 @@ public sealed class IsolatedHttpAttackTests(IsolatedAttackHostFixture fixture, I
         var outcome = await receive;
         output.WriteLine($"{outcome}; sent {sent:N0} body bytes");
 
-        // Assert: refused once past the limit, not after the 16 MiB the client would send.
-        var response = Assert.IsType<RawResponse>(outcome.Response);
-        // Observed: the host's 413 at its own 16 MiB limit (the worker's 413 at 2 MiB is held by the HTTP/1.1 forwarder).
+        // Assert: refused once past the limit, not after the 24 MiB the client would send.
+        var response = Assert.IsType<RawHttpResponse>(outcome.Response);
+        // Observed: the host's 413 at its own limit, 2 MiB + 16 KiB here (the worker's 413 at 2 MiB is held by the HTTP/1.1
+        // forwarder); the host's answer names no setting, the app's names Http:MaxRequestBodyBytes.
         Assert.Equal(413, response.Status);
         if (response.MediaType == "application/problem+json")
         {
@@ -228,192 +229,6 @@ public sealed class IsolatedHttpAttackTests(IsolatedAttackHostFixture fixture, I
             await Task.Delay(50);
         }
     }
-
-    /// <summary>A response as read off the socket.</summary>
-    private sealed record RawResponse(int Status, Dictionary<string, string> Headers, byte[] Body)
-    {
-        public string? MediaType => Headers.TryGetValue("Content-Type", out var type) ? type.Split(';')[0].Trim() : null;
-
-        public JObject Json => JObject.Parse(Encoding.UTF8.GetString(Body));
-    }
-
-    /// <summary>What came back: a whole response, or the connection's end without one (closed, reset, timed out).</summary>
-    private sealed record RawOutcome(RawResponse? Response, string? Failure, TimeSpan Elapsed)
-    {
-        public override string ToString() => Response is { } r
-            ? $"{r.Status} after {Elapsed.TotalMilliseconds:0} ms: {Encoding.UTF8.GetString(r.Body)}"
-            : $"no response ({Failure}) after {Elapsed.TotalMilliseconds:0} ms";
-    }
-
-    /// <summary>An HTTP/1.1 client on a bare socket: it sends what it is told, exactly, and reads one response.</summary>
-    private sealed class RawClient : IDisposable
-    {
-        private readonly Socket _socket = new(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
-        private readonly Stopwatch _started = Stopwatch.StartNew();
-
-        public static async Task<RawClient> ConnectAsync(Uri baseAddress)
-        {
-            var client = new RawClient();
-            await client._socket.ConnectAsync(IPAddress.Loopback, baseAddress.Port);
-            return client;
-        }
-
-        public async Task SendAsync(byte[] bytes, CancellationToken cancellationToken = default)
-        {
-            var sent = 0;
-            while (sent < bytes.Length)
-            {
-                sent += await _socket.SendAsync(bytes.AsMemory(sent), SocketFlags.None, cancellationToken);
-            }
-        }
-
-        public void ShutdownSend() => _socket.Shutdown(SocketShutdown.Send);
-
-        /// <summary>Sends <paramref name="body"/> <paramref name="step"/> bytes at a time until it is sent, the answer came, or the server stopped taking it.</summary>
-        public async Task<int> TrickleAsync(byte[] body, int step, TimeSpan interval, Task answered)
-        {
-            var sent = 0;
-            try
-            {
-                while (sent < body.Length && !answered.IsCompleted)
-                {
-                    var next = Math.Min(step, body.Length - sent);
-                    await SendAsync(body.AsMemory(sent, next).ToArray());
-                    sent += next;
-                    await Task.WhenAny(answered, Task.Delay(interval));
-                }
-            }
-            catch (SocketException)
-            {
-                // The server closed the connection: the attack is over.
-            }
-
-            return sent;
-        }
-
-        /// <summary>Sends up to <paramref name="total"/> body bytes in chunks until the answer came or the server stopped taking them.</summary>
-        public async Task<long> SendChunkedAsync(long total, int chunk, Task answered)
-        {
-            using var stop = new CancellationTokenSource();
-            _ = answered.ContinueWith(_ => stop.Cancel(), TaskScheduler.Default);
-            var data = new byte[chunk];
-            data.AsSpan().Fill((byte)' ');
-            "{\"widgets\":["u8.CopyTo(data);
-            var frame = Encoding.ASCII.GetBytes(chunk.ToString("x", CultureInfo.InvariantCulture) + "\r\n").Concat(data).Concat("\r\n"u8.ToArray()).ToArray();
-            long sent = 0;
-            try
-            {
-                while (sent < total && !answered.IsCompleted)
-                {
-                    await SendAsync(frame, stop.Token);
-                    sent += chunk;
-                }
-
-                await SendAsync("0\r\n\r\n"u8.ToArray(), stop.Token);
-            }
-            catch (Exception e) when (e is SocketException or OperationCanceledException)
-            {
-                // The answer came or the server closed the connection: the attack is over.
-            }
-
-            return sent;
-        }
-
-        /// <summary>Reads one response (Content-Length, chunked, or to the close), or how the connection ended without one.</summary>
-        public async Task<RawOutcome> ReadResponseAsync(TimeSpan timeout)
-        {
-            using var cancel = new CancellationTokenSource(timeout);
-            var received = new List<byte>();
-            var buffer = new byte[64 * 1024];
-            string failure;
-            try
-            {
-                while (true)
-                {
-                    var read = await _socket.ReceiveAsync(buffer, SocketFlags.None, cancel.Token);
-                    if (read == 0)
-                    {
-                        failure = "closed";
-                        break;
-                    }
-
-                    received.AddRange(buffer.AsSpan(0, read));
-                    if (TryParse(received.ToArray(), complete: false) is { } whole)
-                    {
-                        return new RawOutcome(whole, null, _started.Elapsed);
-                    }
-                }
-            }
-            catch (OperationCanceledException)
-            {
-                failure = $"timed out after {timeout}";
-            }
-            catch (SocketException e)
-            {
-                failure = $"{e.SocketErrorCode}";
-            }
-
-            // A response framed by the connection's close.
-            var closed = received.Count > 0 ? TryParse(received.ToArray(), complete: true) : null;
-            return new RawOutcome(closed, closed is null ? $"{failure}; {received.Count} bytes" : null, _started.Elapsed);
-        }
-
-        public void Dispose() => _socket.Dispose();
-
-        private static RawResponse? TryParse(byte[] bytes, bool complete)
-        {
-            var end = bytes.AsSpan().IndexOf("\r\n\r\n"u8);
-            if (end < 0)
-            {
-                return null;
-            }
-
-            var lines = Encoding.ASCII.GetString(bytes, 0, end).Split("\r\n");
-            var status = int.Parse(lines[0].Split(' ')[1], CultureInfo.InvariantCulture);
-            var headers = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
-            foreach (var line in lines.Skip(1))
-            {
-                var colon = line.IndexOf(':', StringComparison.Ordinal);
-                headers[line[..colon].Trim()] = line[(colon + 1)..].Trim();
-            }
-
-            var body = bytes.AsSpan(end + 4);
-            if (headers.TryGetValue("Content-Length", out var length))
-            {
-                var n = int.Parse(length, CultureInfo.InvariantCulture);
-                return body.Length >= n ? new RawResponse(status, headers, body[..n].ToArray()) : null;
-            }
-
-            if (headers.TryGetValue("Transfer-Encoding", out var encoding) && encoding.Contains("chunked", StringComparison.OrdinalIgnoreCase))
-            {
-                var decoded = new List<byte>();
-                while (true)
-                {
-                    var lineEnd = body.IndexOf("\r\n"u8);
-                    if (lineEnd < 0)
-                    {
-                        return null;
-                    }
-
-                    var size = int.Parse(Encoding.ASCII.GetString(body[..lineEnd]).Split(';')[0], NumberStyles.HexNumber, CultureInfo.InvariantCulture);
-                    if (size == 0)
-                    {
-                        return new RawResponse(status, headers, decoded.ToArray());
-                    }
-
-                    if (body.Length < lineEnd + 2 + size + 2)
-                    {
-                        return null;
-                    }
-
-                    decoded.AddRange(body.Slice(lineEnd + 2, size));
-                    body = body[(lineEnd + 2 + size + 2)..];
-                }
-            }
-
-            return complete || status is 204 or 304 ? new RawResponse(status, headers, body.ToArray()) : null;
-        }
-    }
 }
 
 /// <summary>
@@ -422,13 +237,16 @@ public sealed class IsolatedHttpAttackTests(IsolatedAttackHostFixture fixture, I
 /// </summary>
 public sealed class IsolatedAttackHostFixture : IsolatedHostFixture
 {
-    /// <summary>The body limit of both the host and the app here, as a deployment sets them (equal).</summary>
+    /// <summary>The app's body limit here.</summary>
     public const long BodyLimit = 2 * 1024 * 1024;
+
+    /// <summary>The host's body limit here, as a deployment sets it: the app's plus 1/128 for chunk framing.</summary>
+    public static readonly long HostBodyLimit = new HttpOptions { MaxRequestBodyBytes = (int)BodyLimit }.HostBodyLimit;
 
     protected override IReadOnlyDictionary<string, string> Overrides { get; } = new Dictionary<string, string>
     {
         [HttpOptions.MaxRequestBodyBytesSetting] = BodyLimit.ToString(CultureInfo.InvariantCulture),
-        ["FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"] = BodyLimit.ToString(CultureInfo.InvariantCulture),
+        ["FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"] = HostBodyLimit.ToString(CultureInfo.InvariantCulture),
         [HttpOptions.MinDataRateBytesPerSecondSetting] = (1024 * 1024).ToString(CultureInfo.InvariantCulture),
         [HttpOptions.DataRateGracePeriodSetting] = "00:00:01",
     };

@@ -15,13 +15,29 @@ public sealed class HttpOptions
     public const int MaxRequestBodyBytesLimit = 100 * 1024 * 1024;
 
     /// <summary>
-    /// The largest request body <c>/api/sign</c> and <c>/api/verify</c> accept, in bytes; larger bodies get 413, refused
-    /// from <c>Content-Length</c> before a byte is read or while a chunked body is read. Setting:
-    /// <c>Http:MaxRequestBodyBytes</c>. Default 16 MiB (about 50,000 widgets). Keep the host's own limit,
-    /// <c>FUNCTIONS_REQUEST_BODY_SIZE_LIMIT</c>, at the same value: the host enforces it before the function runs.
+    /// The largest envelope <c>/api/sign</c> and <c>/api/verify</c> accept, in bytes of the body as sent (after any
+    /// chunked framing is removed); larger bodies get 413, refused from <c>Content-Length</c> before a byte is read or
+    /// while a chunked body is read. Setting: <c>Http:MaxRequestBodyBytes</c>. Default 16 MiB (about 50,000 widgets).
+    /// Set the host's own limit, <c>FUNCTIONS_REQUEST_BODY_SIZE_LIMIT</c>, to <see cref="HostBodyLimit"/>: the host's
+    /// Kestrel counts chunk framing with the data, so a host limit equal to this one refused chunked envelopes under it.
     /// </summary>
     [Range(1, MaxRequestBodyBytesLimit, ErrorMessage = MaxRequestBodyBytesSetting + " must be between {1} and {2} bytes.")]
     public int MaxRequestBodyBytes { get; set; } = 16 * 1024 * 1024;
+
+    /// <summary>
+    /// The share of <see cref="MaxRequestBodyBytes"/> the host's limit adds for chunk framing: 1/128 (128 KiB at 16 MiB).
+    /// A chunk costs its size line and two line ends (7 bytes for a 1 KiB chunk), so an envelope at the limit fits in
+    /// chunks of 1 KiB or more without extensions. The host drains chunk extensions unread; they count against the same
+    /// host limit, so one that takes the body past it is refused as chunk framing (413 <c>chunk-framing-too-large</c>).
+    /// </summary>
+    public const int ChunkFramingShare = 128;
+
+    /// <summary>
+    /// The host body limit (<c>FUNCTIONS_REQUEST_BODY_SIZE_LIMIT</c>) that goes with <see cref="MaxRequestBodyBytes"/>: it
+    /// plus 1/<see cref="ChunkFramingShare"/> for the chunk framing the host counts (16,908,288 for the default 16 MiB).
+    /// Infra and the local settings samples set it; docs/api.md says why.
+    /// </summary>
+    public long HostBodyLimit => MaxRequestBodyBytes + ((long)MaxRequestBodyBytes / ChunkFramingShare);
 
     /// <summary>The full name of the <see cref="MinDataRateBytesPerSecond"/> setting.</summary>
     public const string MinDataRateBytesPerSecondSetting = SectionName + ":" + nameof(MinDataRateBytesPerSecond);

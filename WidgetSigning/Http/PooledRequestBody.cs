@@ -3,6 +3,7 @@ using System.Globalization;
 using WidgetSigning.Primitives;
 using WidgetSigning.Signing;
 using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Http.Features;
 using Microsoft.IO;
 using Microsoft.Net.Http.Headers;
 
@@ -15,6 +16,14 @@ namespace WidgetSigning.Http;
 /// </summary>
 public static class PooledRequestBody
 {
+    /// <summary>
+    /// The most envelope bytes the host's Kestrel may have counted against its own limit but not yet handed to the app
+    /// when it refuses a chunked body: its request buffer (<c>MaxRequestBufferSize</c>, 1 MiB by default, which neither the
+    /// Functions host nor the local hosts change) plus a receive. Kestrel parses one buffered read at a time and stops in
+    /// the middle of it, so up to this much of the data it counted never reaches the app.
+    /// </summary>
+    internal const long HostUnreadBytes = (1024 + 64) * 1024;
+
     /// <summary>
     /// Throws <see cref="UnsupportedContentTypeException"/> unless the request declares UTF-8 JSON (the charset bare or
     /// quoted, as RFC 9110 §5.6.6 allows) with no content coding other than <c>identity</c>.
@@ -69,6 +78,7 @@ public static class PooledRequestBody
     /// <summary>Reads the whole body into a pooled stream positioned at 0; the caller disposes it.</summary>
     /// <exception cref="RequestBodyTooLargeException">The body exceeds <paramref name="maxBytes"/>.</exception>
     /// <exception cref="ClientClosedRequestException">The connection failed while the body was read.</exception>
+    /// <exception cref="ChunkFramingTooLargeException">The host refused a chunked body whose framing, not its envelope, was too large.</exception>
     /// <exception cref="BadHttpRequestException">The server refused the body (its own size limit, bad framing).</exception>
     public static Task<RecyclableMemoryStream> ReadAsync(
         HttpRequest request, RecyclableMemoryStreamManager streams, long maxBytes, CancellationToken cancellationToken) =>
@@ -82,6 +92,7 @@ public static class PooledRequestBody
     /// <exception cref="RequestTimeoutException">The body arrives more slowly than <paramref name="rate"/> allows.</exception>
     /// <exception cref="MemoryBudgetExceededException">The memory budget had no room within its wait.</exception>
     /// <exception cref="ClientClosedRequestException">The connection failed while the body was read.</exception>
+    /// <exception cref="ChunkFramingTooLargeException">The host refused a chunked body whose framing, not its envelope, was too large.</exception>
     /// <exception cref="BadHttpRequestException">The server refused the body (its own size limit, bad framing).</exception>
     public static async Task<RecyclableMemoryStream> ReadAsync(
         HttpRequest request, RecyclableMemoryStreamManager streams, long maxBytes, EnvelopeBudgetLease? lease, HttpOptions? rate, CancellationToken cancellationToken)
@@ -136,6 +147,10 @@ public static class PooledRequestBody
                 {
                     throw TooSlow(rate!, body.Length, ex);
                 }
+                catch (BadHttpRequestException ex) when (ex.StatusCode == StatusCodes.Status413PayloadTooLarge && request.ContentLength is null)
+                {
+                    throw ChunkedBodyRefused(request, body.Length, maxBytes, ex);
+                }
                 catch (IOException ex) when (ex is not BadHttpRequestException)
                 {
                     // The body comes from the client: a transport failure here is the client going away, not a server fault.
@@ -162,6 +177,31 @@ public static class PooledRequestBody
             await body.DisposeAsync().ConfigureAwait(false);
             throw;
         }
+    }
+
+    /// <summary>
+    /// What the host's refusal of a chunked body at its own limit means. Kestrel counts the chunk-size lines, their line
+    /// ends and chunk extensions against <c>MaxRequestBodySize</c> (<c>FUNCTIONS_REQUEST_BODY_SIZE_LIMIT</c>), the envelope
+    /// limit counts envelope bytes only, and the host's limit is set a little above the envelope limit for that framing.
+    /// If even the envelope bytes the host may have counted without handing them over leave the envelope within
+    /// <paramref name="maxBytes"/>, the framing alone passed the host's limit; otherwise the envelope may be over the
+    /// limit, and the answer says both.
+    /// </summary>
+    private static Exception ChunkedBodyRefused(HttpRequest request, long received, long maxBytes, BadHttpRequestException refusal)
+    {
+        var hostLimit = request.HttpContext.Features.Get<IHttpMaxRequestBodySizeFeature>()?.MaxRequestBodySize;
+        if (received + HostUnreadBytes <= maxBytes)
+        {
+            return new ChunkFramingTooLargeException(received, hostLimit, refusal);
+        }
+
+        var limit = hostLimit is { } bytes ? string.Create(CultureInfo.InvariantCulture, $" of {bytes} bytes") : string.Empty;
+        return new RequestBodyTooLargeException(
+            maxBytes,
+            string.Create(
+                CultureInfo.InvariantCulture,
+                $"The request body exceeds the limit of {maxBytes} bytes (setting {HttpOptions.MaxRequestBodyBytesSetting}), or its chunked framing is too large: the host stopped it at its limit{limit} (setting {ProblemMapper.HostBodyLimitSetting}), which counts chunk-size lines and chunk extensions with the data, after {received} bytes of envelope."),
+            refusal);
     }
 
     private static RequestTimeoutException TooSlow(HttpOptions rate, long received, Exception? inner = null)

@@ -45,8 +45,13 @@ public static class ProblemMapper
             },
             RequestBodyTooLargeException e => new ProblemResult(StatusCodes.Status413PayloadTooLarge, ProblemTypes.BodyTooLarge, "The request body is too large.", e.Message),
 
+            // 413 as the host's own refusal is, but named for what it is: chunk framing, not the envelope, passed the
+            // host's limit (RFC 9112 §7.1.1 asks for a 4xx when chunk extensions exceed what a server allows).
+            ChunkFramingTooLargeException e => new ProblemResult(StatusCodes.Status413PayloadTooLarge, ProblemTypes.ChunkFramingTooLarge, "The chunked framing is too large.", e.Message),
+
             // Kestrel's own refusals while the body is read: its size limit (set by the host from
-            // FUNCTIONS_REQUEST_BODY_SIZE_LIMIT), a malformed chunked body, a body shorter than its Content-Length.
+            // FUNCTIONS_REQUEST_BODY_SIZE_LIMIT) for a body with Content-Length (a chunked one is classified as it is
+            // read, PooledRequestBody), a malformed chunked body, a body shorter than its Content-Length.
             BadHttpRequestException { StatusCode: StatusCodes.Status413PayloadTooLarge } => new ProblemResult(StatusCodes.Status413PayloadTooLarge, ProblemTypes.BodyTooLarge, "The request body is too large.", $"The request body exceeds the host's limit (setting {HostBodyLimitSetting})."),
             BadHttpRequestException e when e.StatusCode is >= 400 and < 500 => new ProblemResult(e.StatusCode, ProblemTypes.InvalidRequest, "The request is invalid.", $"The request body could not be read: {EchoText.Of(e.Message, 200)}"),
             CanonicalTooLargeException e => new ProblemResult(StatusCodes.Status413PayloadTooLarge, ProblemTypes.CanonicalTooLarge, "The canonical form is too large.", e.Message),

@@ -12,6 +12,13 @@ public static class ProblemTypes
     /// <summary>413: the body is over the configured limit.</summary>
     public const string BodyTooLarge = "urn:widget-signing:problem:body-too-large";
 
+    /// <summary>
+    /// 413: the host stopped a chunked body at its own limit (<c>FUNCTIONS_REQUEST_BODY_SIZE_LIMIT</c>, which counts
+    /// chunk-size lines and chunk extensions with the data) while the envelope read so far was well within
+    /// <c>Http:MaxRequestBodyBytes</c>: the framing, not the envelope, was too large.
+    /// </summary>
+    public const string ChunkFramingTooLarge = "urn:widget-signing:problem:chunk-framing-too-large";
+
     /// <summary>415: the body is not declared as UTF-8 JSON.</summary>
     public const string UnsupportedMediaType = "urn:widget-signing:problem:unsupported-media-type";
 

@@ -28,6 +28,13 @@ public sealed class RequestBodyTooLargeException : Exception
         Limit = limit;
     }
 
+    /// <summary>Creates the exception for a limit of <paramref name="limit"/> bytes, with its own <paramref name="message"/>.</summary>
+    public RequestBodyTooLargeException(long limit, string message, Exception? innerException)
+        : base(message, innerException)
+    {
+        Limit = limit;
+    }
+
     /// <summary>The limit in bytes.</summary>
     public long Limit { get; }
 }

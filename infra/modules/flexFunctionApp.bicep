@@ -179,10 +179,12 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
           name: 'AzureWebJobsStorage__clientId'
           value: identityClientId
         }
-        // The host's own request body limit, equal to the app's default body limit (16 MiB).
+        // The host's own request body limit: the app's default envelope limit (16 MiB) plus 1/128 (128 KiB), because the
+        // host's Kestrel counts chunk framing with the data (HttpOptions.HostBodyLimit; docs/api.md, Limits). Larger bodies
+        // are refused by the host before the app reads them.
         {
           name: 'FUNCTIONS_REQUEST_BODY_SIZE_LIMIT'
-          value: '16777216'
+          value: '16908288'
         }
         // Application Insights with Entra authentication: the component refuses local (instrumentation key) auth, and the
         // identity holds Monitoring Metrics Publisher on it. The connection string only locates the component.

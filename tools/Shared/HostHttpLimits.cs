@@ -15,7 +15,12 @@ internal static class HostHttpLimits
     /// <summary>The host's body limit when <c>FUNCTIONS_REQUEST_BODY_SIZE_LIMIT</c> is not set: 100 MB.</summary>
     public const long DefaultMaxRequestBodyBytes = 100L * 1024 * 1024;
 
-    /// <summary>The host's body limit: the setting <c>FUNCTIONS_REQUEST_BODY_SIZE_LIMIT</c>, or 100 MB.</summary>
+    /// <summary>
+    /// The host's body limit: the setting <c>FUNCTIONS_REQUEST_BODY_SIZE_LIMIT</c>, or 100 MB. Both local hosts give it to
+    /// Kestrel as <c>MaxRequestBodySize</c>, as the host does per request (HttpRequestBodySizeMiddleware): Kestrel counts a
+    /// chunked body's size lines and chunk extensions against it with the data, so the deployed value sits 1/128 above the
+    /// app's envelope limit (docs/api.md, "Chunked bodies and the host's limit").
+    /// </summary>
     public static long MaxRequestBodyBytes(string? setting) =>
         long.TryParse(setting, NumberStyles.None, CultureInfo.InvariantCulture, out var limit) ? limit : DefaultMaxRequestBodyBytes;
 
