@@ -1,8 +1,5 @@
-using System.Reflection;
 using System.Text.Json;
 using System.Text.Json.Nodes;
-using Microsoft.CodeAnalysis;
-using Microsoft.CodeAnalysis.CSharp;
 
 namespace FunctionApp.Tests.Hosting;
 
@@ -16,22 +13,7 @@ public static class DoctoredExtension
     {
         var ns = typeFullName[..typeFullName.LastIndexOf('.')];
         var type = typeFullName[(typeFullName.LastIndexOf('.') + 1)..];
-        var source = $$"""
-            [assembly: System.Reflection.AssemblyVersion("{{version}}")]
-            namespace {{ns}} { public sealed class {{type}} { } }
-            """;
-        var compilation = CSharpCompilation.Create(
-            assemblyName,
-            [CSharpSyntaxTree.ParseText(source)],
-            [MetadataReference.CreateFromFile(typeof(object).Assembly.Location)],
-            new CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary));
-        using (var file = File.Create(Path.Combine(bin, assemblyName + ".dll")))
-        {
-            var result = compilation.Emit(file);
-            Assert.True(result.Success, string.Join(Environment.NewLine, result.Diagnostics));
-        }
-
-        Assert.Equal(new Version(version), AssemblyName.GetAssemblyName(Path.Combine(bin, assemblyName + ".dll")).Version);
+        DoctoredAssembly.Write(bin, assemblyName, version, $"namespace {ns} {{ public sealed class {type} {{ }} }}");
         var manifestPath = Path.Combine(bin, "extensions.json");
         var manifest = JsonNode.Parse(File.ReadAllText(manifestPath))!;
         var entries = manifest["extensions"]!.AsArray();

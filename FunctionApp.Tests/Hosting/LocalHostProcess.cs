@@ -34,11 +34,14 @@ public sealed partial class LocalHostProcess : IAsyncDisposable
         }
     }
 
-    public static LocalHostProcess Start(string appRoot, IReadOnlyDictionary<string, string> environment)
+    public static LocalHostProcess Start(string appRoot, IReadOnlyDictionary<string, string> environment) => Start(Dll, appRoot, environment);
+
+    /// <summary>Starts the local host from <paramref name="hostDll"/> (a doctored copy of its output, for instance).</summary>
+    public static LocalHostProcess Start(string hostDll, string appRoot, IReadOnlyDictionary<string, string> environment)
     {
-        if (!File.Exists(Dll))
+        if (!File.Exists(hostDll))
         {
-            throw new InvalidOperationException($"{Dll} is missing: build tools/LocalHost ({AppBuildOutput.Configuration}).");
+            throw new InvalidOperationException($"{hostDll} is missing: build tools/LocalHost ({AppBuildOutput.Configuration}).");
         }
 
         var start = new ProcessStartInfo("dotnet")
@@ -47,7 +50,7 @@ public sealed partial class LocalHostProcess : IAsyncDisposable
             RedirectStandardError = true,
             UseShellExecute = false,
         };
-        foreach (var argument in new[] { Dll, "--app", appRoot, "--settings", Path.Combine(RepoRoot.Path, "local.settings.sample.json"), "--port", "0" })
+        foreach (var argument in new[] { hostDll, "--app", appRoot, "--settings", Path.Combine(RepoRoot.Path, "local.settings.sample.json"), "--port", "0" })
         {
             start.ArgumentList.Add(argument);
         }

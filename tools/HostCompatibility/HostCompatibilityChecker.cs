@@ -60,8 +60,10 @@ public static class HostCompatibilityChecker
     }
 
     /// <summary>
-    /// No assembly in bin/, and no reference any of them makes, asks for a unified assembly above the version the host
-    /// ships. Under <c>minorMatchOrLower</c> such a request fails to load (the SDK left the host's assemblies out of bin/);
+    /// No assembly in bin/, no reference any of them makes, and no assembly version bin/function.deps.json records asks
+    /// for a unified assembly above the version the host ships. The deps file counts because the host raises every
+    /// request for a unified assembly to the version it records (<c>FunctionAssemblyLoadContext.TryAdjustRuntimeAssemblyFromDepsFile</c>).
+    /// Under <c>minorMatchOrLower</c> such a request fails to load (the SDK left the host's assemblies out of bin/);
     /// under <c>runtimeVersion</c> the app silently gets the host's older copy. Compared by major.minor.
     /// </summary>
     public static IReadOnlyList<CompatibilityProblem> CheckUnifiedAssemblies(string appRoot, HostFacts facts) =>
@@ -69,7 +71,8 @@ public static class HostCompatibilityChecker
 
     /// <summary>
     /// Requests for unified assemblies whose host version host-facts.json does not establish (null): neither passed nor
-    /// failed, listed so the local host can warn and a reader can settle them.
+    /// failed, listed so the local host can say so and a reader can settle them. The shipped facts establish every
+    /// version, so with them this is empty.
     /// </summary>
     public static IReadOnlyList<CompatibilityProblem> UnverifiableUnifiedAssemblies(string appRoot, HostFacts facts) =>
         UnifiedAssemblyRequests(appRoot, facts, established: false);
@@ -78,35 +81,45 @@ public static class HostCompatibilityChecker
     {
         var unified = facts.UnifiedAssemblies.ToDictionary(a => a.Name, StringComparer.OrdinalIgnoreCase);
         var requests = new SortedDictionary<string, SortedSet<string>>(StringComparer.Ordinal);
-        foreach (var file in Directory.EnumerateFiles(Path.Combine(appRoot, "bin"), "*.dll").Order(StringComparer.Ordinal))
+        var bin = Path.Combine(appRoot, "bin");
+        var fromAssemblies = Directory.EnumerateFiles(bin, "*.dll").Order(StringComparer.Ordinal).SelectMany(AssemblyRequests);
+        var fromDeps = FunctionDepsFile.Read(bin).Assets
+            .Where(a => a.AssemblyVersion is not null)
+            .Select(a => (a.Name, Version: a.AssemblyVersion!, By: $"{FunctionDepsFile.FileName} ({a.Library})"));
+        foreach (var (name, version, by) in fromAssemblies.Concat(fromDeps))
         {
-            foreach (var (name, version, by) in AssemblyRequests(file))
+            if (!unified.TryGetValue(name, out var rule))
             {
-                if (!unified.TryGetValue(name, out var rule))
-                {
-                    continue;
-                }
-
-                var hostVersion = rule.HostVersion is null ? null : new Version(rule.HostVersion);
-                if ((hostVersion is not null) != established
-                    || (hostVersion is not null && (version.Major, version.Minor).CompareTo((hostVersion.Major, hostVersion.Minor)) <= 0))
-                {
-                    continue;
-                }
-
-                var key = hostVersion is null
-                    ? $"{name} {version} ({rule.ResolutionPolicy}): the version the host ships is not established in host-facts.json"
-                    : $"{name} {version} is above the host's {hostVersion} ({rule.ResolutionPolicy})";
-                if (!requests.TryGetValue(key, out var users))
-                {
-                    requests[key] = users = new SortedSet<string>(StringComparer.Ordinal);
-                }
-
-                users.Add(by);
+                continue;
             }
+
+            var hostVersion = rule.HostVersion is null ? null : new Version(rule.HostVersion);
+            if ((hostVersion is not null) != established
+                || (hostVersion is not null && (version.Major, version.Minor).CompareTo((hostVersion.Major, hostVersion.Minor)) <= 0))
+            {
+                continue;
+            }
+
+            var key = hostVersion is null
+                ? $"{name} {version} ({rule.ResolutionPolicy}) is not checked: tools/HostCompatibility/host-facts.json does not establish the version host {facts.HostVersion} ships"
+                : $"{name} {version} is above the {hostVersion} host {facts.HostVersion} ships ({rule.ResolutionPolicy}: "
+                    + (rule.ResolutionPolicy == "runtimeVersion" ? "the app gets the host's older copy" : "the host fails to load it") + ")";
+            if (!requests.TryGetValue(key, out var users))
+            {
+                requests[key] = users = new SortedSet<string>(StringComparer.Ordinal);
+            }
+
+            users.Add(by);
         }
 
-        return [.. requests.Select(r => new CompatibilityProblem(established ? "unified-assembly" : "unified-assembly-unverifiable", $"{r.Key}; asked for by {string.Join(", ", r.Value)}."))];
+        return
+        [
+            .. requests.Select(r => established
+                ? new CompatibilityProblem("unified-assembly", $"{r.Key}; asked for by {string.Join(", ", r.Value)}. Lower the package that asks for it.")
+                : new CompatibilityProblem(
+                    "unified-assembly-unverifiable",
+                    $"{r.Key}; asked for by {string.Join(", ", r.Value)}. Nothing to do to run locally; before deploying, establish that version from the host's dependency baseline and set its hostVersion."))
+        ];
     }
 
     /// <summary><c>Microsoft.NET.Sdk.Functions</c> (which writes each function.json's <c>generatedBy</c>) is at least the minimum.</summary>

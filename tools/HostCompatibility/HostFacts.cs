@@ -4,8 +4,9 @@ using System.Text.Json.Serialization;
 namespace HostCompatibility;
 
 /// <summary>
-/// What the Azure Functions v4 host (in-process, .NET 8) requires of an app, as read from its public source
-/// (github.com/Azure/azure-functions-host, commit <see cref="HostCommit"/>; host-facts.json says file by file).
+/// What the Azure Functions v4 in-process host for .NET 8 apps (the in-proc line, 4.8xx, from <see cref="HostVersion"/>
+/// on) requires of an app, as read from its public source (github.com/Azure/azure-functions-host, commit
+/// <see cref="HostCommit"/>; host-facts.json says file by file).
 /// </summary>
 public sealed class HostFacts
 {
@@ -13,6 +14,9 @@ public sealed class HostFacts
 
     /// <summary>The azure-functions-host commit the facts were read at.</summary>
     public required string HostCommit { get; init; }
+
+    /// <summary>The lowest host version the facts hold for (e.g. <c>4.837.0</c>); the versions are what that host ships.</summary>
+    public required string HostVersion { get; init; }
 
     /// <summary>The lowest <c>Microsoft.NET.Sdk.Functions</c> version for .NET 8 in-process apps.</summary>
     public required string MinimumFunctionsSdkVersion { get; init; }
@@ -23,6 +27,12 @@ public sealed class HostFacts
     /// <summary>The assemblies the host unifies, with the versions it ships.</summary>
     public required IReadOnlyList<UnifiedAssembly> UnifiedAssemblies { get; init; }
 
+    /// <summary>
+    /// The <c>private</c> entries of the host's runtime assembly list: the host loads the app's own copy of these
+    /// (from the app's deps file or bin/), never its own.
+    /// </summary>
+    public required IReadOnlyList<string> PrivateAssemblies { get; init; }
+
     /// <summary>The facts shipped with this library (host-facts.json).</summary>
     public static HostFacts Default { get; } = LoadEmbedded();
 
@@ -32,9 +42,11 @@ public sealed class HostFacts
             ? new HostFacts
             {
                 HostCommit = document.HostCommit ?? throw new FormatException("host facts: 'hostCommit' is missing."),
+                HostVersion = document.HostVersion ?? throw new FormatException("host facts: 'hostVersion' is missing."),
                 MinimumFunctionsSdkVersion = document.MinimumFunctionsSdkVersion ?? throw new FormatException("host facts: 'minimumFunctionsSdkVersion' is missing."),
                 ExtensionRequirements = document.ExtensionRequirements ?? [],
                 UnifiedAssemblies = document.UnifiedAssemblies ?? [],
+                PrivateAssemblies = document.PrivateAssemblies ?? [],
             }
             : throw new FormatException("host facts: not a JSON object.");
 
@@ -51,6 +63,9 @@ public sealed class HostFacts
         [JsonPropertyName("hostCommit")]
         public string? HostCommit { get; set; }
 
+        [JsonPropertyName("hostVersion")]
+        public string? HostVersion { get; set; }
+
         [JsonPropertyName("minimumFunctionsSdkVersion")]
         public string? MinimumFunctionsSdkVersion { get; set; }
 
@@ -59,5 +74,8 @@ public sealed class HostFacts
 
         [JsonPropertyName("unifiedAssemblies")]
         public List<UnifiedAssembly>? UnifiedAssemblies { get; set; }
+
+        [JsonPropertyName("privateAssemblies")]
+        public List<string>? PrivateAssemblies { get; set; }
     }
 }

@@ -1,14 +1,13 @@
-using System.Reflection;
-using System.Runtime.Loader;
 using HostCompatibility;
 using Microsoft.Azure.WebJobs.Hosting;
 
 namespace LocalHost;
 
 /// <summary>
-/// A function app's build output, loaded as the Functions host loads it: assemblies resolved from bin/, startup types
-/// from bin/extensions.json (ScriptStartupTypeLocator in azure-functions-host, commit in tools/HostCompatibility/host-facts.json),
-/// functions from each function.json's scriptFile and entryPoint.
+/// A function app's build output, loaded as the in-process Functions host loads it: into a load context of its own
+/// with the host's unification rules (<see cref="FunctionAssemblyLoadContext"/>), startup types from bin/extensions.json
+/// (ScriptStartupTypeLocator in azure-functions-host, commit in tools/HostCompatibility/host-facts.json), functions from
+/// each function.json's scriptFile and entryPoint.
 /// </summary>
 public sealed class FunctionApplication
 {
@@ -32,31 +31,29 @@ public sealed class FunctionApplication
     /// <summary>The classes the functions' entry points are in.</summary>
     public IReadOnlyList<Type> FunctionTypes { get; }
 
-    /// <summary>Loads the app at <paramref name="root"/>; <paramref name="log"/> hears which startups were loaded or skipped.</summary>
-    public static FunctionApplication Load(string root, Action<string> log)
+    /// <summary>
+    /// Loads the app at <paramref name="root"/> under <paramref name="facts"/>' runtime assembly list; <paramref name="log"/>
+    /// hears which startups were loaded or skipped.
+    /// </summary>
+    public static FunctionApplication Load(string root, HostFacts facts, Action<string> log)
     {
         ArgumentNullException.ThrowIfNull(log);
         var bin = Path.Combine(root, "bin");
-
-        // The app's private assemblies come from its bin/; what this host itself carries (WebJobs, the HTTP extension,
-        // the framework) is unified onto this host's copy, as the real host unifies its runtime assemblies.
-        AssemblyLoadContext.Default.Resolving += (context, name) =>
-        {
-            var path = Path.Combine(bin, name.Name + ".dll");
-            return File.Exists(path) ? context.LoadFromAssemblyPath(path) : null;
-        };
+        var context = new FunctionAssemblyLoadContext(bin, facts);
 
         var startups = new List<Type>();
         foreach (var extension in ExtensionsManifest.Read(bin))
         {
+            // As ScriptStartupTypeLocator: the type's assembly from its hint path (else bin/<name>.dll), into the app's context.
+            var path = extension.AssemblyPath(bin);
             var type = Type.GetType(
                 extension.TypeName,
-                name => LoadFrom(extension.AssemblyPath(bin), name),
+                _ => File.Exists(path) ? context.LoadFromAssemblyPath(path, addProbingPath: true) : null,
                 (assembly, typeName, ignoreCase) => assembly?.GetType(typeName, throwOnError: false, ignoreCase),
                 throwOnError: false);
             if (type is null)
             {
-                log($"Startup '{extension.Name ?? extension.TypeName}' could not be loaded from {extension.AssemblyPath(bin)}; skipped, as the host skips it.");
+                log($"Startup '{extension.Name ?? extension.TypeName}' could not be loaded from {path}; skipped, as the host skips it.");
             }
             else if (!typeof(IWebJobsStartup).IsAssignableFrom(type))
             {
@@ -76,7 +73,7 @@ public sealed class FunctionApplication
             var script = Path.GetFullPath(Path.Combine(Path.GetDirectoryName(function.Path)!, function.ScriptFile ?? ""));
             var entryPoint = function.EntryPoint ?? throw new InvalidOperationException($"{function.Name}/function.json has no entryPoint.");
             var typeName = entryPoint[..entryPoint.LastIndexOf('.')];
-            var type = LoadFrom(script, AssemblyName.GetAssemblyName(script))?.GetType(typeName, throwOnError: true)!;
+            var type = context.LoadFromAssemblyPath(script, addProbingPath: false).GetType(typeName, throwOnError: true)!;
             if (!types.Contains(type))
             {
                 types.Add(type);
@@ -84,17 +81,5 @@ public sealed class FunctionApplication
         }
 
         return new FunctionApplication(root, startups, functions, types);
-    }
-
-    private static Assembly? LoadFrom(string path, AssemblyName name)
-    {
-        // Already loaded (e.g. by this host, or by an earlier startup): use that copy, as the host's unification does.
-        var loaded = AppDomain.CurrentDomain.GetAssemblies().FirstOrDefault(a => AssemblyName.ReferenceMatchesDefinition(name, a.GetName()) && a.GetName().Name == name.Name);
-        if (loaded is not null)
-        {
-            return loaded;
-        }
-
-        return File.Exists(path) ? AssemblyLoadContext.Default.LoadFromAssemblyPath(path) : null;
     }
 }

@@ -57,7 +57,7 @@ foreach (var unverifiable in HostCompatibilityChecker.UnverifiableUnifiedAssembl
     Console.WriteLine($"LocalHost: warning: {unverifiable}");
 }
 
-var application = FunctionApplication.Load(options.AppRoot, Console.WriteLine);
+var application = FunctionApplication.Load(options.AppRoot, HostFacts.Default, Console.WriteLine);
 var settings = AppSettings.Read(options.AppRoot, options.LocalSettings);
 using var startupLoggerFactory = LoggerFactory.Create(b => b.AddSimpleConsole(o => o.SingleLine = true));
 var setup = new FunctionsHostSetup
