@@ -26,6 +26,7 @@ public class EndToEndBenchmarks
     private ServiceProvider _services = null!;
     private SignFunction _function = null!;
     private SignFunction _readThenSignFunction = null!;
+    private SignFunction _helperStaysFunction = null!;
     private SignHandler _handler = null!;
     private HttpEnvelopeReader _httpReader = null!;
     private byte[] _body = null!;
@@ -64,6 +65,16 @@ public class EndToEndBenchmarks
             Overlap = SigningOverlap.Never,
         };
         _readThenSignFunction = new SignFunction(ActivatorUtilities.CreateInstance<SignHandler>(_services, oneCore));
+
+        // Issue 30's row: the function as before the fix, its helper waiting even on the reader's own core.
+        var helperStays = new EnvelopeSigner(
+            _services.GetRequiredService<Microsoft.IO.RecyclableMemoryStreamManager>(),
+            _services.GetRequiredService<WidgetSigning.Keys.ISigningKeySource>(),
+            _services.GetRequiredService<Microsoft.Extensions.Logging.ILogger<EnvelopeSigner>>())
+        {
+            LeaveTheReadersCore = false,
+        };
+        _helperStaysFunction = new SignFunction(ActivatorUtilities.CreateInstance<SignHandler>(_services, helperStays));
 
         var ours = RunOnceAsync(OurFunctionAsync).GetAwaiter().GetResult();
         var oneCoreResult = RunOnceAsync(_readThenSignFunction.RunAsync).GetAwaiter().GetResult();
@@ -117,6 +128,13 @@ public class EndToEndBenchmarks
     /// <summary>Ours with nothing handed to another core (issue 22): read the envelope, then write and hash it, on one thread.</summary>
     [Benchmark]
     public Task SignFunction_RunAsync_ReadThenSignOneCore() => InvokeAsync(_readThenSignFunction.RunAsync, Stream.Null);
+
+    /// <summary>
+    /// Issue 30's "before" row: the function with the pipeline's helper staying even when it waits on the reader's own
+    /// core (another process holds the other one); the row above leaves there.
+    /// </summary>
+    [Benchmark]
+    public Task SignFunction_RunAsync_HelperStaysOnReadersCore() => InvokeAsync(_helperStaysFunction.RunAsync, Stream.Null);
 
     /// <summary>Limit (issue 22): what reading costs, the body into the pool and the strict reader, answered with a bare 200.</summary>
     [Benchmark]

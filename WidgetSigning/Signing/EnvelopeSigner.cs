@@ -62,6 +62,12 @@ public sealed class EnvelopeSigner
     /// <summary>When work goes to a second core; <see cref="SigningOverlap.Adaptive"/> unless a test or benchmark says otherwise.</summary>
     internal SigningOverlap Overlap { get; init; }
 
+    /// <summary>
+    /// Whether an adaptive pipeline's helper leaves when it finds itself waiting on the reader's core (issue 30's slow
+    /// mode); true but for the benchmarks' row of the behaviour before.
+    /// </summary>
+    internal bool LeaveTheReadersCore { get; init; } = true;
+
     /// <summary>Signs <paramref name="envelope"/> with the current and staged keys, under a new webhook id.</summary>
     /// <exception cref="SigningKeyUnavailableException">No key is available yet.</exception>
     public ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, CancellationToken cancellationToken) =>
@@ -273,7 +279,9 @@ public sealed class EnvelopeSigner
         try
         {
             var destination = new HashingBufferWriter(new BudgetedBufferWriter(canonical, lease, _maxCanonicalBytes, held), macs.All);
-            pipeline = new SigningPipeline(destination, (int)Math.Min(body / MinimumWidgetBytes, MaxHandOverWidgets), leaveWhenBusy: Overlap == SigningOverlap.Adaptive);
+            var adaptive = Overlap == SigningOverlap.Adaptive;
+            pipeline = new SigningPipeline(
+                destination, (int)Math.Min(body / MinimumWidgetBytes, MaxHandOverWidgets), leaveWhenBusy: adaptive, leaveWhenSharingTheReadersCore: adaptive && LeaveTheReadersCore);
             pipeline.Start();
             reader.Read(utf8Json, pipeline);
             pipeline.Complete();

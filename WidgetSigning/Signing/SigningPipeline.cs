@@ -28,6 +28,7 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
     private readonly object _gate = new();
     private readonly IBufferWriter<byte> _destination;
     private readonly bool _leaveWhenBusy;
+    private readonly bool _leaveWhenSharingTheReadersCore;
     private Widget[] _widgets;
     private int _count;
     private int _written;
@@ -38,12 +39,14 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
     /// <summary>
     /// Writes the envelope's opening now; <paramref name="expectedWidgets"/> presizes the hand-over array. With
     /// <paramref name="leaveWhenBusy"/> (production) the helper leaves once its core is wanted; without (tests, the
-    /// benchmarks' "always" rows) it stays to the end.
+    /// benchmarks' "always" rows) it stays to the end. <paramref name="leaveWhenSharingTheReadersCore"/> (default: as
+    /// <paramref name="leaveWhenBusy"/>) makes it leave when it finds itself waiting on the reader's own core.
     /// </summary>
-    public SigningPipeline(IBufferWriter<byte> destination, int expectedWidgets, bool leaveWhenBusy = false)
+    public SigningPipeline(IBufferWriter<byte> destination, int expectedWidgets, bool leaveWhenBusy = false, bool? leaveWhenSharingTheReadersCore = null)
     {
         _destination = destination;
         _leaveWhenBusy = leaveWhenBusy;
+        _leaveWhenSharingTheReadersCore = leaveWhenSharingTheReadersCore ?? leaveWhenBusy;
         _widgets = ArrayPool<Widget>.Shared.Rent(Math.Max(expectedWidgets, 2 * Batch));
         CanonicalUtf8Writer.WriteStart(destination);
     }
@@ -70,6 +73,8 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
         // costs the reader a cache miss each time (per widget, ~0.3 ms of a 1 MB body).
         if (count % Batch == 0)
         {
+            // Where the reader runs, for the helper to see whether it shares that core (issue 30's slow mode).
+            _signals.ReaderCpu = Thread.GetCurrentProcessorId();
             Volatile.Write(ref _signals.Published, count);
         }
     }
@@ -88,6 +93,17 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
                 // thread (Complete writes it), rather than compete with that work for the core.
                 if (_leaveWhenBusy && spinner.Count % 16 == 15 && !EnvelopeSigner.CoreStillSpare())
                 {
+                    return;
+                }
+
+                // Issue 30's slow mode: the other core is taken by another process (the Functions host beside the worker,
+                // a build, a neighbour), so the scheduler runs this thread on the reader's core. Waiting there only takes
+                // the reader's time slices (a request cost up to 1.9x reading, more than reading then signing on one
+                // core); leaving makes it cost at most that. Asked while waiting only: a run written here is work the
+                // reader would do anyway.
+                if (_leaveWhenSharingTheReadersCore && spinner.NextSpinWillYield && Thread.GetCurrentProcessorId() == Volatile.Read(ref _signals.ReaderCpu))
+                {
+                    PipelineCounters.HelperLeftTheReadersCore();
                     return;
                 }
 
@@ -209,6 +225,10 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
     {
         [FieldOffset(64)]
         public int Published;
+
+        // Beside Published: the reader writes both once per run.
+        [FieldOffset(68)]
+        public int ReaderCpu;
 
         [FieldOffset(128)]
         public bool Stop;
