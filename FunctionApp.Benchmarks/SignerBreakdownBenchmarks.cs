@@ -30,6 +30,7 @@ public class SignerBreakdownBenchmarks
         _data = BenchmarkData.Create(BenchmarkData.SeedWidgetCount);
         _signer = SignerFactory.Create(out _streams);
         var expected = SignatureGuard.EnsureSameSignature(_data, _signer);
+        SignatureGuard.EnsureEachFormAlone(_data, _signer);
         _filled = _streams.GetStream("breakdown");
         EnvelopeSigner.WriteCanonical(_data.Ours, _filled);
         using var canonical = new MemoryStream();
@@ -118,11 +119,27 @@ public class SignerBreakdownBenchmarks
     [Benchmark]
     public string Variant3b_Overlapped16KB() => SigningVariants.Overlapped(_streams, _data.Ours, BenchmarkData.Key, 16 * 1024);
 
-    /// <summary>Production: <see cref="EnvelopeSigner.Sign(WidgetSigning.Envelopes.WidgetEnvelope, WidgetSigning.Keys.SigningKey)"/> (variant 2), then hex.</summary>
+    /// <summary>Production: <see cref="EnvelopeSigner.Sign(WidgetSigning.Envelopes.WidgetEnvelope, WidgetSigning.Keys.SigningKey)"/> with both forms (the default), then hex.</summary>
     [Benchmark]
     public string EnvelopeSigner_Sign()
     {
         using var signed = _signer.Sign(_data.Ours, BenchmarkData.Key);
         return signed.Signature.ToHex();
+    }
+
+    /// <summary>Production with the plain form alone (issue 30): one MAC chain.</summary>
+    [Benchmark]
+    public string EnvelopeSigner_Sign_PlainOnly()
+    {
+        using var signed = _signer.Sign(_data.Ours, BenchmarkData.Key, SignatureForms.Plain);
+        return signed.Signature.ToHex();
+    }
+
+    /// <summary>Production with the Standard Webhooks form alone (issue 30): one MAC chain over <c>id.timestamp.</c> + the bytes.</summary>
+    [Benchmark]
+    public string EnvelopeSigner_Sign_WebhookOnly()
+    {
+        using var signed = _signer.Sign(_data.Ours, BenchmarkData.Key, SignatureForms.Webhook);
+        return signed.Webhook!.Signature;
     }
 }

@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Text;
 using FunctionApp.Benchmarks.Seed;
 using WidgetSigning.Signing;
@@ -39,5 +40,26 @@ public static class SignatureGuard
         }
 
         return ours;
+    }
+
+    /// <summary>
+    /// Throws unless each form alone (issue 30) signs what both forms sign: the plain form's hex equals the seed's, and the
+    /// Standard Webhooks form's entry is the HMAC of <c>id.timestamp.</c> + the same canonical bytes, computed here.
+    /// </summary>
+    public static void EnsureEachFormAlone(BenchmarkData data, EnvelopeSigner signer)
+    {
+        ArgumentNullException.ThrowIfNull(data);
+        ArgumentNullException.ThrowIfNull(signer);
+        var seed = SeedSerializeAndSign.SerializeToRecyclableMemoryStreamAndSign(data.Seed);
+        using var plain = signer.Sign(data.Ours, BenchmarkData.Key, SignatureForms.Plain);
+        using var webhook = signer.Sign(data.Ours, BenchmarkData.Key, SignatureForms.Webhook);
+        var canonical = webhook.GetCanonicalBytes().ToArray();
+        var prefixed = Encoding.ASCII.GetBytes($"{webhook.Webhook!.Id}.{webhook.Webhook.Timestamp}.").Concat(canonical).ToArray();
+        var expected = StandardWebhooks.VersionPrefix + Convert.ToBase64String(System.Security.Cryptography.HMACSHA256.HashData(BenchmarkData.KeyBytes, prefixed));
+        if (plain.Signature.ToHex() != seed || plain.Webhook is not null || webhook.Webhook.Signature != expected || webhook.Signatures.Count != 0)
+        {
+            throw new InvalidOperationException(
+                $"A form alone signs something else: plain {plain.Signature.ToHex()} (seed {seed}), webhook {webhook.Webhook.Signature} (expected {expected}). The rows would compare different work.");
+        }
     }
 }

@@ -22,6 +22,7 @@ public static class InterleavedRunner
         var data = BenchmarkData.Create(widgets);
         var signer = SignerFactory.Create(out var streams);
         SignatureGuard.EnsureSameSignature(data, signer);
+        SignatureGuard.EnsureEachFormAlone(data, signer);
         using var canonical = new MemoryStream();
         WidgetSigning.Signing.EnvelopeSigner.WriteCanonical(data.Ours, canonical);
         var bytes = canonical.ToArray();
@@ -48,10 +49,20 @@ public static class InterleavedRunner
             ("v4b two MACs, shared, backlog 2", () => SigningVariants.TwoMacsShared(streams, data.Ours, key, prefix, 2)),
             ("v4b two MACs, shared, backlog 4 (production)", () => SigningVariants.TwoMacsShared(streams, data.Ours, key, prefix, 4)),
             ("v4b two MACs, shared, backlog 16", () => SigningVariants.TwoMacsShared(streams, data.Ours, key, prefix, 16)),
-            ("EnvelopeSigner.Sign", () =>
+            ("EnvelopeSigner.Sign (both forms)", () =>
             {
                 using var signed = signer.Sign(data.Ours, key);
                 _ = signed.Signature.ToHex();
+            }),
+            ("EnvelopeSigner.Sign, plain form alone", () =>
+            {
+                using var signed = signer.Sign(data.Ours, key, WidgetSigning.Signing.SignatureForms.Plain);
+                _ = signed.Signature.ToHex();
+            }),
+            ("EnvelopeSigner.Sign, webhook form alone", () =>
+            {
+                using var signed = signer.Sign(data.Ours, key, WidgetSigning.Signing.SignatureForms.Webhook);
+                _ = signed.Webhook!.Signature;
             }),
         ];
 

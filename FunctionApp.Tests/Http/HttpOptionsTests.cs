@@ -29,6 +29,54 @@ public sealed class HttpOptionsTests
     }
 
     [Theory]
+    [InlineData("3")]
+    [InlineData("-1")]
+    [InlineData("Plain, Webhook")]
+    public void HttpOptions_SignatureFormsNotOneForm_FailsNamingTheSetting(string value)
+    {
+        // Arrange: numbers and flag lists that bind to an enum value without a name (issue 30).
+        using var provider = Build(new() { [HttpOptions.SignatureFormsSetting] = value });
+
+        // Act
+        var error = Assert.Throws<OptionsValidationException>(() => provider.GetRequiredService<IOptions<HttpOptions>>().Value);
+
+        // Assert
+        Assert.Contains("Http:SignatureForms must be Plain, Webhook or Both.", error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("hmac")]
+    [InlineData("plain webhook")]
+    [InlineData("x-signature")]
+    public void HttpOptions_SignatureFormsUnknownName_FailsNamingTheSetting(string value)
+    {
+        // Arrange: a value the configuration binder cannot convert fails there, naming the setting's path.
+        using var provider = Build(new() { [HttpOptions.SignatureFormsSetting] = value });
+
+        // Act
+        var error = Assert.Throws<InvalidOperationException>(() => provider.GetRequiredService<IOptions<HttpOptions>>().Value);
+
+        // Assert
+        Assert.Contains("'Http:SignatureForms'", error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("plain", SignatureForms.Plain)]
+    [InlineData("WEBHOOK", SignatureForms.Webhook)]
+    [InlineData("Both", SignatureForms.Both)]
+    public void HttpOptions_SignatureFormsInAnyCase_IsRead(string value, SignatureForms expected)
+    {
+        // Arrange
+        using var provider = Build(new() { [HttpOptions.SignatureFormsSetting] = value });
+
+        // Act
+        var forms = provider.GetRequiredService<IOptions<HttpOptions>>().Value.SignatureForms;
+
+        // Assert
+        Assert.Equal(expected, forms);
+    }
+
+    [Theory]
     [InlineData("Envelopes:MaxWidgets", "0")]
     [InlineData("Envelopes:MaxWidgets", "20000000")]
     [InlineData("Envelopes:MaxEchoedChars", "1")]
@@ -56,6 +104,7 @@ public sealed class HttpOptionsTests
 
         // Assert
         Assert.Equal(16 * 1024 * 1024, http.MaxRequestBodyBytes);
+        Assert.Equal(SignatureForms.Both, http.SignatureForms);
         Assert.Equal(50_000, envelopes.MaxWidgets);
         Assert.Equal(64, envelopes.MaxEchoedChars);
     }

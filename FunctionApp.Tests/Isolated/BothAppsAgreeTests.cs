@@ -12,7 +12,7 @@ namespace FunctionApp.Tests.Isolated;
 /// </summary>
 public sealed class BothAppsAgreeTests(BothAppsFixture fixture) : IClassFixture<BothAppsFixture>
 {
-    private static readonly string[] ComparedHeaders = ["Content-Type", "X-Signature", "X-Signature-Key-Id", "X-Signature-Algorithm", "webhook-id", "Allow"];
+    private static readonly string[] ComparedHeaders = ["Content-Type", "X-Signature", "X-Signatures", "X-Signature-Key-Id", "X-Signature-Algorithm", "webhook-id", "Allow"];
 
     public static TheoryData<string, string> Requests()
     {
@@ -21,6 +21,8 @@ public sealed class BothAppsAgreeTests(BothAppsFixture fixture) : IClassFixture<
         {
             data.Add(vector.Name, "/api/sign");
             data.Add(vector.Name, "/api/sign?output=canonical");
+            data.Add(vector.Name, "/api/sign?forms=plain");
+            data.Add(vector.Name, "/api/sign?forms=webhook&output=canonical");
             data.Add(vector.Name, "/api/verify");
         }
 
@@ -73,6 +75,8 @@ public sealed class BothAppsAgreeTests(BothAppsFixture fixture) : IClassFixture<
     [Theory]
     [InlineData("GET", "/api/keys")]
     [InlineData("POST", "/api/sign?output=nonsense")]
+    [InlineData("POST", "/api/sign?forms=nonsense")]
+    [InlineData("POST", "/api/sign?forms=plain&forms=webhook")]
     [InlineData("POST", "/api/verify")]
     public async Task EdgeRequest_ToBothApps_SameAnswer(string method, string path)
     {

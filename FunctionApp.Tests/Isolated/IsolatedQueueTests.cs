@@ -54,6 +54,39 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
     }
 
     [Fact]
+    public async Task Settings_SignatureFormsWebhook_QueueOutputAndHttpAnswerCarryOnlyTheWebhookForm()
+    {
+        // Arrange (issue 30): both settings through the isolated app's configuration, one host for both paths.
+        await using var app = await QueueApp.StartAsync(_azurite.ConnectionString, _output, new Dictionary<string, string>
+        {
+            ["Queues:SignatureForms"] = "Webhook",
+            ["Http:SignatureForms"] = "Webhook",
+        });
+        var vector = Vector.Load("one-widget");
+        using var client = new HttpClient { BaseAddress = app.Host.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
+        static ByteArrayContent Json(byte[] body) => new(body) { Headers = { ContentType = new("application/json") } };
+
+        // Act
+        var id = await app.EnqueueAsync(vector.Input);
+        var output = Assert.Single(await QueueFunctionHost.ReceiveAsync(app.Output, 1, Patience));
+        using var signed = await client.PostAsync("/api/sign", Json(vector.Input));
+        using var refused = await client.PostAsync("/api/sign?forms=plain", Json(vector.Input));
+
+        // Assert: the queue output's webhook is the spec's formula over the bytes with the queue_ id, and no hex signature.
+        var webhookId = DerivedWebhookId.ForQueueMessage(id, vector.Canonical);
+        var timestamp = output["webhook"]!.Value<long>("timestamp").ToString(System.Globalization.CultureInfo.InvariantCulture);
+        Assert.Equal(webhookId, output["webhook"]!.Value<string>("id"));
+        Assert.Equal(DerivedWebhookId.WebhookSignature(Vector.Key, webhookId, timestamp, vector.Canonical), output["webhook"]!.Value<string>("signature"));
+        Assert.Null(output["signature"]);
+        Assert.Null(output["signatures"]);
+        Assert.Equal(System.Net.HttpStatusCode.OK, signed.StatusCode);
+        Assert.False(signed.Headers.Contains("X-Signature"));
+        Assert.True(signed.Headers.Contains("webhook-signature"));
+        Assert.Equal(System.Net.HttpStatusCode.BadRequest, refused.StatusCode);
+        Assert.Contains("Http:SignatureForms", await refused.Content.ReadAsStringAsync(), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task SignQueue_SeedEnvelopeByClaimCheck_ForwardsSignatureAndWritesTheCanonicalBlob()
     {
         // Arrange

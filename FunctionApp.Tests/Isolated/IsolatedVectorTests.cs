@@ -109,6 +109,74 @@ public sealed class IsolatedVectorTests(IsolatedHostFixture fixture) : IClassFix
         Assert.Equal("v1," + Convert.ToBase64String(HMACSHA256.HashData(Convert.FromBase64String(webhook.Key), signed)), Header(response, "webhook-signature"));
     }
 
+    [Theory]
+    [MemberData(nameof(PositiveVectors))]
+    public async Task Sign_PositiveVectorPlainOnly_TheKnownSignatureAndNoWebhookHeaders(string name)
+    {
+        // Arrange (issue 30)
+        var vector = Vector.Load(name);
+
+        // Act
+        using var response = await fixture.Client.PostAsync("/api/sign?output=canonical&forms=plain", Json(vector.Input));
+        var body = await response.Content.ReadAsByteArrayAsync();
+
+        // Assert
+        Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        Assert.Equal(vector.Canonical, body);
+        Assert.Equal(vector.SignatureHex, Header(response, "X-Signature"));
+        Assert.Null(Header(response, "webhook-id"));
+        Assert.Null(Header(response, "webhook-signature"));
+    }
+
+    [Theory]
+    [MemberData(nameof(WebhookVectors))]
+    public async Task Sign_WebhookVectorWebhookOnly_TheSpecsLibraryVerifiesAndNoXSignature(string name)
+    {
+        // Arrange (issue 30)
+        var webhook = WebhookVector.Load(name);
+        using var request = new HttpRequestMessage(HttpMethod.Post, "/api/sign?output=canonical&forms=webhook") { Content = Json(webhook.Vector.Input) };
+        request.Headers.Add("Idempotency-Key", webhook.Id);
+
+        // Act
+        using var response = await fixture.Client.SendAsync(request);
+        var body = await response.Content.ReadAsByteArrayAsync();
+        var directory = Directory.CreateTempSubdirectory("isolated-webhook-only-").FullName;
+        var bodyFile = Path.Combine(directory, "canonical.json");
+        var headersFile = Path.Combine(directory, "headers.json");
+        await File.WriteAllBytesAsync(bodyFile, body);
+        await File.WriteAllTextAsync(headersFile, new JObject
+        {
+            ["webhook-id"] = Header(response, "webhook-id"),
+            ["webhook-timestamp"] = Header(response, "webhook-timestamp"),
+            ["webhook-signature"] = Header(response, "webhook-signature"),
+        }.ToString());
+        var library = await ExternalTool.VerifyWebhookAsync(bodyFile, headersFile, webhook.Secret);
+
+        // Assert
+        Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        Assert.Equal(webhook.Vector.Canonical, body);
+        Assert.True(library.ExitCode == 0, library.Output + library.Error);
+        var id = Header(response, "webhook-id");
+        Assert.Equal(DerivedWebhookId.ForIdempotencyKey(webhook.Id, webhook.Vector.Canonical), id);
+        var signed = Encoding.UTF8.GetBytes($"{id}.{Header(response, "webhook-timestamp")}.").Concat(webhook.Vector.Canonical).ToArray();
+        Assert.Equal("v1," + Convert.ToBase64String(HMACSHA256.HashData(Convert.FromBase64String(webhook.Key), signed)), Header(response, "webhook-signature"));
+        Assert.Null(Header(response, "X-Signature"));
+        Assert.Null(Header(response, "X-Signatures"));
+    }
+
+    [Fact]
+    public async Task Sign_UnknownFormsAttack_400NamingTheParameterNever500()
+    {
+        // Act
+        using var response = await fixture.Client.PostAsync("/api/sign?forms=%FF", Json(Vector.Load("one-widget").Input));
+        var problem = JObject.Parse(await response.Content.ReadAsStringAsync());
+
+        // Assert
+        Assert.Equal(HttpStatusCode.BadRequest, response.StatusCode);
+        Assert.Contains("Query parameter 'forms'", (string?)problem["detail"], StringComparison.Ordinal);
+        Assert.False(response.Headers.Contains("X-Signature"));
+    }
+
     [Fact]
     public async Task Verify_TheKnownSignature_IsValid()
     {

@@ -1,4 +1,5 @@
 using WidgetSigning.Queues;
+using WidgetSigning.Signing;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
@@ -17,6 +18,7 @@ public sealed class QueueOptionsTests
         var (options, names) = Resolve([]);
 
         Assert.Equal(16 * 1024, options.InlineCanonicalMaxBytes);
+        Assert.Equal(SignatureForms.Both, options.SignatureForms);
         Assert.Equal("widget-envelopes", names.WidgetInputQueue);
         Assert.Equal("widget-signatures", names.WidgetOutputQueue);
         Assert.Equal("widget-envelopes-rejected", names.WidgetRejectedQueue);
@@ -62,6 +64,8 @@ public sealed class QueueOptionsTests
     [InlineData("WidgetCanonicalContainer", "a234567890123456789012345678901234567890123456789012345678901234", "WidgetCanonicalContainer")]
     [InlineData("WidgetRejectedContainer", "widget-", "WidgetRejectedContainer")]
     [InlineData("Queues:MaxClaimCheckBytes", "0", "Queues:MaxClaimCheckBytes")]
+    [InlineData("Queues:SignatureForms", "3", "Queues:SignatureForms")]
+    [InlineData("Queues:SignatureForms", "Plain,Webhook", "Queues:SignatureForms")]
     [InlineData("WidgetOutputQueue", "widget-envelopes", "WidgetInputQueue, WidgetOutputQueue and WidgetRejectedQueue (and the input's -poison queue)")]
     [InlineData("WidgetRejectedQueue", "widget-envelopes-poison", "WidgetInputQueue, WidgetOutputQueue and WidgetRejectedQueue (and the input's -poison queue)")]
     public void Options_BadSetting_FailNamingIt(string setting, string value, string named)
@@ -71,6 +75,26 @@ public sealed class QueueOptionsTests
 
         // Assert
         Assert.Contains(named + " must", error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("webhook", SignatureForms.Webhook)]
+    [InlineData("Plain", SignatureForms.Plain)]
+    public void Options_SignatureForms_AreRead(string value, SignatureForms expected)
+    {
+        var (options, _) = Resolve(new() { ["Queues:SignatureForms"] = value });
+
+        Assert.Equal(expected, options.SignatureForms);
+    }
+
+    [Fact]
+    public void Options_SignatureFormsUnknownName_FailsNamingTheSetting()
+    {
+        // Act: a value the configuration binder cannot convert fails there, naming the setting's path.
+        var error = Assert.Throws<InvalidOperationException>(() => Resolve(new() { ["Queues:SignatureForms"] = "hmac" }));
+
+        // Assert
+        Assert.Contains("'Queues:SignatureForms'", error.Message, StringComparison.Ordinal);
     }
 
     [Theory]

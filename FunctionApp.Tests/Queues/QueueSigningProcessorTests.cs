@@ -48,6 +48,71 @@ public sealed class QueueSigningProcessorTests
         }
     }
 
+    [Theory]
+    [InlineData("Plain")]
+    [InlineData("Webhook")]
+    [InlineData("Both")]
+    public async Task SignAsync_QueueSignatureForms_OutputCarriesOnlyThoseFormsEachMatchingTheContract(string forms)
+    {
+        // Arrange (issue 30)
+        var (processor, _) = Create(new() { ["Queues:SignatureForms"] = forms });
+        var vector = Vector.Load("escapes-and-unicode");
+        var setting = Enum.Parse<SignatureForms>(forms);
+
+        // Act
+        var signed = await processor.SignAsync(new SigningQueueMessage("m-forms", 1, null, vector.Input), CancellationToken.None);
+        var json = JObject.Parse(signed.ToJson());
+
+        // Assert: the plain form is the known answer; the Standard Webhooks one the spec's formula over the same bytes.
+        Assert.Equal(vector.Canonical, Convert.FromBase64String(signed.CanonicalBase64!));
+        Assert.Equal("local", (string?)json["keyId"]);
+        if (setting.HasPlain())
+        {
+            Assert.Equal(vector.SignatureHex, (string?)json["signature"]);
+            Assert.Equal(vector.SignatureHex, (string?)Assert.Single(json["signatures"]!)["signature"]);
+        }
+        else
+        {
+            Assert.Null(json["signature"]);
+            Assert.Null(json["signatures"]);
+        }
+
+        if (setting.HasWebhook())
+        {
+            var id = DerivedWebhookId.ForQueueMessage("m-forms", vector.Canonical);
+            var timestamp = (string)json["webhook"]!["timestamp"]!;
+            Assert.Equal(id, (string?)json["webhook"]!["id"]);
+            Assert.Equal(DerivedWebhookId.WebhookSignature(Vector.Key, id, timestamp, vector.Canonical), (string?)json["webhook"]!["signature"]);
+        }
+        else
+        {
+            Assert.Null(json["webhook"]);
+        }
+    }
+
+    [Fact]
+    public async Task SignAsync_WebhookOnlyIntoABlob_NameBoundToTheContentAndARedeliveryFindsTheSameBlob()
+    {
+        // Arrange: no hex signature to name the blob after; the webhook id (message id + SHA-256 of the bytes) names it.
+        var (processor, names) = Create(new() { ["Queues:SignatureForms"] = "Webhook", ["Queues:InlineCanonicalMaxBytes"] = "0" });
+        var vector = Vector.Load("one-widget");
+        var other = Vector.Load("escapes-and-unicode");
+
+        // Act
+        var first = await processor.SignAsync(new SigningQueueMessage("m-webhook", 1, null, vector.Input), CancellationToken.None);
+        var redelivered = await processor.SignAsync(new SigningQueueMessage("m-webhook", 2, null, vector.Input), CancellationToken.None);
+        var changed = await processor.SignAsync(new SigningQueueMessage("m-webhook", 3, null, other.Input), CancellationToken.None);
+
+        // Assert
+        var id = DerivedWebhookId.ForQueueMessage("m-webhook", vector.Canonical);
+        Assert.Equal(new BlobReference(names.WidgetCanonicalContainer, $"m-webhook/{id}.json"), first.CanonicalBlob);
+        Assert.Equal(first.CanonicalBlob, redelivered.CanonicalBlob);
+        Assert.NotEqual(first.CanonicalBlob, changed.CanonicalBlob);
+        Assert.Equal(vector.Canonical, await DownloadAsync(first.CanonicalBlob!));
+        Assert.Equal(other.Canonical, await DownloadAsync(changed.CanonicalBlob!));
+        Assert.Null(first.Signature);
+    }
+
     [Fact]
     public async Task SignAsync_QueueMessageIdEqualToAnHttpIdAttack_WebhookIdInTheQueueNamespaceBoundToContent()
     {

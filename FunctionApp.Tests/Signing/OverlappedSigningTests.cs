@@ -54,13 +54,13 @@ public sealed class OverlappedSigningTests
         var canonical = vector.Canonical;
         Assert.Equal(canonical, signed.GetCanonicalBytes().ToArray());
         Assert.Equal(vector.SignatureHex, signed.Signature.ToHex());
-        var prefixed = Encoding.ASCII.GetBytes($"{WebhookId}.{signed.Webhook.Timestamp}.").Concat(canonical).ToArray();
+        var prefixed = Encoding.ASCII.GetBytes($"{WebhookId}.{signed.Webhook!.Timestamp}.").Concat(canonical).ToArray();
         Assert.Equal(
             material.Select(m => Convert.ToHexString(HMACSHA256.HashData(m, canonical)).ToLowerInvariant()),
             signed.Signatures.Select(s => s.Signature.ToHex()));
         Assert.Equal(
             string.Join(' ', material.Select(m => "v1," + Convert.ToBase64String(HMACSHA256.HashData(m, prefixed)))),
-            signed.Webhook.Signature);
+            signed.Webhook!.Signature);
     }
 
     private static EnvelopeSigner OnTwoCores(TestServices services) =>

@@ -51,7 +51,7 @@ public sealed class ReadAndSignTests
         Assert.Equal(vector.Canonical, canonical);
         Assert.Equal(vector.SignatureHex, signed.Signature.ToHex());
         Assert.Equal(vector.WidgetCount, signed.WidgetCount);
-        Assert.Equal(ExpectedWebhookSignature(vector.Canonical, signed.Webhook.Timestamp), signed.Webhook.Signature);
+        Assert.Equal(ExpectedWebhookSignature(vector.Canonical, signed.Webhook!.Timestamp), signed.Webhook!.Signature);
         Assert.Equal(0, PoolInUse(services));
     }
 
@@ -74,7 +74,7 @@ public sealed class ReadAndSignTests
             // Assert
             Assert.Equal(other.GetCanonicalBytes().ToArray(), one.GetCanonicalBytes().ToArray());
             Assert.Equal(other.Signature, one.Signature);
-            Assert.Equal(ExpectedWebhookSignature(other.GetCanonicalBytes().ToArray(), one.Webhook.Timestamp), one.Webhook.Signature);
+            Assert.Equal(ExpectedWebhookSignature(other.GetCanonicalBytes().ToArray(), one.Webhook!.Timestamp), one.Webhook!.Signature);
         }
     }
 
@@ -94,7 +94,7 @@ public sealed class ReadAndSignTests
         Assert.Equal(vector.SignatureHex, signed.Signatures[0].Signature.ToHex());
         Assert.Equal(Convert.ToHexString(HMACSHA256.HashData(Enumerable.Range(100, 32).Select(i => (byte)i).ToArray(), vector.Canonical)).ToLowerInvariant(), signed.Signatures[1].Signature.ToHex());
         Assert.Equal("next", signed.Signatures[1].KeyId);
-        Assert.Equal(2, signed.Webhook.Signature.Split(' ').Length);
+        Assert.Equal(2, signed.Webhook!.Signature.Split(' ').Length);
     }
 
     [Theory]
@@ -117,12 +117,12 @@ public sealed class ReadAndSignTests
 
         // Assert: the documented id, and each key's v1 entry the spec's formula over it.
         var id = DerivedWebhookId.ForIdempotencyKey("order-42", vector.Canonical);
-        var timestamp = signed.Webhook.Timestamp.ToString(System.Globalization.CultureInfo.InvariantCulture);
-        Assert.Equal(id, signed.Webhook.Id);
+        var timestamp = signed.Webhook!.Timestamp.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        Assert.Equal(id, signed.Webhook!.Id);
         Assert.Equal(vector.SignatureHex, signed.Signatures[0].Signature.ToHex());
         Assert.Equal(
             DerivedWebhookId.WebhookSignature(Vector.Key, id, timestamp, vector.Canonical) + " " + DerivedWebhookId.WebhookSignature(stagedKey, id, timestamp, vector.Canonical),
-            signed.Webhook.Signature);
+            signed.Webhook!.Signature);
     }
 
     [Theory]

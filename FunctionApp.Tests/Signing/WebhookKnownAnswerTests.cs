@@ -44,9 +44,9 @@ public sealed class WebhookKnownAnswerTests
         using var signed = signer.SignAll(envelope, new SigningKeys(key, []), vector.Id);
 
         // Assert: the new header, and the old hex signature unchanged (the same key as the vectors' key.b64).
-        Assert.Equal(vector.Id, signed.Webhook.Id);
-        Assert.Equal(vector.Timestamp, signed.Webhook.Timestamp);
-        Assert.Equal(vector.Signature, signed.Webhook.Signature);
+        Assert.Equal(vector.Id, signed.Webhook!.Id);
+        Assert.Equal(vector.Timestamp, signed.Webhook!.Timestamp);
+        Assert.Equal(vector.Signature, signed.Webhook!.Signature);
         Assert.Equal(vector.Vector.SignatureHex, signed.Signature.ToHex());
     }
 
@@ -85,7 +85,7 @@ public sealed class WebhookKnownAnswerTests
         using var signed = signer.SignAll(envelope, new SigningKeys(current, [staged]), vector.Id);
 
         // Assert
-        var entries = signed.Webhook.Signature.Split(' ');
+        var entries = signed.Webhook!.Signature.Split(' ');
         Assert.Equal(2, entries.Length);
         Assert.Equal(vector.Signature, entries[0]);
         Assert.Equal(StandardWebhooks.VersionPrefix + StandardWebhooks.Sign(staged, vector.Id, vector.Timestamp, signed.GetCanonicalBytes()).ToBase64(), entries[1]);

@@ -53,10 +53,11 @@ public sealed class HttpEnvelopeReader
     }
 
     /// <summary>
-    /// Reads the envelope in <paramref name="request"/>'s body and signs it with <paramref name="signer"/>, writing and
-    /// hashing behind the reader when a core is spare (<see cref="EnvelopeSigner.ReadAndSignAsync(Stream, WidgetSigning.Envelopes.WidgetEnvelopeReader, WebhookIdSeed?, EnvelopeBudgetLease?, CancellationToken)"/>). The body's and the
-    /// canonical form's blocks are charged to <paramref name="lease"/>, which the result then owns; the body is returned
-    /// to the pool as soon as it is read.
+    /// Reads the envelope in <paramref name="request"/>'s body and signs it with <paramref name="signer"/> in the
+    /// <paramref name="forms"/> asked for, writing and hashing behind the reader when a core is spare
+    /// (<see cref="EnvelopeSigner.ReadAndSignAsync(Stream, WidgetSigning.Envelopes.WidgetEnvelopeReader, WebhookIdSeed?, SignatureForms, EnvelopeBudgetLease?, CancellationToken)"/>).
+    /// The body's and the canonical form's blocks are charged to <paramref name="lease"/>, which the result then owns; the
+    /// body is returned to the pool as soon as it is read.
     /// </summary>
     /// <exception cref="UnsupportedContentTypeException">The body is not declared as UTF-8 JSON.</exception>
     /// <exception cref="RequestBodyTooLargeException">The body is over the limit.</exception>
@@ -64,14 +65,14 @@ public sealed class HttpEnvelopeReader
     /// <exception cref="MemoryBudgetExceededException">The memory budget had no room within its wait.</exception>
     /// <exception cref="EnvelopeFormatException">The body is not a valid envelope.</exception>
     public async Task<SignedEnvelope> ReadAndSignAsync(
-        HttpRequest request, EnvelopeSigner signer, WebhookIdSeed? webhookId, EnvelopeBudgetLease lease, CancellationToken cancellationToken)
+        HttpRequest request, EnvelopeSigner signer, WebhookIdSeed? webhookId, SignatureForms forms, EnvelopeBudgetLease lease, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(signer);
         var body = await ReadBodyAsync(request, lease, cancellationToken).ConfigureAwait(false);
 
         // The signer owns the body from here: it is returned to the pool as soon as it is read. With an
         // Idempotency-Key, webhook-id is derived from it and the canonical bytes; without, a new msg_ id.
-        return await signer.ReadAndSignAsync(body, _reader, webhookId, lease, cancellationToken).ConfigureAwait(false);
+        return await signer.ReadAndSignAsync(body, _reader, webhookId, forms, lease, cancellationToken).ConfigureAwait(false);
     }
 
     // UTF-8 JSON only, then the body into the pool up to the limit, charged to the lease.

@@ -62,6 +62,20 @@ public sealed class HttpOptions
     [Range(typeof(TimeSpan), "00:00:00", "00:05:00", ErrorMessage = DataRateGracePeriodSetting + " must be between {1} and {2}.")]
     public TimeSpan DataRateGracePeriod { get; set; } = TimeSpan.FromSeconds(5);
 
+    /// <summary>The full name of the <see cref="SignatureForms"/> setting.</summary>
+    public const string SignatureFormsSetting = SectionName + ":" + nameof(SignatureForms);
+
+    /// <summary>
+    /// The signature forms <c>/api/sign</c> makes when a request does not ask (<c>?forms=</c>), and the most a request may
+    /// ask for: <see cref="Signing.SignatureForms.Plain"/> (<c>X-Signature</c>), <see cref="Signing.SignatureForms.Webhook"/>
+    /// (Standard Webhooks) or <see cref="Signing.SignatureForms.Both"/>. Each form is one HMAC chain over the canonical
+    /// bytes per key, so a deployment whose receivers check one form signs faster with only that one. Setting:
+    /// <c>Http:SignatureForms</c>. Default <c>Both</c>: every answer carried both before the setting existed, and a
+    /// receiver checking the dropped form would start failing.
+    /// </summary>
+    [EnumDataType(typeof(Signing.SignatureForms), ErrorMessage = SignatureFormsSetting + " must be Plain, Webhook or Both.")]
+    public Signing.SignatureForms SignatureForms { get; set; } = Signing.SignatureForms.Both;
+
     /// <summary>How long <paramref name="bytes"/> may take to arrive or to be written: the grace period plus bytes at the minimum rate.</summary>
     public TimeSpan TimeAllowedFor(long bytes) => DataRateGracePeriod + TimeSpan.FromSeconds((double)bytes / MinDataRateBytesPerSecond);
 }

@@ -7,7 +7,8 @@ namespace WidgetSigning.Http;
 
 /// <summary>
 /// <c>POST /api/sign</c>, whatever the host: reads a widget envelope, signs its canonical bytes, answers with the
-/// signature (or, with <c>?output=canonical</c>, with the canonical bytes and the signature in headers). Each host's
+/// signature (or, with <c>?output=canonical</c>, with the canonical bytes and the signature in headers), in the forms
+/// <c>?forms=</c> asks for within <see cref="HttpOptions.SignatureForms"/> (all of those without it). Each host's
 /// function is a one-line adapter over <see cref="HandleAsync"/>.
 /// </summary>
 public sealed class SignHandler
@@ -39,8 +40,11 @@ public sealed class SignHandler
         try
         {
             var canonicalBody = SignRequestOptions.WantsCanonicalBody(request);
+            var forms = SignRequestOptions.Forms(request, _reader.Options.SignatureForms);
+
+            // Checked whatever the forms: a malformed header is the client's mistake even when no webhook-id is made.
             var webhookId = WebhookRequestHeaders.ReadIdempotencyKey(request);
-            var signed = await _reader.ReadAndSignAsync(request, _signer, webhookId, lease, cancellationToken).ConfigureAwait(false);
+            var signed = await _reader.ReadAndSignAsync(request, _signer, webhookId, forms, lease, cancellationToken).ConfigureAwait(false);
             lease = null;
 
             // Safety net: if the host never executes the result, the pooled stream still goes back.

@@ -7,8 +7,10 @@ namespace WidgetSigning.Http;
 
 /// <summary>
 /// The 200 response of <c>/api/sign</c>: the signature as JSON, or (with <c>?output=canonical</c>) the exact
-/// canonical bytes streamed from the pool. Either way the signature is also in the headers. The result owns
-/// the <see cref="SignedEnvelope"/> and disposes it once the response is written.
+/// canonical bytes streamed from the pool. Either way the signature is also in the headers. Only the forms made appear:
+/// without the plain form no <c>X-Signature</c>, <c>X-Signatures</c>, <c>signature</c> or <c>signatures</c>; without the
+/// Standard Webhooks form no <c>webhook-*</c> header and no <c>webhook</c>. The result owns the
+/// <see cref="SignedEnvelope"/> and disposes it once the response is written.
 /// </summary>
 public sealed class SignatureResult : IActionResult
 {
@@ -33,17 +35,31 @@ public sealed class SignatureResult : IActionResult
         var response = context.HttpContext.Response;
         try
         {
-            var signature = _signed.Signature.ToHex();
+            var plain = _signed.Forms.HasPlain();
+            var signature = plain ? _signed.Signature.ToHex() : null;
+            var webhook = _signed.Webhook;
             var headers = response.Headers;
-            headers[SignatureHeaders.Signature] = signature;
+            if (signature is not null)
+            {
+                headers[SignatureHeaders.Signature] = signature;
+            }
+
             headers[SignatureHeaders.Algorithm] = _signed.Algorithm;
             headers[SignatureHeaders.KeyId] = _signed.KeyId;
             headers[SignatureHeaders.WidgetCount] = _signed.WidgetCount.ToString(CultureInfo.InvariantCulture);
             headers[SignatureHeaders.CanonicalLength] = _signed.CanonicalLength.ToString(CultureInfo.InvariantCulture);
-            headers[SignatureHeaders.Signatures] = string.Join(", ", _signed.Signatures.Select(s => $"{s.StateName}:{s.KeyId}:{s.Signature.ToHex()}"));
-            headers[StandardWebhooks.IdHeader] = _signed.Webhook.Id;
-            headers[StandardWebhooks.TimestampHeader] = _signed.Webhook.Timestamp.ToString(CultureInfo.InvariantCulture);
-            headers[StandardWebhooks.SignatureHeader] = _signed.Webhook.Signature;
+            if (plain)
+            {
+                headers[SignatureHeaders.Signatures] = string.Join(", ", _signed.Signatures.Select(s => $"{s.StateName}:{s.KeyId}:{s.Signature.ToHex()}"));
+            }
+
+            if (webhook is not null)
+            {
+                headers[StandardWebhooks.IdHeader] = webhook.Id;
+                headers[StandardWebhooks.TimestampHeader] = webhook.Timestamp.ToString(CultureInfo.InvariantCulture);
+                headers[StandardWebhooks.SignatureHeader] = webhook.Signature;
+            }
+
             headers.CacheControl = "no-store";
 
             if (CanonicalBody)
@@ -62,13 +78,17 @@ public sealed class SignatureResult : IActionResult
                 json.WriteValue(_signed.Algorithm);
                 json.WritePropertyName("keyId");
                 json.WriteValue(_signed.KeyId);
-                json.WritePropertyName("signature");
-                json.WriteValue(signature);
+                if (signature is not null)
+                {
+                    json.WritePropertyName("signature");
+                    json.WriteValue(signature);
+                }
+
                 json.WritePropertyName("widgetCount");
                 json.WriteValue(_signed.WidgetCount);
                 json.WritePropertyName("canonicalLength");
                 json.WriteValue(_signed.CanonicalLength);
-                SignatureJson.WriteSignatures(json, _signed.Signatures, _signed.Webhook);
+                SignatureJson.WriteSignatures(json, plain ? _signed.Signatures : null, webhook);
                 json.WriteEndObject();
             }, context.HttpContext.RequestAborted).ConfigureAwait(false);
         }

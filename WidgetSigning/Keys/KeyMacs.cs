@@ -3,60 +3,79 @@ using System.Security.Cryptography;
 namespace WidgetSigning.Keys;
 
 /// <summary>
-/// Every HMAC one signature carries, fed together in one pass over the canonical bytes as they are written: for
-/// each key (the current one first, then each staged one) the HMAC of the bytes alone and the HMAC of a prefix
-/// followed by the bytes (Standard Webhooks' <c>id.timestamp.</c>). The instances come from the keys' pools; call
-/// <see cref="Complete"/> or <see cref="Abandon"/> exactly once.
+/// Every hash one signature feeds in its one pass over the canonical bytes as they are written, and no other: for each
+/// key (the current one first, then each staged one) the HMAC of the bytes alone (<c>X-Signature</c>'s, when the plain
+/// form is made) and the HMAC of a prefix followed by the bytes (Standard Webhooks' <c>id.timestamp.</c>, when that form
+/// is made and its id is known up front); last, where the id is derived from the bytes, the SHA-256 it comes from. Each
+/// form asked for costs one chain per key, each form not asked for nothing. The HMAC instances come from the keys' pools;
+/// call <see cref="Complete"/> or <see cref="Abandon"/> exactly once.
 /// </summary>
 internal sealed class KeyMacs
 {
     private readonly SigningKeys _keys;
     private readonly IncrementalHash[] _hashes;
-    private readonly bool _deferred;
+    private readonly int _perKey;
+    private readonly bool _plain;
+    private readonly bool _prefixed;
+    private readonly bool _digest;
     private bool _done;
 
-    /// <summary>Rents two HMACs per key and feeds every second one <paramref name="prefix"/>.</summary>
-    public KeyMacs(SigningKeys keys, ReadOnlySpan<byte> prefix)
+    private KeyMacs(SigningKeys keys, bool plain, bool prefixed, IncrementalHash? digest, ReadOnlySpan<byte> prefix)
     {
         _keys = keys;
-        _hashes = new IncrementalHash[2 * (1 + keys.Staged.Count)];
-        for (var i = 0; i < _hashes.Length; i += 2)
+        _plain = plain;
+        _prefixed = prefixed;
+        _digest = digest is not null;
+        _perKey = (plain ? 1 : 0) + (prefixed ? 1 : 0);
+        var macs = _perKey * (1 + keys.Staged.Count);
+        _hashes = new IncrementalHash[macs + (_digest ? 1 : 0)];
+        for (var i = 0; i < macs; i++)
         {
-            var key = KeyOf(i);
-            _hashes[i] = key.RentHash();
-            _hashes[i + 1] = key.RentHash();
-            _hashes[i + 1].AppendData(prefix);
+            _hashes[i] = KeyOf(i).RentHash();
+            if (prefixed && (!plain || i % 2 == 1))
+            {
+                _hashes[i].AppendData(prefix);
+            }
+        }
+
+        if (digest is not null)
+        {
+            _hashes[^1] = digest;
         }
     }
+
+    /// <summary>The plain form alone: one HMAC per key, of the bytes alone.</summary>
+    public static KeyMacs PlainOnly(SigningKeys keys) => new(keys, plain: true, prefixed: false, digest: null, []);
 
     /// <summary>
-    /// Deferred form, for a <c>webhook-id</c> derived from the canonical bytes (not known until they are all written): one
-    /// HMAC per key (the bytes alone) and, last, <paramref name="digest"/> (a SHA-256 the id comes from). The prefixed
-    /// MACs are computed once the id is known, over the written bytes.
+    /// The Standard Webhooks form with its id known up front: per key, the HMAC of <paramref name="prefix"/> and the bytes,
+    /// preceded by the HMAC of the bytes alone with <paramref name="plain"/>.
     /// </summary>
-    public KeyMacs(SigningKeys keys, IncrementalHash digest)
-    {
-        _keys = keys;
-        _deferred = true;
-        _hashes = new IncrementalHash[2 + keys.Staged.Count];
-        for (var i = 0; i < _hashes.Length - 1; i++)
-        {
-            _hashes[i] = (i == 0 ? keys.Current : keys.Staged[i - 1]).RentHash();
-        }
+    public static KeyMacs Prefixed(SigningKeys keys, bool plain, ReadOnlySpan<byte> prefix) => new(keys, plain, prefixed: true, digest: null, prefix);
 
-        _hashes[^1] = digest;
-    }
+    /// <summary>
+    /// The Standard Webhooks form with its <c>webhook-id</c> derived from the canonical bytes (not known until they are all
+    /// written): with <paramref name="plain"/>, one HMAC per key of the bytes alone; and, last, <paramref name="digest"/>
+    /// (the SHA-256 the id comes from). The prefixed MACs are computed once the id is known, over the written bytes.
+    /// </summary>
+    public static KeyMacs Deferred(SigningKeys keys, bool plain, IncrementalHash digest) => new(keys, plain, prefixed: false, digest, []);
 
-    /// <summary>How many hashes: two per key (or, deferred, one per key and the digest).</summary>
+    /// <summary>How many hashes one pass feeds.</summary>
     public int Count => _hashes.Length;
 
     /// <summary>All of them.</summary>
     public HashTargets All => new(_hashes, 0, _hashes.Length);
 
-    /// <summary>
-    /// The MACs, in the order above (per key: bytes alone, then prefixed; deferred: one per key, then the digest); the
-    /// instances go back to their pools.
-    /// </summary>
+    /// <summary>Where, in what <see cref="Complete"/> returns, the plain MAC of key <paramref name="key"/> (0 the current) is.</summary>
+    public int PlainAt(int key) => _plain ? key * _perKey : throw new InvalidOperationException("No plain MAC was fed.");
+
+    /// <summary>Where the prefixed (Standard Webhooks) MAC of key <paramref name="key"/> is.</summary>
+    public int PrefixedAt(int key) => _prefixed ? (key * _perKey) + (_plain ? 1 : 0) : throw new InvalidOperationException("No prefixed MAC was fed.");
+
+    /// <summary>Where the digest the <c>webhook-id</c> comes from is.</summary>
+    public int DigestAt => _digest ? _hashes.Length - 1 : throw new InvalidOperationException("No digest was fed.");
+
+    /// <summary>The values, at <see cref="PlainAt"/>, <see cref="PrefixedAt"/> and <see cref="DigestAt"/>; the instances go back to their pools.</summary>
     public Signature[] Complete()
     {
         ObjectDisposedException.ThrowIf(_done, this);
@@ -65,7 +84,7 @@ internal sealed class KeyMacs
         Span<byte> digest = stackalloc byte[Signature.Length];
         for (var i = 0; i < _hashes.Length; i++)
         {
-            if (_deferred && i == _hashes.Length - 1)
+            if (_digest && i == _hashes.Length - 1)
             {
                 _hashes[i].GetHashAndReset(digest);
                 _hashes[i].Dispose();
@@ -95,7 +114,9 @@ internal sealed class KeyMacs
         }
     }
 
-    private SigningKey KeyOf(int index) => _deferred
-        ? index == 0 ? _keys.Current : _keys.Staged[index - 1]
-        : index < 2 ? _keys.Current : _keys.Staged[(index / 2) - 1];
+    private SigningKey KeyOf(int index)
+    {
+        var key = index / _perKey;
+        return key == 0 ? _keys.Current : _keys.Staged[key - 1];
+    }
 }

@@ -106,23 +106,27 @@ public sealed class QueueBlobStore
     }
 
     /// <summary>
-    /// Writes the canonical bytes to <c>&lt;messageId&gt;/&lt;signature&gt;.json</c>, uploaded straight from the
-    /// signing stream, create-only (If-None-Match: *). A name is bound to one signature, so a blob an output points to
-    /// is never overwritten: a redelivery that signs the same bytes finds its blob there (409, the same bytes), and one
-    /// that signs different bytes (the producer changed the claim blob) writes a different name.
+    /// Writes the canonical bytes to <c>&lt;messageId&gt;/&lt;signature&gt;.json</c> (without the plain form,
+    /// <c>&lt;messageId&gt;/&lt;webhook-id&gt;.json</c>), uploaded straight from the signing stream, create-only
+    /// (If-None-Match: *). A name is bound to one content, so a blob an output points to is never overwritten: a
+    /// redelivery that signs the same bytes finds its blob there (409, the same bytes), and one that signs different
+    /// bytes (the producer changed the claim blob) writes a different name.
     /// </summary>
     public async Task<BlobReference> WriteCanonicalAsync(string messageId, SignedEnvelope signed, CancellationToken cancellationToken)
     {
         ArgumentException.ThrowIfNullOrEmpty(messageId);
         ArgumentNullException.ThrowIfNull(signed);
         var container = _storage.CanonicalContainer;
-        var name = CanonicalBlobName(messageId, signed.Signature.ToHex());
+
+        // Without the plain form, the webhook id (queue_…, from the message id and a SHA-256 of the canonical bytes) binds
+        // the name to the content; the webhook signature would not do: it also covers the timestamp, new on each delivery.
+        var name = CanonicalBlobName(messageId, signed.Forms.HasPlain() ? signed.Signature.ToHex() : signed.Webhook!.Id);
         await CreateOnlyAsync(container, name, () => new ReadOnlySequenceStream(signed.GetCanonicalBytes()), "application/json", cancellationToken)
             .ConfigureAwait(false);
         return new BlobReference(container.Name, name);
     }
 
-    /// <summary>The canonical blob's name for one message and signature (hex).</summary>
+    /// <summary>The canonical blob's name for one message and signature (hex), or webhook id without the plain form.</summary>
     public static string CanonicalBlobName(string messageId, string signatureHex) => $"{messageId}/{signatureHex}.json";
 
     /// <summary>

@@ -44,4 +44,14 @@ public sealed class QueueOptions
     /// </summary>
     [Range(typeof(long), "1", "9223372036854775807", ErrorMessage = SectionName + ":" + nameof(MaxClaimCheckBytes) + " must be positive.")]
     public long MaxClaimCheckBytes { get; set; } = 16 * 1024 * 1024;
+
+    /// <summary>
+    /// The signature forms each output message carries: <see cref="Signing.SignatureForms.Plain"/> (<c>signature</c>,
+    /// <c>signatures</c>), <see cref="Signing.SignatureForms.Webhook"/> (<c>webhook</c>) or
+    /// <see cref="Signing.SignatureForms.Both"/>. A queue message has no per-message place for the choice (its body is the
+    /// envelope, whose members the contract fixes, or a claim check), so it is this deployment's. Setting:
+    /// <c>Queues:SignatureForms</c>. Default <c>Both</c>, what every output carried before the setting existed.
+    /// </summary>
+    [EnumDataType(typeof(Signing.SignatureForms), ErrorMessage = SectionName + ":" + nameof(SignatureForms) + " must be Plain, Webhook or Both.")]
+    public Signing.SignatureForms SignatureForms { get; set; } = Signing.SignatureForms.Both;
 }

@@ -101,7 +101,7 @@ public sealed class QueueSigningProcessor
             // Idempotency-Key can reach), so a redelivery carries the same id for receivers to dedupe on, and a message
             // whose claim-check blob changed between deliveries does not.
             var seed = StandardWebhooks.IsValidId(message.Id) ? WebhookIdSeed.FromQueueMessageId(message.Id) : (WebhookIdSeed?)null;
-            var signed = await _signer.SignAsync(envelope, seed, lease, cancellationToken).ConfigureAwait(false);
+            var signed = await _signer.SignAsync(envelope, seed, _options.SignatureForms, lease, cancellationToken).ConfigureAwait(false);
             lease = null;
             await using (signed.ConfigureAwait(false))
             {
@@ -134,7 +134,7 @@ public sealed class QueueSigningProcessor
             DequeueCount = message.DequeueCount,
             Algorithm = signed.Algorithm,
             KeyId = signed.KeyId,
-            Signature = signed.Signature.ToHex(),
+            Signature = signed.Forms.HasPlain() ? signed.Signature.ToHex() : null,
             WidgetCount = signed.WidgetCount,
             CanonicalLength = signed.CanonicalLength,
             Signatures = signed.Signatures,

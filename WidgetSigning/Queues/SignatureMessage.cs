@@ -5,7 +5,9 @@ namespace WidgetSigning.Queues;
 /// <summary>
 /// The output message: one per input message, carrying the input's message id for de-duplication (delivery is at
 /// least once; signing is deterministic, so a redelivery yields the same signature). The exact signed bytes are
-/// either inline (<see cref="CanonicalBase64"/>) or in a blob (<see cref="CanonicalBlob"/>), never both.
+/// either inline (<see cref="CanonicalBase64"/>) or in a blob (<see cref="CanonicalBlob"/>), never both. It carries the
+/// forms <c>Queues:SignatureForms</c> names: the plain one (<see cref="Signature"/>, <see cref="Signatures"/>), the
+/// Standard Webhooks one (<see cref="Webhook"/>), or both.
 /// </summary>
 public sealed class SignatureMessage
 {
@@ -18,13 +20,13 @@ public sealed class SignatureMessage
     /// <summary>Always <c>HMACSHA256</c>.</summary>
     public required string Algorithm { get; init; }
 
-    /// <summary>The id of the key that signed.</summary>
+    /// <summary>The id of the key that signed (the current key).</summary>
     public required string KeyId { get; init; }
 
-    /// <summary>64 lowercase hex digits.</summary>
-    public required string Signature { get; init; }
+    /// <summary>The plain signature, 64 lowercase hex digits; null (and left out of the JSON, with <see cref="Signatures"/>) without the plain form.</summary>
+    public string? Signature { get; init; }
 
-    /// <summary>Every key's signature, labelled (current first, then each staged key); empty in messages built by hand.</summary>
+    /// <summary>Every key's plain signature, labelled (current first, then each staged key); empty in messages built by hand and without the plain form.</summary>
     public IReadOnlyList<KeySignature> Signatures { get; init; } = [];
 
     /// <summary>The Standard Webhooks headers over the canonical bytes (<c>webhook-id</c> derived from the input message id and the canonical bytes: <c>queue_…</c>); null if not made.</summary>
@@ -59,8 +61,12 @@ public sealed class SignatureMessage
             json.WriteValue(Algorithm);
             json.WritePropertyName("keyId");
             json.WriteValue(KeyId);
-            json.WritePropertyName("signature");
-            json.WriteValue(Signature);
+            if (Signature is not null)
+            {
+                json.WritePropertyName("signature");
+                json.WriteValue(Signature);
+            }
+
             json.WritePropertyName("widgetCount");
             json.WriteValue(WidgetCount);
             json.WritePropertyName("canonicalLength");
@@ -71,7 +77,7 @@ public sealed class SignatureMessage
                 json.WriteValue(CanonicalBase64);
             }
 
-            SignatureJson.WriteSignatures(json, Signatures, Webhook);
+            SignatureJson.WriteSignatures(json, Signature is null ? null : Signatures, Webhook);
             QueueJson.WriteBlob(json, "canonicalBlob", CanonicalBlob);
             QueueJson.WriteBlob(json, "claimCheck", ClaimCheck);
             json.WriteEndObject();

@@ -85,7 +85,7 @@ public sealed class EnvelopeSigner
     public async ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, string? webhookId, EnvelopeBudgetLease? lease, CancellationToken cancellationToken)
     {
         var keys = await _keys.GetSigningKeysAsync(cancellationToken).ConfigureAwait(false);
-        return SignAll(envelope, keys, new IdPlan(webhookId ?? StandardWebhooks.NewId(), null), lease);
+        return SignAll(envelope, keys, SignPlan.WithId(SignatureForms.Both, webhookId), lease);
     }
 
     /// <summary>
@@ -93,10 +93,19 @@ public sealed class EnvelopeSigner
     /// <c>webhook-id</c> derived from <paramref name="seed"/> and the canonical bytes (<see cref="WebhookIdSeed"/>):
     /// what a caller's key (an <c>Idempotency-Key</c>, a queue message id) must go through; a new id when null.
     /// </summary>
-    public async ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, WebhookIdSeed? seed, EnvelopeBudgetLease? lease, CancellationToken cancellationToken)
+    public ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, WebhookIdSeed? seed, EnvelopeBudgetLease? lease, CancellationToken cancellationToken) =>
+        SignAsync(envelope, seed, SignatureForms.Both, lease, cancellationToken);
+
+    /// <summary>
+    /// As <see cref="SignAsync(WidgetEnvelope, WebhookIdSeed?, EnvelopeBudgetLease?, CancellationToken)"/>, making only
+    /// the <paramref name="forms"/> asked for: one MAC chain per key and form, none for a form left out (without the
+    /// Standard Webhooks form, <paramref name="seed"/> is not used and no <c>webhook-id</c> is made).
+    /// </summary>
+    public async ValueTask<SignedEnvelope> SignAsync(
+        WidgetEnvelope envelope, WebhookIdSeed? seed, SignatureForms forms, EnvelopeBudgetLease? lease, CancellationToken cancellationToken)
     {
         var keys = await _keys.GetSigningKeysAsync(cancellationToken).ConfigureAwait(false);
-        return SignAll(envelope, keys, IdPlan.For(seed), lease);
+        return SignAll(envelope, keys, SignPlan.WithSeed(forms, seed), lease);
     }
 
     /// <summary>Signs <paramref name="envelope"/> with <paramref name="key"/> alone. Dispose the result.</summary>
@@ -106,7 +115,11 @@ public sealed class EnvelopeSigner
     /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
     /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
     public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKey key, EnvelopeBudgetLease? lease) =>
-        SignAll(envelope, new SigningKeys(key, []), new IdPlan(StandardWebhooks.NewId(), null), lease);
+        SignAll(envelope, new SigningKeys(key, []), SignPlan.WithId(SignatureForms.Both, null), lease);
+
+    /// <summary>Signs <paramref name="envelope"/> with <paramref name="key"/> alone, making only the <paramref name="forms"/> asked for (a new <c>webhook-id</c> if any). Dispose the result.</summary>
+    public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKey key, SignatureForms forms) =>
+        SignAll(envelope, new SigningKeys(key, []), SignPlan.WithId(forms, null), lease: null);
 
     /// <summary>
     /// Reads an envelope from <paramref name="utf8Json"/> with <paramref name="reader"/> and signs it as
@@ -130,7 +143,7 @@ public sealed class EnvelopeSigner
     /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
     public ValueTask<SignedEnvelope> ReadAndSignAsync(
         Stream utf8Json, WidgetEnvelopeReader reader, string? webhookId, EnvelopeBudgetLease? lease, CancellationToken cancellationToken) =>
-        ReadAndSignAsync(utf8Json, reader, new IdPlan(webhookId ?? StandardWebhooks.NewId(), null), lease, cancellationToken);
+        ReadAndSignAsync(utf8Json, reader, SignPlan.WithId(SignatureForms.Both, webhookId), lease, cancellationToken);
 
     /// <summary>
     /// As <see cref="ReadAndSignAsync(Stream, WidgetEnvelopeReader, string?, EnvelopeBudgetLease?, CancellationToken)"/>,
@@ -139,11 +152,20 @@ public sealed class EnvelopeSigner
     /// </summary>
     public ValueTask<SignedEnvelope> ReadAndSignAsync(
         Stream utf8Json, WidgetEnvelopeReader reader, WebhookIdSeed? seed, EnvelopeBudgetLease? lease, CancellationToken cancellationToken) =>
-        ReadAndSignAsync(utf8Json, reader, IdPlan.For(seed), lease, cancellationToken);
+        ReadAndSignAsync(utf8Json, reader, SignPlan.WithSeed(SignatureForms.Both, seed), lease, cancellationToken);
+
+    /// <summary>
+    /// As <see cref="ReadAndSignAsync(Stream, WidgetEnvelopeReader, WebhookIdSeed?, EnvelopeBudgetLease?, CancellationToken)"/>,
+    /// making only the <paramref name="forms"/> asked for: one MAC chain per key and form fed behind the reader or after it,
+    /// none for a form left out.
+    /// </summary>
+    public ValueTask<SignedEnvelope> ReadAndSignAsync(
+        Stream utf8Json, WidgetEnvelopeReader reader, WebhookIdSeed? seed, SignatureForms forms, EnvelopeBudgetLease? lease, CancellationToken cancellationToken) =>
+        ReadAndSignAsync(utf8Json, reader, SignPlan.WithSeed(forms, seed), lease, cancellationToken);
 
     [System.Diagnostics.CodeAnalysis.SuppressMessage("Reliability", "CA2000:Dispose objects before losing scope", Justification = "The signed envelope is the result: the caller owns it through the ValueTask.")]
     private ValueTask<SignedEnvelope> ReadAndSignAsync(
-        Stream utf8Json, WidgetEnvelopeReader reader, IdPlan id, EnvelopeBudgetLease? lease, CancellationToken cancellationToken)
+        Stream utf8Json, WidgetEnvelopeReader reader, SignPlan id, EnvelopeBudgetLease? lease, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(utf8Json);
         WidgetEnvelope? envelope = null;
@@ -188,7 +210,7 @@ public sealed class EnvelopeSigner
         return SignAfterReadingAsync(envelope!, pendingKeys, id, lease);
     }
 
-    private async ValueTask<SignedEnvelope> SignAfterReadingAsync(WidgetEnvelope envelope, ValueTask<SigningKeys> pendingKeys, IdPlan webhookId, EnvelopeBudgetLease? lease)
+    private async ValueTask<SignedEnvelope> SignAfterReadingAsync(WidgetEnvelope envelope, ValueTask<SigningKeys> pendingKeys, SignPlan webhookId, EnvelopeBudgetLease? lease)
     {
         var keys = await pendingKeys.ConfigureAwait(false);
         var signed = SignAll(envelope, keys, webhookId, lease);
@@ -199,7 +221,7 @@ public sealed class EnvelopeSigner
     }
 
     /// <summary>
-    /// Signs <paramref name="envelope"/>: every MAC of every key (<c>X-Signature</c>, the Standard Webhooks form, and
+    /// Signs <paramref name="envelope"/>: both forms' MACs of every key (<c>X-Signature</c>, the Standard Webhooks form, and
     /// both again per staged key) computed in one pass while the canonical bytes are written into the pooled blocks.
     /// The canonical blocks are charged to <paramref name="lease"/>, which the result then owns. Dispose the result.
     /// </summary>
@@ -207,13 +229,28 @@ public sealed class EnvelopeSigner
     /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
     /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
     public SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, string webhookId, EnvelopeBudgetLease? lease = null) =>
-        SignAll(envelope, keys, new IdPlan(webhookId, null), lease);
+        SignAll(envelope, keys, webhookId, SignatureForms.Both, lease);
+
+    /// <summary>
+    /// As <see cref="SignAll(WidgetEnvelope, SigningKeys, string, EnvelopeBudgetLease?)"/>, making only the
+    /// <paramref name="forms"/> asked for (without the Standard Webhooks form, <paramref name="webhookId"/> is not used).
+    /// </summary>
+    /// <exception cref="ArgumentException"><paramref name="webhookId"/> breaks <see cref="StandardWebhooks.IsValidId"/> and the Standard Webhooks form is asked for.</exception>
+    public SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, string webhookId, SignatureForms forms, EnvelopeBudgetLease? lease = null)
+    {
+        ArgumentNullException.ThrowIfNull(webhookId);
+        return SignAll(envelope, keys, SignPlan.WithId(forms, webhookId), lease);
+    }
 
     /// <summary>As <see cref="SignAll(WidgetEnvelope, SigningKeys, string, EnvelopeBudgetLease?)"/>, the id derived from <paramref name="seed"/> and the canonical bytes.</summary>
     public SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, WebhookIdSeed seed, EnvelopeBudgetLease? lease = null) =>
-        SignAll(envelope, keys, new IdPlan(null, seed), lease);
+        SignAll(envelope, keys, seed, SignatureForms.Both, lease);
 
-    private SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, IdPlan webhookId, EnvelopeBudgetLease? lease)
+    /// <summary>As <see cref="SignAll(WidgetEnvelope, SigningKeys, WebhookIdSeed, EnvelopeBudgetLease?)"/>, making only the <paramref name="forms"/> asked for.</summary>
+    public SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, WebhookIdSeed seed, SignatureForms forms, EnvelopeBudgetLease? lease = null) =>
+        SignAll(envelope, keys, SignPlan.WithSeed(forms, seed), lease);
+
+    private SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, SignPlan webhookId, EnvelopeBudgetLease? lease)
     {
         ArgumentNullException.ThrowIfNull(envelope);
         ArgumentNullException.ThrowIfNull(keys);
@@ -256,7 +293,7 @@ public sealed class EnvelopeSigner
     }
 
     // Null when the budget has no room for the body and the canonical form together now: the caller reads, then signs.
-    private SignedEnvelope? TryReadAndSignBehind(Stream utf8Json, WidgetEnvelopeReader reader, SigningKeys keys, IdPlan webhookId, EnvelopeBudgetLease? lease)
+    private SignedEnvelope? TryReadAndSignBehind(Stream utf8Json, WidgetEnvelopeReader reader, SigningKeys keys, SignPlan webhookId, EnvelopeBudgetLease? lease)
     {
         var timestamp = _time.GetUtcNow().ToUnixTimeSeconds();
         var macs = CreateMacs(keys, webhookId, timestamp);
@@ -316,71 +353,91 @@ public sealed class EnvelopeSigner
 
     private static bool CoreIsSpare(int inFlight) => inFlight <= Environment.ProcessorCount / 2 && ThreadPool.PendingWorkItemCount == 0;
 
-    private static KeyMacs CreateMacs(SigningKeys keys, IdPlan webhookId, long timestamp)
+    // Only the chains the forms need: the plain form one per key; the Standard Webhooks form one per key, fed its
+    // id.timestamp. prefix here when the id is known now, or after the pass (with a SHA-256 in the pass for the id) when
+    // the id is derived from the bytes.
+    internal static KeyMacs CreateMacs(SigningKeys keys, SignPlan plan, long timestamp)
     {
-        if (webhookId.Seed is { } seed)
+        var plain = plan.Forms.HasPlain();
+        if (!plan.Forms.HasWebhook())
         {
-            return new KeyMacs(keys, seed.StartDigest());
+            return KeyMacs.PlainOnly(keys);
+        }
+
+        if (plan.Seed is { } seed)
+        {
+            return KeyMacs.Deferred(keys, plain, seed.StartDigest());
         }
 
         Span<byte> prefix = stackalloc byte[StandardWebhooks.MaxPrefixBytes];
-        return new KeyMacs(keys, prefix[..StandardWebhooks.WritePrefix(prefix, webhookId.Literal!, timestamp)]);
+        return KeyMacs.Prefixed(keys, plain, prefix[..StandardWebhooks.WritePrefix(prefix, plan.Literal!, timestamp)]);
     }
 
-    /// <summary>The webhook id as given (known answers, a generated <c>msg_</c> id), or a seed to derive it from.</summary>
-    private readonly record struct IdPlan(string? Literal, WebhookIdSeed? Seed)
+    /// <summary>
+    /// The forms to make and, with the Standard Webhooks form, the webhook id as given (known answers, a generated
+    /// <c>msg_</c> id) or a seed to derive it from. Without that form there is no id: none is generated.
+    /// </summary>
+    internal readonly record struct SignPlan(SignatureForms Forms, string? Literal, WebhookIdSeed? Seed)
     {
+        /// <summary>The id <paramref name="webhookId"/>, or a new <c>msg_</c> id when null.</summary>
+        public static SignPlan WithId(SignatureForms forms, string? webhookId) =>
+            forms.HasWebhook() ? new(forms, webhookId ?? StandardWebhooks.NewId(), null) : new(forms, null, null);
+
         /// <summary>Derived from <paramref name="seed"/>, or a new <c>msg_</c> id when there is none.</summary>
-        public static IdPlan For(WebhookIdSeed? seed) => seed is { } derived ? new(null, derived) : new(StandardWebhooks.NewId(), null);
+        public static SignPlan WithSeed(SignatureForms forms, WebhookIdSeed? seed) =>
+            !forms.HasWebhook() ? new(forms, null, null) : seed is { } derived ? new(forms, null, derived) : new(forms, StandardWebhooks.NewId(), null);
     }
 
     // Labels the MACs: the current key's (X-Signature, and the first webhook-signature entry), then each staged key's.
     private SignedEnvelope Seal(
-        RecyclableMemoryStream canonical, KeyMacs macs, SigningKeys keys, IdPlan plan, long timestamp, int widgetCount, EnvelopeBudgetLease? lease)
+        RecyclableMemoryStream canonical, KeyMacs macs, SigningKeys keys, SignPlan plan, long timestamp, int widgetCount, EnvelopeBudgetLease? lease)
     {
-        var macValues = macs.Complete();
-        string webhookId;
-        if (plan.Seed is { } seed)
+        var values = macs.Complete();
+        var key = keys.Current;
+        var count = 1 + keys.Staged.Count;
+        SigningLog.Signed(_logger, widgetCount, canonical.Length, key.KeyId);
+        var signed = new SignedEnvelope(canonical, plan.Forms, plan.Forms.HasPlain() ? values[macs.PlainAt(0)] : null, key.KeyId, widgetCount, lease);
+        if (plan.Forms.HasPlain() && count > 1)
         {
-            // Derived id: known only now, so the Standard Webhooks MACs (id.timestamp. + bytes) take one more pass
-            // over the written bytes, one per key; laid out as the one-pass form (per key: bytes alone, prefixed).
-            webhookId = seed.IdFor(macValues[^1].Bytes);
-            var bytes = canonical.GetReadOnlySequence();
-            var laidOut = new Signature[2 * (1 + keys.Staged.Count)];
-            for (var i = 0; i < laidOut.Length / 2; i++)
+            // The current key's is labelled already; each staged key's follows it.
+            var labelled = new KeySignature[count];
+            labelled[0] = signed.Signatures[0];
+            for (var i = 1; i < count; i++)
             {
-                laidOut[2 * i] = macValues[i];
-                laidOut[(2 * i) + 1] = StandardWebhooks.Sign(i == 0 ? keys.Current : keys.Staged[i - 1], webhookId, timestamp, bytes);
+                labelled[i] = new KeySignature(keys.Staged[i - 1].KeyId, KeyState.Staged, values[macs.PlainAt(i)]);
             }
 
-            macValues = laidOut;
-        }
-        else
-        {
-            webhookId = plan.Literal!;
+            signed.Signatures = labelled;
         }
 
-        var key = keys.Current;
-        SigningLog.Signed(_logger, widgetCount, canonical.Length, key.KeyId);
-        var signed = new SignedEnvelope(canonical, macValues[0], key.KeyId, widgetCount, lease);
-        var count = 1 + keys.Staged.Count;
-        var labelled = new KeySignature[count];
-        labelled[0] = signed.Signatures[0];
+        if (!plan.Forms.HasWebhook())
+        {
+            return signed;
+        }
+
+        // Derived id: known only now, so the Standard Webhooks MACs (id.timestamp. + bytes) take one pass over the
+        // written bytes, one per key.
+        var webhookId = plan.Seed is { } seed ? seed.IdFor(values[macs.DigestAt].Bytes) : plan.Literal!;
+        var bytes = plan.Seed is null ? default : canonical.GetReadOnlySequence();
 
         // webhook-signature written once into a stack buffer ("v1," + 44 base64 characters + a space per key), so a
         // signature costs one header string rather than a builder and a string per entry.
         const int EntryChars = 3 + 44 + 1;
         var header = count <= 8 ? stackalloc char[count * EntryChars] : new char[count * EntryChars];
-        var length = AppendEntry(header, 0, macValues[1]);
-        for (var i = 1; i < count; i++)
+        var length = 0;
+        for (var i = 0; i < count; i++)
         {
-            var staged = keys.Staged[i - 1];
-            labelled[i] = new KeySignature(staged.KeyId, KeyState.Staged, macValues[2 * i]);
-            header[length++] = ' ';
-            length = AppendEntry(header, length, macValues[(2 * i) + 1]);
+            if (i > 0)
+            {
+                header[length++] = ' ';
+            }
+
+            var entry = plan.Seed is null
+                ? values[macs.PrefixedAt(i)]
+                : StandardWebhooks.Sign(i == 0 ? key : keys.Staged[i - 1], webhookId, timestamp, bytes);
+            length = AppendEntry(header, length, entry);
         }
 
-        signed.Signatures = labelled;
         signed.Webhook = new WebhookSignature(webhookId, timestamp, new string(header[..length]));
         return signed;
     }

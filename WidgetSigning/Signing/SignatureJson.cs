@@ -9,8 +9,34 @@ namespace WidgetSigning.Signing;
 /// </summary>
 internal static class SignatureJson
 {
-    /// <summary>Writes <c>"signatures":[…]</c> and, when there is one, <c>"webhook":{…}</c> into the open object.</summary>
-    public static void WriteSignatures(JsonWriter json, IReadOnlyList<KeySignature> signatures, WebhookSignature? webhook)
+    /// <summary>
+    /// Writes <c>"signatures":[…]</c> when there is a plain form (<paramref name="signatures"/> not null) and
+    /// <c>"webhook":{…}</c> when there is a Standard Webhooks one, into the open object: only the forms made.
+    /// </summary>
+    public static void WriteSignatures(JsonWriter json, IReadOnlyList<KeySignature>? signatures, WebhookSignature? webhook)
+    {
+        if (signatures is not null)
+        {
+            WriteLabelled(json, signatures);
+        }
+
+        if (webhook is null)
+        {
+            return;
+        }
+
+        json.WritePropertyName("webhook");
+        json.WriteStartObject();
+        json.WritePropertyName("id");
+        json.WriteValue(webhook.Id);
+        json.WritePropertyName("timestamp");
+        json.WriteValue(webhook.Timestamp);
+        json.WritePropertyName("signature");
+        json.WriteValue(webhook.Signature);
+        json.WriteEndObject();
+    }
+
+    private static void WriteLabelled(JsonWriter json, IReadOnlyList<KeySignature> signatures)
     {
         json.WritePropertyName("signatures");
         json.WriteStartArray();
@@ -27,19 +53,5 @@ internal static class SignatureJson
         }
 
         json.WriteEndArray();
-        if (webhook is null)
-        {
-            return;
-        }
-
-        json.WritePropertyName("webhook");
-        json.WriteStartObject();
-        json.WritePropertyName("id");
-        json.WriteValue(webhook.Id);
-        json.WritePropertyName("timestamp");
-        json.WriteValue(webhook.Timestamp);
-        json.WritePropertyName("signature");
-        json.WriteValue(webhook.Signature);
-        json.WriteEndObject();
     }
 }

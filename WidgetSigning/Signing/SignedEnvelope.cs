@@ -4,8 +4,8 @@ using Microsoft.IO;
 namespace WidgetSigning.Signing;
 
 /// <summary>
-/// The result of signing: the signature and the exact canonical bytes it covers, held in a pooled stream.
-/// Dispose it (once) to return the stream's blocks to the pool.
+/// The result of signing: the signatures of the <see cref="Forms"/> made and the exact canonical bytes they cover, held
+/// in a pooled stream. Dispose it (once) to return the stream's blocks to the pool.
 /// </summary>
 public sealed class SignedEnvelope : IDisposable, IAsyncDisposable
 {
@@ -13,36 +13,42 @@ public sealed class SignedEnvelope : IDisposable, IAsyncDisposable
     public const string AlgorithmName = "HMACSHA256";
 
     private readonly EnvelopeBudgetLease? _lease;
+    private readonly Signature? _signature;
     private RecyclableMemoryStream? _canonical;
 
-    internal SignedEnvelope(RecyclableMemoryStream canonical, Signature signature, string keyId, int widgetCount, EnvelopeBudgetLease? lease = null)
+    internal SignedEnvelope(RecyclableMemoryStream canonical, SignatureForms forms, Signature? signature, string keyId, int widgetCount, EnvelopeBudgetLease? lease = null)
     {
         _canonical = canonical;
         _lease = lease;
-        Signature = signature;
+        _signature = signature;
+        Forms = forms;
         KeyId = keyId;
         WidgetCount = widgetCount;
         CanonicalLength = canonical.Length;
-        Signatures = [new KeySignature(keyId, KeyState.Current, signature)];
-        Webhook = new WebhookSignature(string.Empty, 0, string.Empty);
+        Signatures = signature is { } current ? [new KeySignature(keyId, KeyState.Current, current)] : [];
     }
 
+    /// <summary>The forms made: the plain signature (<see cref="Signature"/>, <see cref="Signatures"/>), the Standard Webhooks one (<see cref="Webhook"/>), or both.</summary>
+    public SignatureForms Forms { get; }
+
     /// <summary>
-    /// Every key's signature, labelled: the current key's first (the same value as <see cref="Signature"/>), then each
-    /// staged key's, so receivers can switch to a new key before it becomes current.
+    /// Every key's plain signature, labelled: the current key's first (the same value as <see cref="Signature"/>), then each
+    /// staged key's, so receivers can switch to a new key before it becomes current. Empty without the plain form.
     /// </summary>
     public IReadOnlyList<KeySignature> Signatures { get; internal set; }
 
-    /// <summary>The Standard Webhooks headers over the same canonical bytes.</summary>
-    public WebhookSignature Webhook { get; internal set; }
+    /// <summary>The Standard Webhooks headers over the same canonical bytes; null without that form.</summary>
+    public WebhookSignature? Webhook { get; internal set; }
 
     /// <summary>Always <see cref="AlgorithmName"/>.</summary>
     public string Algorithm => AlgorithmName;
 
-    /// <summary>The HMAC-SHA256 of the canonical bytes.</summary>
-    public Signature Signature { get; }
+    /// <summary>The current key's HMAC-SHA256 of the canonical bytes (<c>X-Signature</c>).</summary>
+    /// <exception cref="InvalidOperationException">The plain form was not made (<see cref="Forms"/> is <see cref="SignatureForms.Webhook"/>): no such MAC was computed.</exception>
+    public Signature Signature => _signature
+        ?? throw new InvalidOperationException($"No plain signature was made: the forms made are '{SignatureFormNames.NameOf(Forms)}'.");
 
-    /// <summary>The id of the key that made <see cref="Signature"/>.</summary>
+    /// <summary>The id of the current key, which made <see cref="Signature"/> and the first <c>webhook-signature</c> entry.</summary>
     public string KeyId { get; }
 
     /// <summary>How many widgets were signed.</summary>
