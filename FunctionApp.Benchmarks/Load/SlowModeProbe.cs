@@ -15,9 +15,10 @@ namespace FunctionApp.Benchmarks.Load;
 /// <para>
 /// What decided it (issue 30): whether the other core was free. When another process holds it (the Functions host beside
 /// the worker, a build, a neighbour), the scheduler runs the pipeline's helper on the reader's core, where its waiting
-/// took the reader's time slices. <c>--busy</c> reproduces that on purpose: a process spinning beside each measuring
-/// one. With it, a process is slow when the function costs more than <see cref="BusyRatio"/>× reading then signing on
-/// one core, the most a request should cost when no core is spare; the row "helper stays" is the behaviour before.
+/// spun and yielded between runs and so took the reader's time slices; it now sleeps. <c>--busy</c> reproduces that on
+/// purpose: a process spinning beside each measuring one. With it, a process is slow when the function costs more than
+/// <see cref="BusyRatio"/>× reading then signing on one core, the most a request should cost when no core is spare; the
+/// row "helper spins" is the behaviour before.
 /// </para>
 /// </summary>
 public static class SlowModeProbe
@@ -79,7 +80,7 @@ public static class SlowModeProbe
         output.WriteLine(string.Create(
             CultureInfo.InvariantCulture,
             $"Slow-mode probe: {processes} fresh processes x {rounds} rounds, .NET {Environment.Version}, {Environment.ProcessorCount} cores, {beside}"));
-        output.WriteLine("| Process | Reading alone ms | Function ms | Helper stays (before) ms | One core ms | Function / reading | Function / one core | Before / one core | Helper wrote (share of runs) | Helper left the reader's core | Slow |");
+        output.WriteLine("| Process | Reading alone ms | Function ms | Helper spins (before) ms | One core ms | Function / reading | Function / one core | Before / one core | Helper wrote (share of runs) | Helper sleeps | Slow |");
         output.WriteLine("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
         var slow = 0;
         for (var p = 1; p <= processes; p++)
@@ -102,7 +103,7 @@ public static class SlowModeProbe
             slow += isSlow ? 1 : 0;
             output.WriteLine(string.Create(
                 CultureInfo.InvariantCulture,
-                $"| {p} | {result.ReadMs:N2} | {result.FunctionMs:N2} | {result.HelperStaysMs:N2} | {result.OneCoreMs:N2} | {ratio:N2} | {result.FunctionMs / result.OneCoreMs:N2} | {result.HelperStaysMs / result.OneCoreMs:N2} | {result.HelperShare:P0} | {result.LeftTheReadersCore} | {(isSlow ? "**slow**" : "no")} |"));
+                $"| {p} | {result.ReadMs:N2} | {result.FunctionMs:N2} | {result.HelperSpinsMs:N2} | {result.OneCoreMs:N2} | {ratio:N2} | {result.FunctionMs / result.OneCoreMs:N2} | {result.HelperSpinsMs / result.OneCoreMs:N2} | {result.HelperShare:P0} | {result.HelperSleeps} | {(isSlow ? "**slow**" : "no")} |"));
         }
 
         output.WriteLine(slow == 0 ? "No process was in the slow mode." : $"{slow} of {processes} processes were in the slow mode.");
@@ -120,7 +121,7 @@ public static class SlowModeProbe
                 ("read", rows.Limit_ReadOnly_HttpEnvelopeReader),
                 ("function", rows.SignFunction_RunAsync),
                 ("one core", rows.SignFunction_RunAsync_ReadThenSignOneCore),
-                ("helper stays", rows.SignFunction_RunAsync_HelperStaysOnReadersCore),
+                ("helper spins", rows.SignFunction_RunAsync_HelperSpins),
             ];
             var samples = variants.Select(_ => new List<double>()).ToArray();
             var helperRunsBefore = WidgetSigning.Signing.PipelineCounters.Snapshot();
@@ -138,7 +139,7 @@ public static class SlowModeProbe
             }
 
             var helper = WidgetSigning.Signing.PipelineCounters.Snapshot() - helperRunsBefore;
-            var result = new ProcessResult(Median(samples[0]), Median(samples[1]), Median(samples[2]), Median(samples[3]), helper.HelperShare, helper.LeftTheReadersCore);
+            var result = new ProcessResult(Median(samples[0]), Median(samples[1]), Median(samples[2]), Median(samples[3]), helper.HelperShare, helper.HelperSleeps);
             output.WriteLine(JsonSerializer.Serialize(result));
             return 0;
         }
@@ -155,5 +156,5 @@ public static class SlowModeProbe
     }
 
     /// <summary>One process's medians (ms) and the share of runs its pipeline's helper wrote.</summary>
-    private sealed record ProcessResult(double ReadMs, double FunctionMs, double OneCoreMs, double HelperStaysMs, double HelperShare, long LeftTheReadersCore);
+    private sealed record ProcessResult(double ReadMs, double FunctionMs, double OneCoreMs, double HelperSpinsMs, double HelperShare, long HelperSleeps);
 }

@@ -63,10 +63,10 @@ public sealed class EnvelopeSigner
     internal SigningOverlap Overlap { get; init; }
 
     /// <summary>
-    /// Whether an adaptive pipeline's helper leaves when it finds itself waiting on the reader's core (issue 30's slow
-    /// mode); true but for the benchmarks' row of the behaviour before.
+    /// Whether the pipeline's helper sleeps between runs (issue 30) rather than only spin and yield; true but for the
+    /// benchmarks' row of the behaviour before.
     /// </summary>
-    internal bool LeaveTheReadersCore { get; init; } = true;
+    internal bool HelperSleeps { get; init; } = true;
 
     /// <summary>Signs <paramref name="envelope"/> with the current and staged keys, under a new webhook id.</summary>
     /// <exception cref="SigningKeyUnavailableException">No key is available yet.</exception>
@@ -316,9 +316,8 @@ public sealed class EnvelopeSigner
         try
         {
             var destination = new HashingBufferWriter(new BudgetedBufferWriter(canonical, lease, _maxCanonicalBytes, held), macs.All);
-            var adaptive = Overlap == SigningOverlap.Adaptive;
             pipeline = new SigningPipeline(
-                destination, (int)Math.Min(body / MinimumWidgetBytes, MaxHandOverWidgets), leaveWhenBusy: adaptive, leaveWhenSharingTheReadersCore: adaptive && LeaveTheReadersCore);
+                destination, (int)Math.Min(body / MinimumWidgetBytes, MaxHandOverWidgets), leaveWhenBusy: Overlap == SigningOverlap.Adaptive, sleepWhileWaiting: HelperSleeps);
             pipeline.Start();
             reader.Read(utf8Json, pipeline);
             pipeline.Complete();

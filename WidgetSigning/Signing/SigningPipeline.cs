@@ -25,10 +25,15 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
     /// <summary>Widgets per run: ~48 KB of the seed's canonical JSON; the last run costs at most ~60 µs (32, 128 and 256 measured, issue 22).</summary>
     internal const int Batch = 128;
 
+    // SpinOnce calls (about 10 spins, then 10 yields: some tens of µs) before the helper sleeps until the next run.
+    private const int SpinsBeforeSleeping = 20;
+    private const int MaxSleepMilliseconds = 5;
+
     private readonly object _gate = new();
+    private readonly object _sleep = new();
     private readonly IBufferWriter<byte> _destination;
     private readonly bool _leaveWhenBusy;
-    private readonly bool _leaveWhenSharingTheReadersCore;
+    private readonly bool _sleepWhileWaiting;
     private Widget[] _widgets;
     private int _count;
     private int _written;
@@ -39,14 +44,14 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
     /// <summary>
     /// Writes the envelope's opening now; <paramref name="expectedWidgets"/> presizes the hand-over array. With
     /// <paramref name="leaveWhenBusy"/> (production) the helper leaves once its core is wanted; without (tests, the
-    /// benchmarks' "always" rows) it stays to the end. <paramref name="leaveWhenSharingTheReadersCore"/> (default: as
-    /// <paramref name="leaveWhenBusy"/>) makes it leave when it finds itself waiting on the reader's own core.
+    /// benchmarks' "always" rows) it stays to the end. Between runs the helper sleeps after a short spin unless
+    /// <paramref name="sleepWhileWaiting"/> is false (the benchmarks' row of the behaviour before issue 30).
     /// </summary>
-    public SigningPipeline(IBufferWriter<byte> destination, int expectedWidgets, bool leaveWhenBusy = false, bool? leaveWhenSharingTheReadersCore = null)
+    public SigningPipeline(IBufferWriter<byte> destination, int expectedWidgets, bool leaveWhenBusy = false, bool sleepWhileWaiting = true)
     {
         _destination = destination;
         _leaveWhenBusy = leaveWhenBusy;
-        _leaveWhenSharingTheReadersCore = leaveWhenSharingTheReadersCore ?? leaveWhenBusy;
+        _sleepWhileWaiting = sleepWhileWaiting;
         _widgets = ArrayPool<Widget>.Shared.Rent(Math.Max(expectedWidgets, 2 * Batch));
         CanonicalUtf8Writer.WriteStart(destination);
     }
@@ -73,9 +78,8 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
         // costs the reader a cache miss each time (per widget, ~0.3 ms of a 1 MB body).
         if (count % Batch == 0)
         {
-            // Where the reader runs, for the helper to see whether it shares that core (issue 30's slow mode).
-            _signals.ReaderCpu = Thread.GetCurrentProcessorId();
             Volatile.Write(ref _signals.Published, count);
+            WakeHelper();
         }
     }
 
@@ -96,20 +100,18 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
                     return;
                 }
 
-                // Issue 30's slow mode: the other core is taken by another process (the Functions host beside the worker,
-                // a build, a neighbour), so the scheduler runs this thread on the reader's core. Waiting there only takes
-                // the reader's time slices (a request cost up to 1.9x reading, more than reading then signing on one
-                // core); leaving makes it cost at most that. Asked while waiting only: a run written here is work the
-                // reader would do anyway.
-                if (_leaveWhenSharingTheReadersCore && spinner.NextSpinWillYield && Thread.GetCurrentProcessorId() == Volatile.Read(ref _signals.ReaderCpu))
+                // Spins and yields for a few tens of µs, then sleeps until the reader publishes the next run (issue 30: the
+                // next run is ~200 µs of reading away, and spinning through that cost ~2 ms of CPU per 1 MB request; when
+                // no core is spare and this thread shares the reader's, spinning took the reader's time slices: the slow
+                // mode, up to 1.9x reading). Before, it only spun and yielded (the benchmarks' "helper spins" row).
+                if (!_sleepWhileWaiting || spinner.Count < SpinsBeforeSleeping)
                 {
-                    PipelineCounters.HelperLeftTheReadersCore();
-                    return;
+                    spinner.SpinOnce(sleep1Threshold: -1);
+                    continue;
                 }
 
-                // Waits without sleeping (the next run is tens of µs away); past a few spins it yields the core to any
-                // other thread that wants it.
-                spinner.SpinOnce(sleep1Threshold: -1);
+                SleepUntilPublished(written);
+                spinner = default;
                 continue;
             }
 
@@ -130,6 +132,7 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
     public void Complete()
     {
         Volatile.Write(ref _signals.Stop, true);
+        WakeHelper();
         lock (_gate)
         {
             if (!_closed && TryWrite(_count, byHelper: false))
@@ -155,12 +158,45 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
     public void Abandon()
     {
         Volatile.Write(ref _signals.Stop, true);
+        WakeHelper();
         lock (_gate)
         {
             _closed = true;
         }
 
         ReturnWidgets();
+    }
+
+    // Sleeps while nothing new is published and reading goes on. The flag is set and fenced before the check, and the
+    // reader fences between publishing and reading the flag, so either the reader sees the flag and wakes this thread, or
+    // this thread sees the new run and does not sleep. Bounded all the same: a missed wake-up costs at most that long.
+    private void SleepUntilPublished(int written)
+    {
+        lock (_sleep)
+        {
+            _signals.HelperSleeping = true;
+            Interlocked.MemoryBarrier();
+            if (Volatile.Read(ref _signals.Published) == written && !Volatile.Read(ref _signals.Stop))
+            {
+                PipelineCounters.HelperSlept();
+                Monitor.Wait(_sleep, MaxSleepMilliseconds);
+            }
+
+            _signals.HelperSleeping = false;
+        }
+    }
+
+    // On the reader's thread after publishing (or stopping): a fence, then the helper's flag; a lock only when it sleeps.
+    private void WakeHelper()
+    {
+        Interlocked.MemoryBarrier();
+        if (Volatile.Read(ref _signals.HelperSleeping))
+        {
+            lock (_sleep)
+            {
+                Monitor.PulseAll(_sleep);
+            }
+        }
     }
 
     // Under _gate. A failure closes the pipeline: nothing more is written, and Complete throws it.
@@ -226,9 +262,9 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
         [FieldOffset(64)]
         public int Published;
 
-        // Beside Published: the reader writes both once per run.
+        // Beside Published: the helper sets it only while it sleeps; the reader reads it once per run.
         [FieldOffset(68)]
-        public int ReaderCpu;
+        public bool HelperSleeping;
 
         [FieldOffset(128)]
         public bool Stop;

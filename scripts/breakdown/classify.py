@@ -21,6 +21,11 @@ CATEGORIES = [
     ("host hop: YARP forwarder + HttpClient", r"Yarp\.[\w.+<>`]*::|System\.Net\.Http\.[\w.+<>`]*::"),
     ("host hop: gRPC invocation", r"Grpc\.[\w.+<>`]*::|Google\.Protobuf[\w.+<>`]*::|WorkerChannel[\w.+<>]*::|Functions\.Worker\.Grpc"),
     ("worker: Functions middleware (ASP.NET Core integration)", r"Microsoft\.Azure\.Functions\.Worker[\w.+<>`]*::"),
+    # The in-process HTTP binding reads every Content-Length body into a string (api.md): WebJobs' frames, and the
+    # continuations that run without them on the stack: ASP.NET Core's FileBufferingReadStream (which spills a body over
+    # 30 KB to a temporary file), StreamReader.ReadToEndAsync and the StringBuilder it fills.
+    ("in-process binding (the body buffered and read into a string)",
+     r"Microsoft\.Azure\.WebJobs[\w.+<>`]*::|FileBufferingReadStream|ReadToEndAsyncInternal|StringBuilder::ToString|Interop/Sys/FileStatus|System\.IO\.RandomAccess|System\.IO\.FileStream|SafeFileHandle"),
     ("logging", r"Microsoft\.Extensions\.Logging[\w.+<>`]*::|System\.Console[\w.+<>`]*::"),
     ("Kestrel + ASP.NET Core pipeline", r"Microsoft\.AspNetCore[\w.+<>`]*::|System\.IO\.Pipelines[\w.+<>`]*::"),
     ("sockets and thread pool (managed)", r"System\.Net\.Sockets[\w.+<>`]*::|System\.Threading[\w.+<>`]*::"),
