@@ -41,6 +41,54 @@ public sealed class SigningPipelineTests
         Assert.Equal(widgets, pipeline.Count);
     }
 
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public void Execute_ReaderPausesBetweenRunsAttack_HelperSleepsInsteadOfSpinning(bool sleepWhileWaiting)
+    {
+        // Arrange (issue 30's slow mode): one run handed over, then the reader pauses, as it does for the ~200 µs of
+        // reading between two runs. A helper that only spins and yields there takes the time slices of a reader that
+        // shares its core; it must sleep instead, and still wake for the next run.
+        var envelope = RandomEnvelopes.Create(seed: 30, widgets: 3 * SigningPipeline.Batch).Ours;
+        var expected = Canonical(envelope);
+        var destination = new ArrayBufferWriter<byte>();
+        var pipeline = new SigningPipeline(destination, expectedWidgets: envelope.Widgets.Count, sleepWhileWaiting: sleepWhileWaiting);
+        pipeline.Start();
+
+        // Act: the first run, a pause until the helper sleeps (10 s at most: a busy thread pool may start it late; with
+        // sleepWhileWaiting false, 300 ms of spinning), then the rest.
+        for (var i = 0; i < SigningPipeline.Batch; i++)
+        {
+            pipeline.Add(envelope.Widgets[i]);
+        }
+
+        var waited = System.Diagnostics.Stopwatch.StartNew();
+        var pause = sleepWhileWaiting ? 10_000 : 300;
+        while (pipeline.Sleeps == 0 && waited.ElapsedMilliseconds < pause)
+        {
+            Thread.Sleep(5);
+        }
+
+        var sleptDuringThePause = pipeline.Sleeps;
+        for (var i = SigningPipeline.Batch; i < envelope.Widgets.Count; i++)
+        {
+            pipeline.Add(envelope.Widgets[i]);
+        }
+
+        pipeline.Complete();
+
+        // Assert: the same bytes either way; the helper slept during the pause only when told to (before: never).
+        Assert.Equal(expected, destination.WrittenSpan.ToArray());
+        if (sleepWhileWaiting)
+        {
+            Assert.True(sleptDuringThePause > 0, "the helper did not sleep within a 10 s pause (it spun, or never started)");
+        }
+        else
+        {
+            Assert.Equal(0, pipeline.Sleeps);
+        }
+    }
+
     [Fact]
     public void Complete_WriterFailsOnTheHelper_ThrowsItAfterReadingAndWritesNothingMore()
     {

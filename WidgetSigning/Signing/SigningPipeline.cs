@@ -40,6 +40,7 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
     private bool _closed;
     private Signals _signals;
     private ExceptionDispatchInfo? _failure;
+    private int _sleeps;
 
     /// <summary>
     /// Writes the envelope's opening now; <paramref name="expectedWidgets"/> presizes the hand-over array. With
@@ -58,6 +59,9 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
 
     /// <summary>Widgets handed over so far.</summary>
     public int Count => _count;
+
+    /// <summary>Times the helper slept between runs (for the tests: the process-wide count is <see cref="PipelineCounters"/>).</summary>
+    internal int Sleeps => Volatile.Read(ref _sleeps);
 
     /// <summary>Queues the helper on the thread pool.</summary>
     public void Start() => ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
@@ -179,6 +183,7 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
             if (Volatile.Read(ref _signals.Published) == written && !Volatile.Read(ref _signals.Stop))
             {
                 PipelineCounters.HelperSlept();
+                _sleeps++;
                 Monitor.Wait(_sleep, MaxSleepMilliseconds);
             }
 
