@@ -38,13 +38,7 @@ public sealed class QueueFunctionHost : IAsyncDisposable
         QueueService = queues;
         BlobService = blobs;
         Prefix = prefix;
-        Input = queues.GetQueueClient(prefix + "-in");
-        Output = queues.GetQueueClient(prefix + "-out");
-        Rejected = queues.GetQueueClient(prefix + "-rej");
-        Poison = queues.GetQueueClient(prefix + "-in-poison");
-        Claims = blobs.GetBlobContainerClient(prefix + "-claims");
-        Canonical = blobs.GetBlobContainerClient(prefix + "-canonical");
-        RejectedBodies = blobs.GetBlobContainerClient(prefix + "-rejected");
+        Resources = new QueueTestResources(queues, blobs, prefix);
     }
 
     public string Prefix { get; }
@@ -53,19 +47,22 @@ public sealed class QueueFunctionHost : IAsyncDisposable
 
     public BlobServiceClient BlobService { get; }
 
-    public QueueClient Input { get; }
+    /// <summary>This host's own queues and containers.</summary>
+    public QueueTestResources Resources { get; }
 
-    public QueueClient Output { get; }
+    public QueueClient Input => Resources.Input;
 
-    public QueueClient Rejected { get; }
+    public QueueClient Output => Resources.Output;
 
-    public QueueClient Poison { get; }
+    public QueueClient Rejected => Resources.Rejected;
 
-    public BlobContainerClient Claims { get; }
+    public QueueClient Poison => Resources.Poison;
 
-    public BlobContainerClient Canonical { get; }
+    public BlobContainerClient Claims => Resources.Claims;
 
-    public BlobContainerClient RejectedBodies { get; }
+    public BlobContainerClient Canonical => Resources.Canonical;
+
+    public BlobContainerClient RejectedBodies => Resources.RejectedBodies;
 
     public IServiceProvider Services => _host.Services;
 
@@ -93,13 +90,12 @@ public sealed class QueueFunctionHost : IAsyncDisposable
             [QueueOptions.ConnectionSetting] = azurite.ConnectionString,
             ["Signing:LocalKey"] = Vector.KeyBase64,
             ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
-            ["WidgetInputQueue"] = prefix + "-in",
-            ["WidgetOutputQueue"] = prefix + "-out",
-            ["WidgetRejectedQueue"] = prefix + "-rej",
-            ["WidgetClaimsContainer"] = prefix + "-claims",
-            ["WidgetCanonicalContainer"] = prefix + "-canonical",
-            ["WidgetRejectedContainer"] = prefix + "-rejected",
         };
+        foreach (var (key, value) in QueueTestResources.Settings(prefix))
+        {
+            settings[key] = value;
+        }
+
         foreach (var (key, value) in ShippedHostJson())
         {
             settings.TryAdd("AzureFunctionsJobHost:" + key, value);
@@ -144,11 +140,7 @@ public sealed class QueueFunctionHost : IAsyncDisposable
         var factory = storage?.Invoke(testConfiguration) ?? new WidgetStorageClientFactory(testConfiguration);
         var wrapper = new QueueFunctionHost(
             host, factory.CreateQueueServiceClient(QueueOptions.ConnectionSetting), factory.CreateBlobServiceClient(QueueOptions.ConnectionSetting), prefix);
-        await wrapper.Claims.CreateIfNotExistsAsync();
-        await wrapper.Input.CreateIfNotExistsAsync();
-        await wrapper.Output.CreateIfNotExistsAsync();
-        await wrapper.Rejected.CreateIfNotExistsAsync();
-        await wrapper.Poison.CreateIfNotExistsAsync();
+        await wrapper.Resources.CreateAsync();
         try
         {
             await host.StartAsync();
@@ -180,7 +172,7 @@ public sealed class QueueFunctionHost : IAsyncDisposable
             await Claims.GetBlobClient(blobName).UploadAsync(new BinaryData(envelope), overwrite: true);
         }
 
-        return await EnqueueAsync(Encoding.UTF8.GetBytes(new JObject { ["claimCheck"] = new JObject { ["container"] = Claims.Name, ["blob"] = blobName } }.ToString(Newtonsoft.Json.Formatting.None)));
+        return await EnqueueAsync(QueueTestResources.ClaimCheckJson(Claims.Name, blobName));
     }
 
     /// <summary>Downloads the blob a <c>{"container","blob"}</c> reference names.</summary>

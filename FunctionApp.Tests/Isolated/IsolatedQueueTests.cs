@@ -350,32 +350,27 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
         {
             Host = host;
             _log = log;
-            var queues = new QueueServiceClient(connectionString);
-            var blobs = new BlobServiceClient(connectionString);
-            Input = queues.GetQueueClient(prefix + "-in");
-            Output = queues.GetQueueClient(prefix + "-out");
-            Rejected = queues.GetQueueClient(prefix + "-rej");
-            Poison = queues.GetQueueClient(prefix + "-in-poison");
-            Claims = blobs.GetBlobContainerClient(prefix + "-claims");
-            Canonical = blobs.GetBlobContainerClient(prefix + "-canonical");
-            RejectedBodies = blobs.GetBlobContainerClient(prefix + "-rejected");
+            Resources = new QueueTestResources(new QueueServiceClient(connectionString), new BlobServiceClient(connectionString), prefix);
         }
 
         public IsolatedAppHost Host { get; }
 
-        public QueueClient Input { get; }
+        /// <summary>This app's own queues and containers.</summary>
+        public QueueTestResources Resources { get; }
 
-        public QueueClient Output { get; }
+        public QueueClient Input => Resources.Input;
 
-        public QueueClient Rejected { get; }
+        public QueueClient Output => Resources.Output;
 
-        public QueueClient Poison { get; }
+        public QueueClient Rejected => Resources.Rejected;
 
-        public BlobContainerClient Claims { get; }
+        public QueueClient Poison => Resources.Poison;
 
-        public BlobContainerClient Canonical { get; }
+        public BlobContainerClient Claims => Resources.Claims;
 
-        public BlobContainerClient RejectedBodies { get; }
+        public BlobContainerClient Canonical => Resources.Canonical;
+
+        public BlobContainerClient RejectedBodies => Resources.RejectedBodies;
 
         public string? LastSentText { get; private set; }
 
@@ -383,15 +378,8 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
         public static async Task<QueueApp> StartAsync(string storage, ITestOutputHelper output, IReadOnlyDictionary<string, string>? overrides = null)
         {
             var prefix = "iq" + Guid.NewGuid().ToString("N")[..12];
-            var settings = new Dictionary<string, string>
+            var settings = new Dictionary<string, string>(QueueTestResources.Settings(prefix))
             {
-                ["WidgetInputQueue"] = prefix + "-in",
-                ["WidgetOutputQueue"] = prefix + "-out",
-                ["WidgetRejectedQueue"] = prefix + "-rej",
-                ["WidgetClaimsContainer"] = prefix + "-claims",
-                ["WidgetCanonicalContainer"] = prefix + "-canonical",
-                ["WidgetRejectedContainer"] = prefix + "-rejected",
-
                 // Tests poll fast; everything else is the shipped host.json.
                 ["AzureFunctionsJobHost__extensions__queues__maxPollingInterval"] = "00:00:00.500",
             };
@@ -404,11 +392,7 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
             var host = await IsolatedAppHost.StartAsync(IsolatedAppHost.Settings(storage, settings));
             output.WriteLine($"WorkerHost ready in {clock.Elapsed.TotalSeconds:F1} s ({prefix})");
             var app = new QueueApp(host, storage, prefix, output);
-            await app.Claims.CreateIfNotExistsAsync();
-            await app.Input.CreateIfNotExistsAsync();
-            await app.Output.CreateIfNotExistsAsync();
-            await app.Rejected.CreateIfNotExistsAsync();
-            await app.Poison.CreateIfNotExistsAsync();
+            await app.Resources.CreateAsync();
             return app;
         }
 
@@ -421,8 +405,7 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
         }
 
         /// <summary>Enqueues a claim check naming <paramref name="blobName"/> in the claims container.</summary>
-        public Task<string> EnqueueClaimCheckAsync(string blobName) => EnqueueAsync(Encoding.UTF8.GetBytes(
-            new JObject { ["claimCheck"] = new JObject { ["container"] = Claims.Name, ["blob"] = blobName } }.ToString(Newtonsoft.Json.Formatting.None)));
+        public Task<string> EnqueueClaimCheckAsync(string blobName) => EnqueueAsync(QueueTestResources.ClaimCheckJson(Claims.Name, blobName));
 
         public async ValueTask DisposeAsync()
         {
