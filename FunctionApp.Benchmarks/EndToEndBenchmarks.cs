@@ -56,25 +56,21 @@ public class EndToEndBenchmarks
         _handler = _services.GetRequiredService<SignHandler>();
         _httpReader = _services.GetRequiredService<HttpEnvelopeReader>();
 
-        // Issue 22's row: the same function with nothing handed to another core (read, then write and hash).
-        var oneCore = new EnvelopeSigner(
+        // The same function over a signer of its own, as production wires it but for one knob.
+        SignFunction With(EnvelopeSigner signer) => new(ActivatorUtilities.CreateInstance<SignHandler>(_services, signer));
+        EnvelopeSigner Signer(SigningOverlap overlap = SigningOverlap.Adaptive, bool helperSleeps = true) => new(
             _services.GetRequiredService<Microsoft.IO.RecyclableMemoryStreamManager>(),
             _services.GetRequiredService<WidgetSigning.Keys.ISigningKeySource>(),
             _services.GetRequiredService<Microsoft.Extensions.Logging.ILogger<EnvelopeSigner>>())
         {
-            Overlap = SigningOverlap.Never,
+            Overlap = overlap,
+            HelperSleeps = helperSleeps,
         };
-        _readThenSignFunction = new SignFunction(ActivatorUtilities.CreateInstance<SignHandler>(_services, oneCore));
 
-        // Issue 30's row: the function as before, its pipeline's helper spinning and yielding between runs instead of sleeping.
-        var helperSpins = new EnvelopeSigner(
-            _services.GetRequiredService<Microsoft.IO.RecyclableMemoryStreamManager>(),
-            _services.GetRequiredService<WidgetSigning.Keys.ISigningKeySource>(),
-            _services.GetRequiredService<Microsoft.Extensions.Logging.ILogger<EnvelopeSigner>>())
-        {
-            HelperSleeps = false,
-        };
-        _helperSpinsFunction = new SignFunction(ActivatorUtilities.CreateInstance<SignHandler>(_services, helperSpins));
+        // Issue 22's row: nothing handed to another core (read, then write and hash). Issue 30's: the pipeline's helper as
+        // before, spinning and yielding between runs instead of sleeping.
+        _readThenSignFunction = With(Signer(overlap: SigningOverlap.Never));
+        _helperSpinsFunction = With(Signer(helperSleeps: false));
 
         var ours = RunOnceAsync(OurFunctionAsync).GetAwaiter().GetResult();
         var oneCoreResult = RunOnceAsync(_readThenSignFunction.RunAsync).GetAwaiter().GetResult();

@@ -57,7 +57,8 @@ internal static class InterleavedRounds
         return at >= 0 && at + 1 < args.Length ? int.Parse(args[at + 1], CultureInfo.InvariantCulture) : fallback;
     }
 
-    private static double Median(List<double> values)
+    /// <summary>The median of <paramref name="values"/> (the upper one of an even count).</summary>
+    public static double Median(List<double> values)
     {
         var sorted = values.Order().ToList();
         return sorted[sorted.Count / 2];

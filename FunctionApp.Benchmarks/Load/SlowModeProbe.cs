@@ -139,7 +139,7 @@ public static class SlowModeProbe
             }
 
             var helper = WidgetSigning.Signing.PipelineCounters.Snapshot() - helperRunsBefore;
-            var result = new ProcessResult(Median(samples[0]), Median(samples[1]), Median(samples[2]), Median(samples[3]), helper.HelperShare, helper.HelperSleeps);
+            var result = new ProcessResult(InterleavedRounds.Median(samples[0]), InterleavedRounds.Median(samples[1]), InterleavedRounds.Median(samples[2]), InterleavedRounds.Median(samples[3]), helper.HelperShare, helper.HelperSleeps);
             output.WriteLine(JsonSerializer.Serialize(result));
             return 0;
         }
@@ -147,12 +147,6 @@ public static class SlowModeProbe
         {
             rows.Cleanup();
         }
-    }
-
-    private static double Median(List<double> values)
-    {
-        var sorted = values.Order().ToList();
-        return sorted[sorted.Count / 2];
     }
 
     /// <summary>One process's medians (ms) and the share of runs its pipeline's helper wrote.</summary>
