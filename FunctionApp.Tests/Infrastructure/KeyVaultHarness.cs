@@ -123,13 +123,31 @@ public sealed class KeyVaultHarness : IAsyncDisposable
     /// <summary>Stores a fresh random 32-byte key as a new version.</summary>
     public string Rotate() => Server.SetSecret(SecretName, Convert.ToBase64String(System.Security.Cryptography.RandomNumberGenerator.GetBytes(32)));
 
-    /// <summary>Moves the clock on (firing the source's refresh timer if due) and waits for the refresh to finish.</summary>
+    /// <summary>
+    /// Moves the clock on, one due refresh at a time: each refresh the source's timer fires on the way runs, and finishes,
+    /// with the clock at its own due time, as with a real clock. Moving straight to the end let a refresh fired on the way
+    /// read the clock either at its due time or at the end, whichever its thread saw (a flaky test under load).
+    /// </summary>
     public async Task AdvanceAsync(TimeSpan by)
     {
         // A refresh still in flight arms its next timer only as it ends (a caller may already have its keys): let it
         // finish first, so moving the clock fires that timer instead of racing it.
         await Source.CurrentRefresh.WaitAsync(TimeSpan.FromSeconds(30));
-        Time.Advance(by);
+        var target = Time.GetUtcNow() + by;
+        for (var step = 0; step < 10_000; step++)
+        {
+            var due = Source.NextAttemptAt;
+            var now = Time.GetUtcNow();
+            if (due > target || due <= now)
+            {
+                break;
+            }
+
+            Time.Advance(due - now);
+            await Source.CurrentRefresh.WaitAsync(TimeSpan.FromSeconds(30));
+        }
+
+        Time.Advance(target - Time.GetUtcNow());
         await Source.CurrentRefresh.WaitAsync(TimeSpan.FromSeconds(30));
     }
 

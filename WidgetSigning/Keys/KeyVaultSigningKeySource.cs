@@ -234,6 +234,16 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
                     KeysLog.Resumed(_logger, _secretName, usable.KeyId);
                 }
             }
+
+            // A staged version becomes current at the first refresh after its nbf: refresh then, not up to a backoff or a
+            // refresh interval later (a vault whose only version is staged would otherwise answer 503 past its nbf).
+            foreach (var staged in keys.Staged)
+            {
+                if (staged.Window.NotBefore is { } notBefore && notBefore > now && notBefore - now < next)
+                {
+                    next = notBefore - now;
+                }
+            }
         }
         catch (OperationCanceledException) when (_stopping.IsCancellationRequested)
         {
