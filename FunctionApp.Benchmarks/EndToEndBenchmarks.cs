@@ -27,6 +27,8 @@ public class EndToEndBenchmarks
     private SignFunction _function = null!;
     private SignFunction _readThenSignFunction = null!;
     private SignFunction _helperSpinsFunction = null!;
+    private SignFunction _signWhileReadingOneCoreFunction = null!;
+    private SignFunction _readThenSignWhenBusyFunction = null!;
     private SignHandler _handler = null!;
     private HttpEnvelopeReader _httpReader = null!;
     private byte[] _body = null!;
@@ -58,19 +60,25 @@ public class EndToEndBenchmarks
 
         // The same function over a signer of its own, as production wires it but for one knob.
         SignFunction With(EnvelopeSigner signer) => new(ActivatorUtilities.CreateInstance<SignHandler>(_services, signer));
-        EnvelopeSigner Signer(SigningOverlap overlap = SigningOverlap.Adaptive, bool helperSleeps = true) => new(
+        EnvelopeSigner Signer(SigningOverlap overlap = SigningOverlap.Adaptive, bool helperSleeps = true, bool signsWhileReading = true) => new(
             _services.GetRequiredService<Microsoft.IO.RecyclableMemoryStreamManager>(),
             _services.GetRequiredService<WidgetSigning.Keys.ISigningKeySource>(),
             _services.GetRequiredService<Microsoft.Extensions.Logging.ILogger<EnvelopeSigner>>())
         {
             Overlap = overlap,
             HelperSleeps = helperSleeps,
+            SignsWhileReading = signsWhileReading,
         };
 
         // Issue 22's row: nothing handed to another core (read, then write and hash). Issue 30's: the pipeline's helper as
         // before, spinning and yielding between runs instead of sleeping.
-        _readThenSignFunction = With(Signer(overlap: SigningOverlap.Never));
+        _readThenSignFunction = With(Signer(overlap: SigningOverlap.Never, signsWhileReading: false));
         _helperSpinsFunction = With(Signer(helperSleeps: false));
+
+        // Issue 30's: with no core to hand work to, the reader's thread writes and hashes each run as soon as it is read
+        // (production), against reading it all, then signing (before; the saturated runner's "before" row).
+        _signWhileReadingOneCoreFunction = With(Signer(overlap: SigningOverlap.Never));
+        _readThenSignWhenBusyFunction = With(Signer(signsWhileReading: false));
 
         var ours = RunOnceAsync(OurFunctionAsync).GetAwaiter().GetResult();
         var oneCoreResult = RunOnceAsync(_readThenSignFunction.RunAsync).GetAwaiter().GetResult();
@@ -126,6 +134,13 @@ public class EndToEndBenchmarks
     public Task SignFunction_RunAsync_ReadThenSignOneCore() => InvokeAsync(_readThenSignFunction.RunAsync, Stream.Null);
 
     /// <summary>
+    /// Ours with nothing handed to another core, as production signs when no core is spare (issue 30): the reader's
+    /// thread writes and hashes each run of widgets as soon as it is read, and keeps none.
+    /// </summary>
+    [Benchmark]
+    public Task SignFunction_RunAsync_SignWhileReadingOneCore() => InvokeAsync(_signWhileReadingOneCoreFunction.RunAsync, Stream.Null);
+
+    /// <summary>
     /// Issue 30's "before" row: the function with the pipeline's helper spinning and yielding between runs, as before;
     /// the function row's helper sleeps after a few tens of µs.
     /// </summary>
@@ -166,14 +181,37 @@ public class EndToEndBenchmarks
         return await _function.RunAsync(request).ConfigureAwait(false);
     }
 
-    private async Task<HttpContext> InvokeAsync(Func<HttpRequest, Task<IActionResult>> function, Stream responseBody)
+    /// <summary>
+    /// For <see cref="Load.SaturatedRunner"/>: a row's function over a body of its own per call (the rows share one), so
+    /// calls may overlap. Rows: function, function-read-then-sign-when-busy, isolated, in-process, read.
+    /// </summary>
+    internal Func<Task> Concurrent(string row)
+    {
+        Func<HttpRequest, Task<IActionResult>> function = row switch
+        {
+            "function" => OurFunctionAsync,
+            "function-read-then-sign-when-busy" => _readThenSignWhenBusyFunction.RunAsync,
+            "isolated" => _handler.HandleAsync,
+            "in-process" => BindThenRunAsync,
+            "read" => ReadOnlyAsync,
+            _ => throw new ArgumentException($"Unknown row '{row}'.", nameof(row)),
+        };
+        return () => InvokeAsync(function, Stream.Null, new MemoryStream(_body, writable: false));
+    }
+
+    private Task<HttpContext> InvokeAsync(Func<HttpRequest, Task<IActionResult>> function, Stream responseBody)
     {
         _requestBody.Position = 0;
+        return InvokeAsync(function, responseBody, _requestBody);
+    }
+
+    private async Task<HttpContext> InvokeAsync(Func<HttpRequest, Task<IActionResult>> function, Stream responseBody, Stream requestBody)
+    {
         var context = new DefaultHttpContext { RequestServices = _services };
         context.Request.Method = HttpMethods.Post;
         context.Request.ContentType = "application/json";
         context.Request.ContentLength = _body.Length;
-        context.Request.Body = _requestBody;
+        context.Request.Body = requestBody;
         context.Response.Body = responseBody;
         var result = await function(context.Request).ConfigureAwait(false);
         await result.ExecuteResultAsync(new ActionContext(context, new RouteData(), new ActionDescriptor())).ConfigureAwait(false);

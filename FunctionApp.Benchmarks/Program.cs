@@ -8,7 +8,7 @@ namespace FunctionApp.Benchmarks;
 /// Entry point. <c>dotnet run -c Release --project FunctionApp.Benchmarks -- --filter '*'</c> runs every
 /// BenchmarkDotNet benchmark; <c>-- load</c> runs the 16-signer load scenario instead, <c>-- interleaved</c> the quick A/B of the signing variants,
 /// <c>-- interleaved-reader</c> that of the reader's, <c>-- interleaved-pipeline</c> issue 22's (reading and signing), <c>-- probe-slow-mode</c> issue 30's probe (fresh processes, each
-/// measuring the function against reading alone).
+/// measuring the function against reading alone), <c>-- saturated</c> issue 30's rows with every core busy (CPU and GC per call).
 /// </summary>
 public static class Program
 {
@@ -34,6 +34,11 @@ public static class Program
         if (args.Length > 0 && args[0] == "probe-slow-mode")
         {
             return SlowModeProbe.Run(args[1..], Console.Out);
+        }
+
+        if (args.Length > 0 && args[0] == "saturated")
+        {
+            return SaturatedRunner.Run(args[1..], Console.Out);
         }
 
         if (args.Length > 0 && args[0] == "interleaved")

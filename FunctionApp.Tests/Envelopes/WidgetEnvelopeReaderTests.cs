@@ -38,6 +38,52 @@ public sealed class WidgetEnvelopeReaderTests
         Assert.Contains(expected[1], error.Message, StringComparison.Ordinal);
     }
 
+    [Theory]
+    [MemberData(nameof(InvalidCases))]
+    public void ReadInto_InvalidEnvelope_SameErrorAsRead(string name)
+    {
+        // Arrange: reading into a sink and keeping nothing (issue 30) answers every bad body exactly as reading does.
+        var input = File.ReadAllBytes(Path.Combine(InvalidRoot, name + ".json"));
+        var expected = Assert.Throws<EnvelopeFormatException>(() => _reader.Read(new MemoryStream(input)));
+
+        // Act
+        var error = Assert.Throws<EnvelopeFormatException>(() => _reader.ReadInto(new MemoryStream(input), new CountingSink()));
+
+        // Assert
+        Assert.Equal(expected.JsonPath, error.JsonPath);
+        Assert.Equal(expected.Message, error.Message);
+    }
+
+    [Fact]
+    public void ReadInto_SeedEnvelope_HandsOverEveryWidgetInOrderAndCountsThem()
+    {
+        // Arrange
+        var vector = Vector.Load("seed-3000-widgets");
+        var expected = _reader.Read(new MemoryStream(vector.Input)).Widgets;
+        var sink = new CountingSink(keep: true);
+
+        // Act
+        var count = _reader.ReadInto(new MemoryStream(vector.Input), sink);
+
+        // Assert
+        Assert.Equal(expected.Count, count);
+        Assert.Equal(expected.Select(w => (w.Id, w.Property9, w.CreatedUtc)), sink.Kept.Select(w => (w.Id, w.Property9, w.CreatedUtc)));
+    }
+
+    [Fact]
+    public void ReadInto_LongEnvelope_KeepsNoWidgetTheSinkLetGo()
+    {
+        // Arrange (issue 30): the sink keeps only weak references, and collects once 2,000 widgets are in.
+        var vector = Vector.Load("seed-3000-widgets");
+        var sink = new CountingSink(collectAt: 2000);
+
+        // Act
+        _reader.ReadInto(new MemoryStream(vector.Input), sink);
+
+        // Assert: the reader itself held none of the first thousand (reading into a list, it held them all).
+        Assert.Equal(0, sink.AliveOfFirstThousand);
+    }
+
     [Fact]
     public void InvalidCases_FolderHasCases_AtLeastTwenty()
     {
@@ -138,5 +184,36 @@ public sealed class WidgetEnvelopeReaderTests
 
         // Assert
         Assert.Single(envelope.Widgets);
+    }
+
+    /// <summary>Counts widgets; keeps them (strongly) or weak references to the first thousand, and may collect once.</summary>
+    private sealed class CountingSink(bool keep = false, int collectAt = -1) : IWidgetSink
+    {
+        private readonly List<WeakReference<Widget>> _first = [];
+        private int _count;
+
+        public List<Widget> Kept { get; } = [];
+
+        public int AliveOfFirstThousand { get; private set; } = -1;
+
+        public void Add(Widget widget)
+        {
+            if (keep)
+            {
+                Kept.Add(widget);
+            }
+
+            if (_count < 1000)
+            {
+                _first.Add(new WeakReference<Widget>(widget));
+            }
+
+            if (++_count == collectAt)
+            {
+                GC.Collect();
+                GC.WaitForPendingFinalizers();
+                AliveOfFirstThousand = _first.Count(w => w.TryGetTarget(out _));
+            }
+        }
     }
 }

@@ -65,7 +65,23 @@ public sealed class WidgetEnvelopeReader
     /// stream is left open. The envelope is valid only if this returns.
     /// </summary>
     /// <exception cref="EnvelopeFormatException">The input is not a valid envelope.</exception>
-    public WidgetEnvelope Read(Stream utf8Json, IWidgetSink? sink)
+    public WidgetEnvelope Read(Stream utf8Json, IWidgetSink? sink) => new(Read(utf8Json, sink, keepWidgets: true).Widgets!);
+
+    /// <summary>
+    /// Reads and validates one envelope, handing each widget to <paramref name="sink"/> and keeping none, so a widget
+    /// lives only until the sink lets it go (issue 30: an envelope kept whole until the end of reading survived every
+    /// collection on the way, and copying it was most of reading's GC time under load). The stream is left open. The
+    /// envelope is valid only if this returns.
+    /// </summary>
+    /// <returns>The number of widgets read.</returns>
+    /// <exception cref="EnvelopeFormatException">The input is not a valid envelope.</exception>
+    public int ReadInto(Stream utf8Json, IWidgetSink sink)
+    {
+        ArgumentNullException.ThrowIfNull(sink);
+        return Read(utf8Json, sink, keepWidgets: false).Count;
+    }
+
+    private (List<Widget>? Widgets, int Count) Read(Stream utf8Json, IWidgetSink? sink, bool keepWidgets)
     {
         ArgumentNullException.ThrowIfNull(utf8Json);
 
@@ -81,10 +97,10 @@ public sealed class WidgetEnvelopeReader
             CloseInput = false,
         };
 
-        var session = new Session(reader, scanner, this, ExpectedWidgets(utf8Json), sink);
+        var session = new Session(reader, scanner, this, keepWidgets ? ExpectedWidgets(utf8Json) : -1, sink);
         try
         {
-            var envelope = session.ReadEnvelope();
+            var read = session.ReadEnvelope();
             if (scanner.FirstViolationToken != 0)
             {
                 // Seen after the last token Newtonsoft returned (trailing whitespace that is not JSON whitespace, say).
@@ -97,7 +113,7 @@ public sealed class WidgetEnvelopeReader
                 throw new EnvelopeFormatException("The body could not be read in full.", "$");
             }
 
-            return envelope;
+            return read;
         }
         catch (Exception ex) when (ex is JsonReaderException or EnvelopeFormatException && scanner.CutReason == SurrogateEscapeScanner.Cut.Violation)
         {
@@ -146,7 +162,10 @@ public sealed class WidgetEnvelopeReader
     // keep "$.widgets[49999]." whole and cut only a client's long name.
     private string BoundedPath(string? newtonsoftPath) => EchoText.Of(ToJsonPath(newtonsoftPath), _maxEchoedChars + 32);
 
-    /// <summary>One read: the Newtonsoft reader, the byte scanner under it, and the count of strings read so far.</summary>
+    /// <summary>
+    /// One read: the Newtonsoft reader, the byte scanner under it, and the count of strings read so far. A negative
+    /// <paramref name="expectedWidgets"/> keeps no list: the widgets go to <paramref name="sink"/> alone.
+    /// </summary>
     private sealed class Session(JsonTextReader reader, SurrogateEscapeScanner scanner, WidgetEnvelopeReader owner, int expectedWidgets, IWidgetSink? sink)
     {
         // One per envelope, not per widget: every widget sets all ten before they are copied out (or it is rejected).
@@ -154,7 +173,7 @@ public sealed class WidgetEnvelopeReader
         private int _strings;
         private int _tokens;
 
-        public WidgetEnvelope ReadEnvelope()
+        public (List<Widget>? Widgets, int Count) ReadEnvelope()
         {
             if (!Next())
             {
@@ -167,6 +186,7 @@ public sealed class WidgetEnvelopeReader
             }
 
             List<Widget>? widgets = null;
+            var count = -1;
             while (NextRequired() && reader.TokenType == JsonToken.PropertyName)
             {
                 var name = PropertyName();
@@ -175,15 +195,15 @@ public sealed class WidgetEnvelopeReader
                     throw UnknownMember(name, "$", "an envelope has only 'widgets'");
                 }
 
-                if (widgets is not null)
+                if (count >= 0)
                 {
                     throw Invalid("Duplicate member 'widgets' (names are case-insensitive).");
                 }
 
-                widgets = ReadWidgets(name);
+                (widgets, count) = ReadWidgets(name);
             }
 
-            if (widgets is null)
+            if (count < 0)
             {
                 throw new EnvelopeFormatException("Required member 'widgets' is missing.", "$.widgets");
             }
@@ -194,7 +214,7 @@ public sealed class WidgetEnvelopeReader
                 throw Invalid("Unexpected content after the envelope.");
             }
 
-            return new WidgetEnvelope(widgets);
+            return (widgets, count);
         }
 
         public EnvelopeFormatException Violation() => Invalid(scanner.Violation ?? "The body is not JSON as RFC 8259 defines it.");
@@ -222,7 +242,7 @@ public sealed class WidgetEnvelopeReader
             return dot < 0 ? string.Empty : path[..dot];
         }
 
-        private List<Widget> ReadWidgets(string widgetsName)
+        private (List<Widget>? Widgets, int Count) ReadWidgets(string widgetsName)
         {
             NextRequired();
             if (reader.TokenType != JsonToken.StartArray)
@@ -230,7 +250,8 @@ public sealed class WidgetEnvelopeReader
                 throw Invalid(reader.TokenType == JsonToken.Null ? "'widgets' must be an array, not null." : "'widgets' must be an array.");
             }
 
-            var widgets = new List<Widget>(expectedWidgets);
+            var widgets = expectedWidgets >= 0 ? new List<Widget>(expectedWidgets) : null;
+            var count = 0;
             while (NextRequired() && reader.TokenType != JsonToken.EndArray)
             {
                 if (reader.TokenType != JsonToken.StartObject)
@@ -238,19 +259,19 @@ public sealed class WidgetEnvelopeReader
                     throw Invalid("Each widget must be a JSON object.");
                 }
 
-                if (widgets.Count == owner._maxWidgets)
+                if (count == owner._maxWidgets)
                 {
                     throw Invalid(string.Create(
                         CultureInfo.InvariantCulture,
                         $"The envelope has more than {owner._maxWidgets:N0} widgets, the limit (setting {EnvelopeOptions.SectionName}:{nameof(EnvelopeOptions.MaxWidgets)}); sign it in parts."));
                 }
 
-                var widget = ReadWidget(widgetsName, widgets.Count);
-                widgets.Add(widget);
+                var widget = ReadWidget(widgetsName, count++);
+                widgets?.Add(widget);
                 sink?.Add(widget);
             }
 
-            return widgets;
+            return (widgets, count);
         }
 
         private Widget ReadWidget(string widgetsName, int widgetIndex)

@@ -34,6 +34,7 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
     private readonly IBufferWriter<byte> _destination;
     private readonly bool _leaveWhenBusy;
     private readonly bool _sleepWhileWaiting;
+    private readonly bool _inline;
     private Widget[] _widgets;
     private int _count;
     private int _written;
@@ -46,13 +47,16 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
     /// Writes the envelope's opening now; <paramref name="expectedWidgets"/> presizes the hand-over array. With
     /// <paramref name="leaveWhenBusy"/> (production) the helper leaves once its core is wanted; without (tests, the
     /// benchmarks' "always" rows) it stays to the end. Between runs the helper sleeps after a short spin unless
-    /// <paramref name="sleepWhileWaiting"/> is false (the benchmarks' row of the behaviour before issue 30).
+    /// <paramref name="sleepWhileWaiting"/> is false (the benchmarks' row of the behaviour before issue 30). With
+    /// <paramref name="inline"/> there is no helper (do not <see cref="Start"/> one): the reader's thread writes each run
+    /// as soon as it is read, so no core is asked for and no widget outlives its run.
     /// </summary>
-    public SigningPipeline(IBufferWriter<byte> destination, int expectedWidgets, bool leaveWhenBusy = false, bool sleepWhileWaiting = true)
+    public SigningPipeline(IBufferWriter<byte> destination, int expectedWidgets, bool leaveWhenBusy = false, bool sleepWhileWaiting = true, bool inline = false)
     {
         _destination = destination;
         _leaveWhenBusy = leaveWhenBusy;
         _sleepWhileWaiting = sleepWhileWaiting;
+        _inline = inline;
         _widgets = ArrayPool<Widget>.Shared.Rent(Math.Max(expectedWidgets, 2 * Batch));
         CanonicalUtf8Writer.WriteStart(destination);
     }
@@ -82,6 +86,20 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
         // costs the reader a cache miss each time (per widget, ~0.3 ms of a 1 MB body).
         if (count % Batch == 0)
         {
+            if (_inline)
+            {
+                // Uncontended (no helper): the lock only keeps TryWrite's one rule, and costs tens of ns per run.
+                lock (_gate)
+                {
+                    if (!_closed)
+                    {
+                        TryWrite(count, byHelper: false);
+                    }
+                }
+
+                return;
+            }
+
             Volatile.Write(ref _signals.Published, count);
             WakeHelper();
         }
@@ -214,7 +232,12 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
                 return true;
             }
 
-            CanonicalUtf8Writer.WriteWidgets(_widgets.AsSpan(_written, upTo - _written), _written == 0, _destination);
+            var run = _widgets.AsSpan(_written, upTo - _written);
+            CanonicalUtf8Writer.WriteWidgets(run, _written == 0, _destination);
+
+            // Written widgets are let go at once: held to the end, a 1 MB envelope's ~2.5 MB of widgets and strings
+            // survived every collection during reading and was copied into older generations (issue 30).
+            run.Clear();
             _written = upTo;
             if (byHelper)
             {
