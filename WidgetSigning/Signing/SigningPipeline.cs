@@ -10,6 +10,8 @@ namespace WidgetSigning.Signing;
 /// widget over (<see cref="Add"/>); a thread-pool thread writes each run of at least <see cref="Batch"/> widgets into
 /// the destination (which feeds every MAC as bytes are committed); once reading ends, the reader's thread writes what
 /// is left (<see cref="Complete"/>). A request then costs reading plus the last run instead of reading plus signing.
+/// Inline (no core spare, issue 30) there is no helper: the reader's thread writes each run as soon as it is handed over.
+/// Either way a run's widgets are let go once written, so an envelope is never held whole.
 /// <para>
 /// The two threads take turns under one lock, taken once per run. The reader never waits for the helper except for
 /// the run in progress when reading ends; the helper gives up as soon as its core is wanted (another request reading and
