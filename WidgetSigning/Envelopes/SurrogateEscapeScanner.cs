@@ -18,7 +18,7 @@ namespace WidgetSigning.Envelopes;
 /// </list>
 /// Linear in the body and independent of the underlying stream's type: nothing here needs to see a buffer.
 /// </summary>
-internal sealed class SurrogateEscapeScanner : Stream
+internal sealed class SurrogateEscapeScanner : ScannedStream
 {
     /// <summary>The longest run of bytes outside strings, other than whitespace and punctuation, that is passed on.</summary>
     public const int MaxUnquotedTokenBytes = 64;
@@ -46,6 +46,10 @@ internal sealed class SurrogateEscapeScanner : Stream
     private Literal _literal;
     private int _literalAt;
     private int _bomBytes;
+    private int _firstViolationToken;
+    private string? _violation;
+    private int _firstUnpairedString;
+    private Cut _cutReason;
 
     /// <summary>Wraps <paramref name="inner"/>, which is left open.</summary>
     public SurrogateEscapeScanner(Stream inner)
@@ -91,59 +95,17 @@ internal sealed class SurrogateEscapeScanner : Stream
         Unicode,
     }
 
-    /// <summary>Why the stream was ended early.</summary>
-    public enum Cut : byte
-    {
-        /// <summary>It was not.</summary>
-        None,
-
-        /// <summary>An unquoted token over <see cref="MaxUnquotedTokenBytes"/>.</summary>
-        UnquotedToken,
-
-        /// <summary>A member name over <see cref="MaxMemberNameBytes"/>.</summary>
-        MemberName,
-
-        /// <summary>An RFC 8259 violation inside a string (see <see cref="Violation"/>): nothing after it is needed.</summary>
-        Violation,
-    }
-
-    /// <summary>
-    /// The 1-based ordinal of the token (as Newtonsoft counts them: <c>{ } [ ]</c>, strings and names, unquoted values) at
-    /// or just before which the first RFC 8259 violation was seen; 0 while none was. Until then the input is strict
-    /// JSON, so Newtonsoft's count of tokens and this one agree.
-    /// </summary>
-    public int FirstViolationToken { get; private set; }
-
-    /// <summary>What the first RFC 8259 violation is, when <see cref="FirstViolationToken"/> is set.</summary>
-    public string? Violation { get; private set; }
-
-    /// <summary>The 1-based ordinal of the first double-quoted string with an unpaired surrogate escape; 0 while none was seen.</summary>
-    public int FirstUnpairedString { get; private set; }
-
-    /// <summary>True once the stream was ended early (see <see cref="CutReason"/>).</summary>
-    public bool Truncated => CutReason != Cut.None;
-
-    /// <summary>Why the stream was ended early, if it was.</summary>
-    public Cut CutReason { get; private set; }
+    /// <inheritdoc />
+    public override int FirstViolationToken => _firstViolationToken;
 
     /// <inheritdoc />
-    public override bool CanRead => true;
+    public override string? Violation => _violation;
 
     /// <inheritdoc />
-    public override bool CanSeek => false;
+    public override int FirstUnpairedString => _firstUnpairedString;
 
     /// <inheritdoc />
-    public override bool CanWrite => false;
-
-    /// <inheritdoc />
-    public override long Length => throw new NotSupportedException();
-
-    /// <inheritdoc />
-    public override long Position
-    {
-        get => throw new NotSupportedException();
-        set => throw new NotSupportedException();
-    }
+    public override Cut CutReason => _cutReason;
 
     /// <summary>Scans all of <paramref name="json"/> at once (tests and callers that already hold the bytes).</summary>
     /// <returns>True if it has an unpaired surrogate escape.</returns>
@@ -154,9 +116,6 @@ internal sealed class SurrogateEscapeScanner : Stream
         scanner.EndOfInput();
         return scanner.FirstUnpairedString != 0;
     }
-
-    /// <inheritdoc />
-    public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));
 
     /// <inheritdoc />
     public override int Read(Span<byte> buffer)
@@ -176,22 +135,14 @@ internal sealed class SurrogateEscapeScanner : Stream
         return Scan(buffer[..read]);
     }
 
-    /// <inheritdoc />
-    public override void Flush()
-    {
-    }
+    /// <summary>A copy of the state so far (<see cref="ScanAheadStream"/> replays a chunk from it to place an event exactly).</summary>
+    internal SurrogateEscapeScanner Snapshot() => (SurrogateEscapeScanner)MemberwiseClone();
 
-    /// <inheritdoc />
-    public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-    /// <inheritdoc />
-    public override void SetLength(long value) => throw new NotSupportedException();
-
-    /// <inheritdoc />
-    public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
-
-    /// <summary>Advances the state over <paramref name="data"/>; returns how many bytes may be passed on.</summary>
-    private int Scan(ReadOnlySpan<byte> data)
+    /// <summary>
+    /// Advances the state over <paramref name="data"/>; returns how many bytes may be passed on. The state after a run of
+    /// bytes does not depend on how the run was cut into calls, and neither does the absolute position of a cut.
+    /// </summary>
+    internal int Scan(ReadOnlySpan<byte> data)
     {
         var i = 0;
         while (i < data.Length)
@@ -236,7 +187,7 @@ internal sealed class SurrogateEscapeScanner : Stream
                     }
                     else if (++_unquotedRun > MaxUnquotedTokenBytes)
                     {
-                        CutReason = Cut.UnquotedToken;
+                        _cutReason = Cut.UnquotedToken;
                         return i;
                     }
                     else
@@ -267,7 +218,7 @@ internal sealed class SurrogateEscapeScanner : Stream
                     var next = data[i..].IndexOfAny(StringStops);
                     if (_inName && _nameBytes + (next < 0 ? data.Length - i : next) > MaxMemberNameBytes)
                     {
-                        CutReason = Cut.MemberName;
+                        _cutReason = Cut.MemberName;
                         return i + (MaxMemberNameBytes - _nameBytes);
                     }
 
@@ -286,7 +237,7 @@ internal sealed class SurrogateEscapeScanner : Stream
                             $"A string holds a raw control character (U+{data[i]:X4}); JSON (RFC 8259) requires U+0000-U+001F escaped, e.g. \\u{data[i]:x4}."));
 
                         // The stream ends here: a 16 MiB string of them is never decoded into a 32 MB one only to be refused.
-                        CutReason = Cut.Violation;
+                        _cutReason = Cut.Violation;
                         return i;
                     }
 
@@ -297,7 +248,7 @@ internal sealed class SurrogateEscapeScanner : Stream
                 case State.Escape:
                     if (_inName && ++_nameBytes > MaxMemberNameBytes)
                     {
-                        CutReason = Cut.MemberName;
+                        _cutReason = Cut.MemberName;
                         return i;
                     }
 
@@ -315,7 +266,7 @@ internal sealed class SurrogateEscapeScanner : Stream
                             Violate(_tokens, data[i] == (byte)'\''
                                 ? "A string holds the escape \\'; JSON (RFC 8259) has no single-quote escape: write ' as itself."
                                 : "A string holds an escape JSON (RFC 8259) does not define; only \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX are.");
-                            CutReason = Cut.Violation;
+                            _cutReason = Cut.Violation;
                             return i;
                         }
 
@@ -347,7 +298,7 @@ internal sealed class SurrogateEscapeScanner : Stream
 
                     if (_inName && ++_nameBytes > MaxMemberNameBytes)
                     {
-                        CutReason = Cut.MemberName;
+                        _cutReason = Cut.MemberName;
                         return i;
                     }
 
@@ -496,10 +447,10 @@ internal sealed class SurrogateEscapeScanner : Stream
 
     private void Violate(int token, string reason)
     {
-        if (FirstViolationToken == 0)
+        if (_firstViolationToken == 0)
         {
-            FirstViolationToken = Math.Max(token, 1);
-            Violation = reason;
+            _firstViolationToken = Math.Max(token, 1);
+            _violation = reason;
         }
     }
 
@@ -528,7 +479,8 @@ internal sealed class SurrogateEscapeScanner : Stream
         _pendingHigh = isHigh;
     }
 
-    private void EndOfInput()
+    /// <summary>The input ended (no cut): what an unfinished token or a dangling high surrogate means.</summary>
+    internal void EndOfInput()
     {
         EndUnquoted();
         if (_state != State.Outside)
@@ -546,9 +498,9 @@ internal sealed class SurrogateEscapeScanner : Stream
     private void Unpaired()
     {
         _pendingHigh = false;
-        if (FirstUnpairedString == 0)
+        if (_firstUnpairedString == 0)
         {
-            FirstUnpairedString = _strings;
+            _firstUnpairedString = _strings;
         }
     }
 

@@ -65,7 +65,7 @@ public sealed class WidgetEnvelopeReader
     /// stream is left open. The envelope is valid only if this returns.
     /// </summary>
     /// <exception cref="EnvelopeFormatException">The input is not a valid envelope.</exception>
-    public WidgetEnvelope Read(Stream utf8Json, IWidgetSink? sink) => new(Read(utf8Json, sink, keepWidgets: true).Widgets!);
+    public WidgetEnvelope Read(Stream utf8Json, IWidgetSink? sink) => new(Read(utf8Json, sink, keepWidgets: true, scanAhead: null).Widgets!);
 
     /// <summary>
     /// Reads and validates one envelope, handing each widget to <paramref name="sink"/> and keeping none, so a widget
@@ -78,15 +78,27 @@ public sealed class WidgetEnvelopeReader
     public int ReadInto(Stream utf8Json, IWidgetSink sink)
     {
         ArgumentNullException.ThrowIfNull(sink);
-        return Read(utf8Json, sink, keepWidgets: false).Count;
+        return Read(utf8Json, sink, keepWidgets: false, scanAhead: null).Count;
     }
 
-    private (List<Widget>? Widgets, int Count) Read(Stream utf8Json, IWidgetSink? sink, bool keepWidgets)
+    /// <summary>
+    /// As <see cref="ReadInto(Stream, IWidgetSink)"/>, with the byte scan run ahead on a spare core over
+    /// <paramref name="remainingBytes"/>, which must be exactly what <paramref name="utf8Json"/> yields from here (a pooled
+    /// body's blocks), unchanged until this returns. The answers, errors included, are those of the other overload.
+    /// </summary>
+    internal int ReadInto(Stream utf8Json, IWidgetSink sink, System.Buffers.ReadOnlySequence<byte> remainingBytes)
+    {
+        ArgumentNullException.ThrowIfNull(sink);
+        return Read(utf8Json, sink, keepWidgets: false, scanAhead: remainingBytes).Count;
+    }
+
+    private (List<Widget>? Widgets, int Count) Read(Stream utf8Json, IWidgetSink? sink, bool keepWidgets, System.Buffers.ReadOnlySequence<byte>? scanAhead = null)
     {
         ArgumentNullException.ThrowIfNull(utf8Json);
 
-        // The scanner sees every byte once on its way to the decoder: linear, whatever stream this is.
-        using var scanner = new SurrogateEscapeScanner(utf8Json);
+        // The scanner sees every byte once on its way to the decoder: linear, whatever stream this is. Ahead, another
+        // core scans and this thread only waits for (or takes over) a chunk not scanned yet.
+        using ScannedStream scanner = scanAhead is { } bytes ? StartScanAhead(utf8Json, bytes) : new SurrogateEscapeScanner(utf8Json);
         using var text = new StreamReader(scanner, StrictUtf8, detectEncodingFromByteOrderMarks: false, bufferSize: 4096, leaveOpen: true);
         using var reader = new JsonTextReader(text)
         {
@@ -144,6 +156,13 @@ public sealed class WidgetEnvelopeReader
         }
     }
 
+    private static ScanAheadStream StartScanAhead(Stream utf8Json, System.Buffers.ReadOnlySequence<byte> bytes)
+    {
+        var ahead = new ScanAheadStream(utf8Json, bytes);
+        ahead.Start();
+        return ahead;
+    }
+
     // A bound, not a count: the body's remaining bytes say at most how many widgets it can hold, and the limits cap it.
     private int ExpectedWidgets(Stream utf8Json)
     {
@@ -166,7 +185,7 @@ public sealed class WidgetEnvelopeReader
     /// One read: the Newtonsoft reader, the byte scanner under it, and the count of strings read so far. A negative
     /// <paramref name="expectedWidgets"/> keeps no list: the widgets go to <paramref name="sink"/> alone.
     /// </summary>
-    private sealed class Session(JsonTextReader reader, SurrogateEscapeScanner scanner, WidgetEnvelopeReader owner, int expectedWidgets, IWidgetSink? sink)
+    private sealed class Session(JsonTextReader reader, ScannedStream scanner, WidgetEnvelopeReader owner, int expectedWidgets, IWidgetSink? sink)
     {
         // One per envelope, not per widget: every widget sets all ten before they are copied out (or it is rejected).
         private readonly string[] _properties = new string[10];

@@ -75,6 +75,12 @@ public sealed class EnvelopeSigner
     /// </summary>
     internal bool SignsWhileReading { get; init; } = true;
 
+    /// <summary>
+    /// Whether, with a core spare, the reader's byte scan runs ahead on it over the pooled body (issue 30) rather than on
+    /// the reader's thread; true but for the benchmarks' rows of the behaviour before.
+    /// </summary>
+    internal bool ScansAhead { get; init; } = true;
+
     /// <summary>Signs <paramref name="envelope"/> with the current and staged keys, under a new webhook id.</summary>
     /// <exception cref="SigningKeyUnavailableException">No key is available yet.</exception>
     public ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, CancellationToken cancellationToken) =>
@@ -338,7 +344,16 @@ public sealed class EnvelopeSigner
                 pipeline.Start();
             }
 
-            reader.ReadInto(utf8Json, pipeline);
+            if (helper && ScansAhead && utf8Json is RecyclableMemoryStream pooled)
+            {
+                // The spare core scans the body's blocks first (~0.8 ms of a 1 MB body), then writes and hashes behind.
+                reader.ReadInto(utf8Json, pipeline, pooled.GetReadOnlySequence().Slice(pooled.Position));
+            }
+            else
+            {
+                reader.ReadInto(utf8Json, pipeline);
+            }
+
             pipeline.Complete();
             return Seal(canonical, macs, keys, webhookId, timestamp, pipeline.Count, lease);
         }
