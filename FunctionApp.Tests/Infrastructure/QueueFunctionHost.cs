@@ -24,7 +24,7 @@ namespace FunctionApp.Tests.Infrastructure;
 /// <see cref="SignQueueFunction"/>, built by the local host's own <c>FunctionsHostFactory</c>. Each host gets its own queue and container names, so tests sharing one Azurite do
 /// not see each other's messages.
 /// </summary>
-public sealed class QueueFunctionHost : IAsyncDisposable
+public sealed class QueueFunctionHost : QueueTestHost, IAsyncDisposable
 {
     /// <summary>The longest wait between polls of an empty queue in tests (host.json ships 5 s).</summary>
     public static readonly TimeSpan TestPollingInterval = TimeSpan.FromMilliseconds(200);
@@ -33,12 +33,12 @@ public sealed class QueueFunctionHost : IAsyncDisposable
     private bool _stopped;
 
     private QueueFunctionHost(IHost host, QueueServiceClient queues, BlobServiceClient blobs, string prefix)
+        : base(new QueueTestResources(queues, blobs, prefix))
     {
         _host = host;
         QueueService = queues;
         BlobService = blobs;
         Prefix = prefix;
-        Resources = new QueueTestResources(queues, blobs, prefix);
     }
 
     public string Prefix { get; }
@@ -46,23 +46,6 @@ public sealed class QueueFunctionHost : IAsyncDisposable
     public QueueServiceClient QueueService { get; }
 
     public BlobServiceClient BlobService { get; }
-
-    /// <summary>This host's own queues and containers.</summary>
-    public QueueTestResources Resources { get; }
-
-    public QueueClient Input => Resources.Input;
-
-    public QueueClient Output => Resources.Output;
-
-    public QueueClient Rejected => Resources.Rejected;
-
-    public QueueClient Poison => Resources.Poison;
-
-    public BlobContainerClient Claims => Resources.Claims;
-
-    public BlobContainerClient Canonical => Resources.Canonical;
-
-    public BlobContainerClient RejectedBodies => Resources.RejectedBodies;
 
     public IServiceProvider Services => _host.Services;
 

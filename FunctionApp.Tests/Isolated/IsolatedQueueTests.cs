@@ -342,35 +342,18 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
     private static partial Regex FailedRun();
 
     /// <summary>The isolated app in WorkerHost with its own queues and containers, and clients for them.</summary>
-    private sealed class QueueApp : IAsyncDisposable
+    private sealed class QueueApp : QueueTestHost, IAsyncDisposable
     {
         private readonly ITestOutputHelper _log;
 
         private QueueApp(IsolatedAppHost host, string connectionString, string prefix, ITestOutputHelper log)
+            : base(new QueueTestResources(new QueueServiceClient(connectionString), new BlobServiceClient(connectionString), prefix))
         {
             Host = host;
             _log = log;
-            Resources = new QueueTestResources(new QueueServiceClient(connectionString), new BlobServiceClient(connectionString), prefix);
         }
 
         public IsolatedAppHost Host { get; }
-
-        /// <summary>This app's own queues and containers.</summary>
-        public QueueTestResources Resources { get; }
-
-        public QueueClient Input => Resources.Input;
-
-        public QueueClient Output => Resources.Output;
-
-        public QueueClient Rejected => Resources.Rejected;
-
-        public QueueClient Poison => Resources.Poison;
-
-        public BlobContainerClient Claims => Resources.Claims;
-
-        public BlobContainerClient Canonical => Resources.Canonical;
-
-        public BlobContainerClient RejectedBodies => Resources.RejectedBodies;
 
         public string? LastSentText { get; private set; }
 
