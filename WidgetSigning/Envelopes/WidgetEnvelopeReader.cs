@@ -92,7 +92,7 @@ public sealed class WidgetEnvelopeReader
         return Read(utf8Json, sink, keepWidgets: false, scanAhead: remainingBytes).Count;
     }
 
-    private (List<Widget>? Widgets, int Count) Read(Stream utf8Json, IWidgetSink? sink, bool keepWidgets, System.Buffers.ReadOnlySequence<byte>? scanAhead = null)
+    private (List<Widget>? Widgets, int Count) Read(Stream utf8Json, IWidgetSink? sink, bool keepWidgets, System.Buffers.ReadOnlySequence<byte>? scanAhead)
     {
         ArgumentNullException.ThrowIfNull(utf8Json);
 
