@@ -1,3 +1,5 @@
+using FunctionApp.Isolated.Hosting;
+using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Azure.Functions.Worker.Builder;
 using Microsoft.Extensions.Configuration.Memory;
@@ -27,6 +29,10 @@ builder.ConfigureFunctionsWebApplication();
 // worker listens only to the host, which applies FUNCTIONS_REQUEST_BODY_SIZE_LIMIT to the client's body, and the core
 // counts envelope bytes against Http:MaxRequestBodyBytes as it reads (PooledRequestBody), so this hop adds no limit.
 builder.Services.Configure<KestrelServerOptions>(kestrel => kestrel.Limits.MaxRequestBodySize = null);
+
+// Kestrel's pools from 64 KiB blocks: a 1 MB body from the host then arrives in tens of receives, not hundreds
+// (ReceiveBlockMemoryPool; issue 30). Registered after ConfigureFunctionsWebApplication, so this one is resolved.
+builder.Services.AddSingleton<IMemoryPoolFactory<byte>, ReceiveBlockMemoryPoolFactory>();
 builder.Services
     .AddWidgetSigning(builder.Configuration)
     .AddWidgetHttp(builder.Configuration)
