@@ -3,7 +3,7 @@ namespace FunctionApp.Tests.Architecture;
 /// <summary>
 /// Which folders each folder may use, across the three projects: the core (<c>WidgetSigning/</c>, namespaces
 /// <c>WidgetSigning.X</c>) and the two thin hosts (<c>FunctionApp/</c>: the in-process root and <c>Functions/</c>;
-/// <c>FunctionApp.Isolated/</c>: its root and <c>Functions/</c>). Dependencies point one way, from the host adapters down
+/// <c>FunctionApp.Isolated/</c>: its root, <c>Functions/</c> and <c>Hosting/</c>). Dependencies point one way, from the host adapters down
 /// to the primitives; a folder may always use itself (and its sub-folders). No host may use the other host.
 /// </summary>
 public static class FolderRules
@@ -20,6 +20,9 @@ public static class FolderRules
     /// <summary>The isolated app's adapters (<c>FunctionApp.Isolated.Functions</c>).</summary>
     public const string IsolatedFunctions = "Isolated/Functions";
 
+    /// <summary>The isolated worker's own server configuration (<c>FunctionApp.Isolated.Hosting</c>: Kestrel's memory pool).</summary>
+    public const string IsolatedHosting = "Isolated/Hosting";
+
     /// <summary>The core's folders, in dependency order.</summary>
     public static IReadOnlyList<string> CoreFolders { get; } = ["Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"];
 
@@ -27,8 +30,9 @@ public static class FolderRules
     {
         [Root] = Set(InProcessFunctions, "Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"),
         [InProcessFunctions] = Set("Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"),
-        [IsolatedRoot] = Set(IsolatedFunctions, "Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"),
+        [IsolatedRoot] = Set(IsolatedFunctions, IsolatedHosting, "Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"),
         [IsolatedFunctions] = Set("Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"),
+        [IsolatedHosting] = Set(),
         ["Http"] = Set("Signing", "Envelopes", "Keys", "Primitives"),
         ["Queues"] = Set("Signing", "Envelopes", "Keys", "Primitives"),
         ["Signing"] = Set("Envelopes", "Keys", "Primitives"),
