@@ -8,7 +8,7 @@ namespace FunctionApp.Isolated.Hosting;
 /// Hands Kestrel, which takes its memory pools from this service since .NET 10, a <see cref="ReceiveBlockMemoryPool"/>
 /// per transport, all over one <see cref="ReceiveBlockStore"/>.
 /// </summary>
-internal sealed partial class ReceiveBlockMemoryPoolFactory(ILogger<ReceiveBlockMemoryPoolFactory> logger) : IMemoryPoolFactory<byte>
+internal sealed class ReceiveBlockMemoryPoolFactory(ILogger<ReceiveBlockMemoryPoolFactory> logger) : IMemoryPoolFactory<byte>
 {
     /// <summary>Returned blocks the process keeps: 256 × 64 KiB = 16 MiB, about sixteen 1 MB bodies in flight.</summary>
     public const int MaxRetainedBlocks = 256;
@@ -18,11 +18,8 @@ internal sealed partial class ReceiveBlockMemoryPoolFactory(ILogger<ReceiveBlock
     /// <inheritdoc />
     public MemoryPool<byte> Create(MemoryPoolOptions? options = null)
     {
-        LogPoolCreated(logger, options?.Owner ?? "unnamed", ReceiveBlockStore.BlockSize, MaxRetainedBlocks);
+        HostingLog.MemoryPoolCreated(logger, options?.Owner ?? "unnamed", ReceiveBlockStore.BlockSize, MaxRetainedBlocks);
         return new ReceiveBlockMemoryPool(_store);
     }
 
-    [LoggerMessage(EventId = 6001, Level = LogLevel.Information,
-        Message = "Memory pool for {Owner}: {BlockBytes}-byte receive blocks, at most {MaxRetainedBlocks} kept for reuse.")]
-    private static partial void LogPoolCreated(ILogger logger, string owner, int blockBytes, int maxRetainedBlocks);
 }

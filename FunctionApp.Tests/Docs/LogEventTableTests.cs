@@ -6,8 +6,16 @@ namespace FunctionApp.Tests.Docs;
 /// <summary>The event-id table in docs/operations.md lists exactly the app's <c>[LoggerMessage]</c> events, as the code declares them.</summary>
 public sealed class LogEventTableTests
 {
-    /// <summary>The assemblies that log: the core and the in-process app's adapters and trigger (the isolated app's adapters log nothing of their own).</summary>
-    private static readonly Assembly[] App = [typeof(WidgetSigning.Signing.EnvelopeSigner).Assembly, typeof(FunctionApp.Startup).Assembly];
+    /// <summary>
+    /// The assemblies that log: the core, the in-process app's adapters and trigger, and the isolated app's hosting (its Kestrel
+    /// memory pool; the app is net10.0, so it is loaded from its build output, as IsolatedBuildOutput describes).
+    /// </summary>
+    private static readonly Assembly[] App =
+    [
+        typeof(WidgetSigning.Signing.EnvelopeSigner).Assembly,
+        typeof(FunctionApp.Startup).Assembly,
+        Assembly.LoadFrom(Infrastructure.IsolatedBuildOutput.File("FunctionApp.Isolated.dll")),
+    ];
 
     /// <summary>Every <c>[LoggerMessage]</c> in WidgetSigning.dll and FunctionApp.dll, with the file its class lives in (project/folder/Type.cs, as the guide's one-type-per-file rule has it).</summary>
     private static IReadOnlyList<(LoggerMessageAttribute Attribute, string Source)> Declared() => App.SelectMany(a => a.GetTypes())
@@ -47,5 +55,5 @@ public sealed class LogEventTableTests
     }
 
     private static string SourceOf(Type type) =>
-        type.Assembly.GetName().Name + "/" + type.Namespace![(type.Namespace!.IndexOf('.', StringComparison.Ordinal) + 1)..].Replace('.', '/') + "/" + type.Name + ".cs";
+        type.Assembly.GetName().Name + "/" + type.Namespace![(type.Assembly.GetName().Name!.Length + 1)..].Replace('.', '/') + "/" + type.Name + ".cs";
 }
