@@ -21,5 +21,4 @@ internal sealed class ReceiveBlockMemoryPoolFactory(ILogger<ReceiveBlockMemoryPo
         HostingLog.MemoryPoolCreated(logger, options?.Owner ?? "unnamed", ReceiveBlockStore.BlockSize, MaxRetainedBlocks);
         return new ReceiveBlockMemoryPool(_store);
     }
-
 }
