@@ -27,6 +27,11 @@ internal sealed class ScanAheadStream : ScannedStream, IThreadPoolWorkItem
     private bool _scanOver;
     private bool _closed;
 
+    // Under _gate: what is left of the segment being scanned, and where the next one starts. Walking the segments once
+    // keeps the scan linear in the body however many blocks it has (slicing at an offset walks them from the start).
+    private ReadOnlyMemory<byte> _segmentLeft;
+    private SequencePosition _nextSegment;
+
     // Each finding with the offset of the byte that caused it (long.MaxValue: none). Set under _gate, once.
     private long _violationAt = long.MaxValue;
     private int _violationToken;
@@ -49,6 +54,7 @@ internal sealed class ScanAheadStream : ScannedStream, IThreadPoolWorkItem
         ArgumentNullException.ThrowIfNull(inner);
         _inner = inner;
         _bytes = bytes;
+        _nextSegment = bytes.Start;
     }
 
     /// <inheritdoc />
@@ -158,11 +164,18 @@ internal sealed class ScanAheadStream : ScannedStream, IThreadPoolWorkItem
             return;
         }
 
-        var span = _bytes.Slice(_scanned).FirstSpan;
+        while (_segmentLeft.IsEmpty && _bytes.TryGet(ref _nextSegment, out _segmentLeft))
+        {
+            // Past the end of a segment (or an empty one): the next.
+        }
+
+        var span = _segmentLeft.Span;
         if (span.Length > ChunkBytes)
         {
             span = span[..ChunkBytes];
         }
+
+        _segmentLeft = _segmentLeft[span.Length..];
 
         var snapshot = _scanner.Snapshot();
         var passed = _scanner.Scan(span);
