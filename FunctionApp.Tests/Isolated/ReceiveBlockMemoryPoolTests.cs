@@ -184,7 +184,7 @@ public sealed class ReceiveBlockMemoryPoolTests(IsolatedHostFixture fixture) : I
         return largestSegment;
     }
 
-    private static Assembly App { get; } = Assembly.LoadFrom(IsolatedBuildOutput.File("FunctionApp.Isolated.dll"));
+    private static Assembly App => IsolatedBuildOutput.App;
 
     private static Type FactoryType { get; } = App.GetType("FunctionApp.Isolated.Hosting.ReceiveBlockMemoryPoolFactory", throwOnError: true)!;
 
