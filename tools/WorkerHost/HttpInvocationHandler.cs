@@ -1,33 +1,39 @@
-using System.Net;
 using Microsoft.AspNetCore.Http;
-using Microsoft.AspNetCore.Http.Features;
 using Microsoft.Azure.Functions.Worker.Grpc.Messages;
-using Microsoft.Extensions.Options;
 using Yarp.ReverseProxy.Forwarder;
-using KestrelServerOptions = Microsoft.AspNetCore.Server.Kestrel.Core.KestrelServerOptions;
 
 namespace WorkerHost;
 
-/// <summary>An HTTP trigger invocation as the host runs it for a proxying worker: forward the request with YARP and send the InvocationRequest, concurrently.</summary>
-internal sealed class HttpInvocationHandler(WorkerSupervisor supervisor, IHttpForwarder forwarder, IOptions<KestrelServerOptions> kestrel) : IDisposable
+/// <summary>
+/// An HTTP trigger invocation as the Functions host runs it for a proxying worker (azure-functions-host@89dc438d):
+/// <list type="bullet">
+/// <item><c>DefaultHttpProxyService.StartForwarding</c> (src/WebJobs.Script.Grpc/Server/DefaultHttpProxyService.cs): the
+/// invocation id is added to the request with <c>TryAdd</c>, and YARP forwards it to the worker's <c>HttpUri</c> over a
+/// <see cref="SocketsHttpHandler"/> (no redirects, no cookies) behind <see cref="RetryProxyHandler"/>, with a 240 s
+/// activity timeout; the InvocationRequest goes over gRPC at the same time.</item>
+/// <item><c>GrpcWorkerChannel.InvokeResponse</c> (src/WebJobs.Script.Grpc/Channel/GrpcWorkerChannel.cs): when the
+/// worker's InvocationResponse arrives, <c>EnsureSuccessfulForwardingAsync</c> awaits the forwarding and throws if it
+/// failed, so the invocation fails even when the function succeeded.</item>
+/// <item><c>FunctionInvocationMiddleware</c> awaits the invocation; a failed one reaches <c>ExceptionMiddleware</c>
+/// (src/WebJobs.Script.WebHost/Middleware/ExceptionMiddleware.cs), which logs it and answers 500 with no body if
+/// nothing was sent yet, or rethrows (Kestrel aborts the connection) if the response had started. Whatever status
+/// YARP set for a failed forward is replaced by that 500.</item>
+/// </list>
+/// .NET's HTTP/1.1 client returns the worker's response only once the request body is fully sent (the worker's
+/// <c>HttpUri</c> is plain http, so the forward is HTTP/1.1), so an answer the worker gives before the body ends reaches
+/// the client only if the rest of the body still reaches the worker.
+/// </summary>
+internal sealed class HttpInvocationHandler(WorkerSupervisor supervisor, IHttpForwarder forwarder) : IDisposable
 {
     private const string InvocationIdHeader = "x-ms-invocation-id";
     private static readonly TimeSpan WorkerWait = TimeSpan.FromSeconds(30);
     private static readonly ForwarderRequestConfig Config = new() { ActivityTimeout = TimeSpan.FromSeconds(240) };
 
-    // As DefaultHttpProxyService: a direct connection to the worker, nothing between that could change the exchange.
-    private readonly HttpMessageInvoker _invoker = new(new SocketsHttpHandler
+    private readonly HttpMessageInvoker _invoker = new(new RetryProxyHandler(new SocketsHttpHandler
     {
-        UseProxy = false,
         AllowAutoRedirect = false,
-        AutomaticDecompression = DecompressionMethods.None,
         UseCookies = false,
-        ConnectTimeout = TimeSpan.FromSeconds(15),
-    });
-
-    // The data Kestrel may have counted against its limit but not handed to the forwarder when it refuses a chunked body:
-    // its request buffer plus a receive (it parses one buffered read at a time and stops in the middle of it).
-    private readonly long _unreadBytes = (kestrel.Value.Limits.MaxRequestBufferSize ?? 1024 * 1024) + (64 * 1024);
+    }));
 
     public RequestDelegate For(string functionName, string bindingName) => context => InvokeAsync(context, functionName, bindingName);
 
@@ -35,26 +41,41 @@ internal sealed class HttpInvocationHandler(WorkerSupervisor supervisor, IHttpFo
 
     private async Task InvokeAsync(HttpContext context, string functionName, string bindingName)
     {
+        try
+        {
+            await InvokeFunctionAsync(context, functionName, bindingName).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is not OperationCanceledException || !context.RequestAborted.IsCancellationRequested)
+        {
+            // As ExceptionMiddleware: logged as the host's error, 500 if nothing was sent, else the connection is aborted.
+            Console.WriteLine($"WorkerHost: fail: {functionName}: {e.GetType().Name}: {e.Message}{Inner(e)}");
+            if (context.Response.HasStarted)
+            {
+                throw;
+            }
+
+            context.Response.Clear();
+            context.Response.StatusCode = StatusCodes.Status500InternalServerError;
+        }
+    }
+
+    private async Task InvokeFunctionAsync(HttpContext context, string functionName, string bindingName)
+    {
         WorkerChannel channel;
         try
         {
             channel = await supervisor.GetReadyAsync(WorkerWait, context.RequestAborted).ConfigureAwait(false);
         }
-        catch (OperationCanceledException) when (context.RequestAborted.IsCancellationRequested)
-        {
-            return;
-        }
         catch (WorkerUnavailableException e)
         {
-            await FailAsync(context, StatusCodes.Status503ServiceUnavailable, $"The worker is not available: {e.Message}").ConfigureAwait(false);
+            // As HostAvailabilityCheckMiddleware: the host is not running.
+            Console.WriteLine($"WorkerHost: {functionName}: the worker is not available: {e.Message}");
+            context.Response.StatusCode = StatusCodes.Status503ServiceUnavailable;
             return;
         }
 
         var invocationId = Guid.NewGuid().ToString();
-        // The worker pairs this request with the invocation by this header; the host only adds it if absent (TryAdd), but a
-        // client must not be able to address another invocation, so any value it sent is replaced by ours.
-        context.Request.Headers.Remove(InvocationIdHeader);
-        context.Request.Headers[InvocationIdHeader] = invocationId;
+        context.Request.Headers.TryAdd(InvocationIdHeader, invocationId);
         var request = new InvocationRequest
         {
             InvocationId = invocationId,
@@ -63,109 +84,20 @@ internal sealed class HttpInvocationHandler(WorkerSupervisor supervisor, IHttpFo
             InputData = { new ParameterBinding { Name = bindingName, Data = new TypedData { Http = new RpcHttp() } } },
         };
 
-        // What the forwarder reads of the client's body is counted, to tell chunk framing from data if the host refuses it.
-        var body = new CountingRequestBody(context.Request.Body);
-        context.Request.Body = body;
-
-        // The forward starts first, as in the host, so the worker's HTTP side is under way when the invocation arrives.
         var forward = forwarder.SendAsync(context, channel.HttpUri.ToString(), _invoker, Config).AsTask();
-        var invocation = InvokeAsync(channel, request, context.RequestAborted);
+        var response = await channel.InvokeAsync(request, context.RequestAborted).ConfigureAwait(false);
         var error = await forward.ConfigureAwait(false);
         if (error != ForwarderError.None)
         {
-            // Answered without waiting for the invocation: when the body never reached the worker, its InvocationResponse
-            // comes only when the worker gives up waiting for the HTTP request.
-            _ = invocation;
-            if (context.RequestAborted.IsCancellationRequested)
-            {
-                return;
-            }
-
-            var exception = context.Features.Get<IForwarderErrorFeature>()?.Exception;
-            if (error == ForwarderError.RequestBodyClient && ClientRefusal(exception) is { } refusal)
-            {
-                // The client's body broke this host's own Kestrel limits (FUNCTIONS_REQUEST_BODY_SIZE_LIMIT: 413, its minimum
-                // data rate: 408, bad framing or a body shorter than its Content-Length: 400): the client's fault, answered
-                // with Kestrel's status as the host's forwarder (YARP) sets it, never 502 (which says the worker failed).
-                var answer = Describe(context, refusal, body.BytesRead);
-                Console.WriteLine($"WorkerHost: {functionName} ({invocationId}): the client's request body was refused: {refusal.StatusCode} {answer}");
-                if (!context.Response.HasStarted)
-                {
-                    await FailAsync(context, refusal.StatusCode, answer).ConfigureAwait(false);
-                }
-
-                return;
-            }
-
-            Console.WriteLine($"WorkerHost: {functionName} ({invocationId}): forwarding to the worker failed: {error} {exception?.Message}");
-            if (!context.Response.HasStarted)
-            {
-                await FailAsync(context, StatusCodes.Status502BadGateway, $"The worker could not be reached ({error}).").ConfigureAwait(false);
-            }
-
-            return;
+            throw new InvalidOperationException(
+                $"Failed to proxy request with ForwarderError: {error}", context.Features.Get<IForwarderErrorFeature>()?.Exception);
         }
 
-        var (succeeded, reason) = await invocation.ConfigureAwait(false);
-        if (!succeeded)
+        if (response.Result?.Status != StatusResult.Types.Status.Success)
         {
-            Console.WriteLine($"WorkerHost: {functionName} ({invocationId}) failed: {reason}");
-            if (!context.Response.HasStarted)
-            {
-                await FailAsync(context, StatusCodes.Status500InternalServerError, "The function failed.").ConfigureAwait(false);
-            }
+            throw new InvalidOperationException($"The invocation failed: {response.Result?.Status}: {response.Result?.Exception?.Message}");
         }
     }
 
-    private static async Task<(bool Succeeded, string? Reason)> InvokeAsync(WorkerChannel channel, InvocationRequest request, CancellationToken cancellationToken)
-    {
-        try
-        {
-            var response = await channel.InvokeAsync(request, cancellationToken).ConfigureAwait(false);
-            return response.Result?.Status == StatusResult.Types.Status.Success
-                ? (true, null)
-                : (false, $"{response.Result?.Status}: {response.Result?.Exception?.Message}");
-        }
-        catch (Exception e) when (e is WorkerUnavailableException or OperationCanceledException)
-        {
-            return (false, e.Message);
-        }
-    }
-
-    /// <summary>
-    /// The answer to a refused body. Kestrel counts a chunked body's chunk-size lines, their line ends and chunk
-    /// extensions against FUNCTIONS_REQUEST_BODY_SIZE_LIMIT with the data, and its refusal says only "too large"; when
-    /// what it must have counted beyond the data read (less what may still sit in its buffer) is more than the data, the
-    /// framing (a long chunk extension, or chunks of a few bytes) is what was too large, and the answer says so.
-    /// </summary>
-    private string Describe(HttpContext context, BadHttpRequestException refusal, long dataRead)
-    {
-        var limit = context.Features.Get<IHttpMaxRequestBodySizeFeature>()?.MaxRequestBodySize;
-        if (refusal.StatusCode != StatusCodes.Status413PayloadTooLarge || context.Request.ContentLength is not null || limit is null)
-        {
-            return $"The request body was refused by the host: {refusal.Message}";
-        }
-
-        var framing = limit.Value + 1 - dataRead - _unreadBytes;
-        return framing > dataRead
-            ? $"The chunked framing is too large: the host's limit of {limit} bytes (FUNCTIONS_REQUEST_BODY_SIZE_LIMIT) counts chunk-size lines and chunk extensions with the data, and it was passed when {dataRead} bytes of data had arrived: at least {framing} of the bytes it counted were framing (a chunk extension, or chunks of a few bytes each). Nothing was signed."
-            : $"The request body was refused by the host: {refusal.Message} (FUNCTIONS_REQUEST_BODY_SIZE_LIMIT, which counts a chunked body's framing with its data; {dataRead} bytes of data had arrived.)";
-    }
-
-    // Kestrel's refusal of the client's body, wherever YARP wrapped it (an AggregateException of the copy and the send).
-    private static BadHttpRequestException? ClientRefusal(Exception? exception) => exception switch
-    {
-        null => null,
-        BadHttpRequestException { StatusCode: >= 400 and < 500 } refusal => refusal,
-        AggregateException aggregate => aggregate.InnerExceptions.Select(ClientRefusal).FirstOrDefault(r => r is not null),
-        _ => ClientRefusal(exception.InnerException),
-    };
-
-    private static async Task FailAsync(HttpContext context, int status, string message)
-    {
-        context.Response.Clear();
-        context.Response.StatusCode = status;
-        context.Response.ContentType = "text/plain; charset=utf-8";
-        await context.Response.WriteAsync(message, context.RequestAborted).ConfigureAwait(false);
-    }
+    private static string Inner(Exception e) => e.InnerException is { } inner ? $" ({inner.GetType().Name}: {inner.Message})" : "";
 }
