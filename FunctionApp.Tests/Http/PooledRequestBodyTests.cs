@@ -3,6 +3,7 @@ using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.Features;
 using Microsoft.IO;
 using WidgetSigning.Http;
+using WidgetSigning.Signing;
 
 namespace FunctionApp.Tests.Http;
 
@@ -74,6 +75,36 @@ public sealed class PooledRequestBodyTests
         Assert.True(ProblemMapper.TryMap(refusal, out var problem));
         Assert.Equal((413, ProblemTypes.BodyTooLarge), (problem.Status, problem.Type));
         Assert.Contains("FUNCTIONS_REQUEST_BODY_SIZE_LIMIT", problem.Detail, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task ReadAsync_SlowUploadDeclaringALargeBodyAttack_HoldsOnlyTheBudgetOfWhatArrived()
+    {
+        // Arrange: a budget of 1 MiB; a client declares 16 MiB, sends 10 bytes and then trickles (here: nothing more).
+        var budget = new EnvelopeMemoryBudget(1024 * 1024, TimeSpan.Zero);
+        var pipe = new System.IO.Pipelines.Pipe();
+        await pipe.Writer.WriteAsync(new byte[10]);
+        var request = TestRequests.Post("/api/sign", [], sendContentLength: false, chunked: false);
+        request.ContentLength = EnvelopeLimit;
+        request.Body = pipe.Reader.AsStream();
+        using var slowLease = budget.Lease();
+        using var stop = new CancellationTokenSource();
+        var slow = PooledRequestBody.ReadAsync(request, Streams, EnvelopeLimit, slowLease, null, stop.Token);
+        while (slowLease.Charged == 0 && !slow.IsCompleted)
+        {
+            await Task.Delay(10);
+        }
+
+        // Act: another request needs most of the budget at once.
+        using var normalLease = budget.Lease();
+        var error = await Record.ExceptionAsync(() => normalLease.CoverAsync(768 * 1024, CancellationToken.None).AsTask());
+
+        // Assert: the slow client holds one pooled block, not the 16 MiB it announced, and the other request got its room.
+        Assert.False(slow.IsCompleted);
+        Assert.Null(error);
+        Assert.InRange(slowLease.Charged, 1, 128 * 1024);
+        await stop.CancelAsync();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => slow);
     }
 
     /// <summary>A chunked request whose body hands out <paramref name="envelope"/>, then fails as Kestrel does at its limit.</summary>

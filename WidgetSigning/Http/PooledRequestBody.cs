@@ -105,12 +105,6 @@ public static class PooledRequestBody
             throw new RequestBodyTooLargeException(maxBytes);
         }
 
-        if (lease is not null && request.ContentLength is { } announced)
-        {
-            // The wait for room, if any, happens before a byte is read.
-            await lease.CoverAsync(announced, cancellationToken).ConfigureAwait(false);
-        }
-
         var started = Stopwatch.GetTimestamp();
         using var slow = rate is null ? null : CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var body = streams.GetStream("request-body");
@@ -123,6 +117,8 @@ public static class PooledRequestBody
                 var memory = body.GetMemory();
                 if (lease is not null)
                 {
+                    // Charged as blocks fill, never the announced Content-Length up front: a client that declares 16 MiB
+                    // and trickles holds only what it sent, so slow uploads cannot spend the budget others need.
                     await lease.CoverAsync(body.Capacity64, cancellationToken).ConfigureAwait(false);
                 }
 
