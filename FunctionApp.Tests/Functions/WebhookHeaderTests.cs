@@ -230,6 +230,31 @@ public sealed class WebhookHeaderTests
         Assert.Equal("signature-mismatch", exchange.Json.Value<string>("reason"));
     }
 
+    [Theory]
+    [InlineData("Idempotency-Key")]
+    [InlineData("webhook-id")]
+    [InlineData("X-Signature")]
+    public async Task SignAndVerify_RepeatedHeaderJoinedByTheForwardingHostAttack_400SaysGivenOnceNotSigned(string header)
+    {
+        // Arrange: the isolated app's host forwards a header given twice as one line, "a, b" (SocketsHttpHandler).
+        const string Joined = "order-1, order-2";
+
+        // Act
+        var exchange = header == WebhookRequestHeaders.IdempotencyKey
+            ? await SignAsync(idempotencyKey: Joined)
+            : header == StandardWebhooks.IdHeader
+                ? await VerifyAsync(Joined, "1795000259", OneWidgetWebhook.Signature)
+                : await VerifyAsync(null, null, null, hex: Joined);
+
+        // Assert: the 400 names the real problem (given twice), not the value's format; nothing signed or verified.
+        Assert.Equal(400, exchange.Status);
+        var detail = exchange.Json.Value<string>("detail")!;
+        Assert.Contains("must be given once", detail, StringComparison.Ordinal);
+        Assert.Contains(header, detail, StringComparison.Ordinal);
+        Assert.False(exchange.ResponseHeaders.ContainsKey(SignatureHeaders.Signature));
+        Assert.Null(exchange.Json["valid"]);
+    }
+
     [Fact]
     public async Task Keys_LocalKey_ListsIdAndStateAndNoKeyMaterial()
     {

@@ -23,4 +23,18 @@ internal static class RequestValues
         1 => values[0],
         _ => throw new InvalidRequestException(string.Format(CultureInfo.InvariantCulture, wording, name)),
     };
+
+    /// <summary>
+    /// A header's value, as <see cref="Single"/>; also refuses one value holding ", ", which none of our headers' formats
+    /// allows: a host that forwards the request (the isolated app's) joins a repeated header into one line with ", ",
+    /// so this is how a header given twice arrives there, and the 400 should say that, not that the format is wrong.
+    /// </summary>
+    /// <exception cref="InvalidRequestException">The header is given more than once.</exception>
+    public static string? SingleHeader(StringValues values, string name, string wording)
+    {
+        var value = Single(values, name, wording);
+        return value is not null && value.Contains(", ", StringComparison.Ordinal)
+            ? throw new InvalidRequestException(string.Format(CultureInfo.InvariantCulture, wording, name) + " (A host that forwards the request joins a repeated header with \", \".)")
+            : value;
+    }
 }

@@ -60,7 +60,7 @@ public static class VerifyRequestFields
     private static string? ReadOne(HttpRequest request, string header, string parameter)
     {
         ArgumentNullException.ThrowIfNull(request);
-        var fromHeader = RequestValues.Single(request.Headers[header], header, RequestValues.FieldWording);
+        var fromHeader = RequestValues.SingleHeader(request.Headers[header], header, RequestValues.FieldWording);
         var fromQuery = RequestValues.Single(request.Query[parameter], parameter, RequestValues.FieldWording);
         if (fromHeader is not null && fromQuery is not null && !string.Equals(fromHeader.Trim(), fromQuery.Trim(), StringComparison.Ordinal))
         {

@@ -104,6 +104,6 @@ public static class WebhookRequestHeaders
     private static string? Single(HttpRequest request, string name)
     {
         ArgumentNullException.ThrowIfNull(request);
-        return RequestValues.Single(request.Headers[name], name, RequestValues.HeaderWording)?.Trim();
+        return RequestValues.SingleHeader(request.Headers[name], name, RequestValues.HeaderWording)?.Trim();
     }
 }
