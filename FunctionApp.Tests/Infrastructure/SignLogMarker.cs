@@ -8,7 +8,8 @@ namespace FunctionApp.Tests.Infrastructure;
 /// Reads a host process's output up to a flush marker. The marker is the empty envelope signed through
 /// <paramref name="client"/> (which the attack tests never send otherwise), found by its log line ("Sign signed 0
 /// widgets") in <paramref name="output"/>. The host logs in order and a request is logged before it is answered, so
-/// every line an earlier request logged comes before the marker's, however late the output reaches the test.
+/// every line an earlier request logged comes before the marker's, however late the output reaches the test (an answer
+/// can reach the client before its own log line does: the isolated worker's log travels to the host over gRPC).
 /// </summary>
 public sealed class SignLogMarker(HttpClient client, Func<string> output)
 {

@@ -194,7 +194,7 @@ public sealed class WidgetQueueListenerTests
 
             // Assert: the run was cancelled at the bound, before the host gave up on the stop (an event order, not a
             // time), and the message is visible again at once (not after the 1-minute lease), unpoisoned.
-            Assert.False(hostHadGivenUp ?? true, hostHadGivenUp is null ? "the run was never cancelled" : "the run was cancelled only when the host gave up");
+            Assert.False(hostHadGivenUp ?? true, hostHadGivenUp is null ? "the run was never cancelled" : "the run was cancelled after the host gave up on the stop");
             var again = (await host.Input.ReceiveMessageAsync()).Value;
             Assert.NotNull(again);
             Assert.Equal(id, again.MessageId);
