@@ -3,6 +3,7 @@ using FunctionApp.Functions;
 using WidgetSigning.Http;
 using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
+using Microsoft.AspNetCore.Http.Features;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.AspNetCore.Mvc.Abstractions;
 using Microsoft.AspNetCore.Routing;
@@ -104,43 +105,62 @@ public sealed class SignFunctionLimitAttackTests : IAsyncLifetime
     [Fact]
     public async Task RunAsync_SlowBodyAttack_408RequestTimeoutAndNothingHeld()
     {
-        // Arrange: 40 bytes, then nothing (the connection stays open), well past the grace period.
+        // Arrange: 40 bytes, then nothing (the connection stays open) for ten times what the host allows 40 bytes
+        // (0.3 s grace plus 40 bytes at 1 MiB/s); after that the client would end its body itself.
+        var allowed = new HttpOptions { DataRateGracePeriod = TimeSpan.FromSeconds(0.3), MinDataRateBytesPerSecond = 1024 * 1024 }.TimeAllowedFor(40);
+        var stalling = new StallingStream(Vector.Load("one-widget").Input[..40], allowed * 10);
         var request = TestRequests.Post("/api/sign", [], sendContentLength: false, chunked: true);
-        request.Body = new StallingStream(Vector.Load("one-widget").Input[..40]);
+        request.Body = stalling;
 
         // Act
-        var started = System.Diagnostics.Stopwatch.StartNew();
         var response = await Host.InvokeHttpAsync(SignFunction.Name, request);
 
-        // Assert: refused within the grace period plus 40 bytes at the minimum rate, not after the client's whim.
+        // Assert: the host cancelled the stalled read at the minimum rate, before the client's stall (ten times as long)
+        // was over, not at the client's whim: a 408 naming the setting.
         Assert.Equal(408, response.Status);
         Assert.Equal(ProblemTypes.RequestTimeout, (string?)response.Json["type"]);
         Assert.Contains(HttpOptions.MinDataRateBytesPerSecondSetting, (string?)response.Json["detail"], StringComparison.Ordinal);
-        Assert.True(started.Elapsed < TimeSpan.FromSeconds(5), $"took {started.Elapsed}");
+        Assert.True(stalling.CancelledByTheHost, "the stalled read was not cancelled");
+        Assert.False(stalling.EndedByTheClient, $"the client's stall of {allowed * 10} ran out before the host refused the body");
         AssertNothingHeld();
     }
 
     [Fact]
     public async Task ExecuteResult_SlowReaderAttack_AnswerCutAtTheMinimumRateAndNothingHeld()
     {
-        // Arrange: a 2 MiB canonical answer read at ~0.6 MiB/s; the minimum is 1 MiB/s after 0.3 s.
+        // Arrange: a 2 MiB canonical answer read at ~0.6 MiB/s; the minimum is 1 MiB/s after 0.3 s. The control: the
+        // same answer read as fast as it is written.
         var body = AttackBodies.ControlCharacterEnvelope(2 * 1024 * 1024, "escaped");
-        var request = TestRequests.Post("/api/sign", body, query: "?output=canonical");
+        var fast = new SlowReaderStream(TimeSpan.Zero);
+        var control = await WriteCanonicalAnswerAsync(body, fast);
         var slow = new SlowReaderStream(TimeSpan.FromMilliseconds(100));
-        request.HttpContext.Response.Body = slow;
+
+        // Act
+        var attack = await WriteCanonicalAnswerAsync(body, slow);
+
+        // Assert: no exception (no 500) either way; the fast reader got the whole answer on an open connection, the
+        // slow one a part of it and then the connection closed; every block back.
+        Assert.Null(control.Error);
+        Assert.Null(attack.Error);
+        Assert.False(control.Aborted, "the fast reader's connection was closed");
+        Assert.Equal(control.Length, fast.Written);
+        Assert.True(attack.Aborted, "the slow reader's connection was left open");
+        Assert.True(slow.Written < attack.Length, $"the slow reader got {slow.Written:N0} of {attack.Length:N0} bytes");
+        AssertNothingHeld();
+    }
+
+    /// <summary>Runs the function on <paramref name="body"/> with <c>?output=canonical</c> and writes its answer to <paramref name="reader"/>.</summary>
+    private async Task<(Exception? Error, bool Aborted, long? Length)> WriteCanonicalAnswerAsync(byte[] body, Stream reader)
+    {
+        var request = TestRequests.Post("/api/sign", body, query: "?output=canonical");
+        var lifetime = new AbortRecordingLifetime();
+        request.HttpContext.Features.Set<IHttpRequestLifetimeFeature>(lifetime);
+        request.HttpContext.Response.Body = reader;
         using var scope = Host.Services.CreateScope();
         var function = ActivatorUtilities.CreateInstance<SignFunction>(scope.ServiceProvider);
         var result = await function.RunAsync(request);
-
-        // Act
-        var started = System.Diagnostics.Stopwatch.StartNew();
         var error = await Record.ExceptionAsync(() => result.ExecuteResultAsync(new ActionContext(request.HttpContext, new RouteData(), new ActionDescriptor())));
-
-        // Assert: no exception (no 500), the answer cut short after about 0.3 s + 2 s, and every block back.
-        Assert.Null(error);
-        Assert.True(slow.Written < body.Length, $"wrote {slow.Written:N0} of {body.Length:N0} bytes");
-        Assert.True(started.Elapsed < TimeSpan.FromSeconds(4), $"took {started.Elapsed}");
-        AssertNothingHeld();
+        return (error, lifetime.Aborted, request.HttpContext.Response.ContentLength);
     }
 
     private void AssertNothingHeld()
@@ -150,10 +170,17 @@ public sealed class SignFunctionLimitAttackTests : IAsyncLifetime
         Assert.Equal(0, Host.GetService<EnvelopeMemoryBudget>().InUse);
     }
 
-    /// <summary>A client that sends part of its body and then stalls with the connection open.</summary>
-    private sealed class StallingStream(byte[] first) : ForwardOnlyStream
+    /// <summary>
+    /// A client that sends part of its body and then stalls with the connection open, for <paramref name="stall"/>, after
+    /// which it ends the body (a short envelope) unless its read was cancelled first.
+    /// </summary>
+    private sealed class StallingStream(byte[] first, TimeSpan stall) : ForwardOnlyStream
     {
         private bool _sent;
+
+        public bool CancelledByTheHost { get; private set; }
+
+        public bool EndedByTheClient { get; private set; }
 
         public override bool CanWrite => false;
 
@@ -168,10 +195,30 @@ public sealed class SignFunctionLimitAttackTests : IAsyncLifetime
                 return first.Length;
             }
 
-            await Task.Delay(Timeout.Infinite, cancellationToken);
+            try
+            {
+                await Task.Delay(stall, cancellationToken);
+            }
+            catch (OperationCanceledException)
+            {
+                CancelledByTheHost = true;
+                throw;
+            }
+
+            EndedByTheClient = true;
             return 0;
         }
 
         public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+    }
+
+    /// <summary>The connection's lifetime as the server sees it: whether the request closed it.</summary>
+    private sealed class AbortRecordingLifetime : IHttpRequestLifetimeFeature
+    {
+        public CancellationToken RequestAborted { get; set; }
+
+        public bool Aborted { get; private set; }
+
+        public void Abort() => Aborted = true;
     }
 }

@@ -237,14 +237,20 @@ public sealed class QueueFunctionHost : QueueTestHost, IAsyncDisposable
     /// <summary>Stops the host (graceful shutdown), once.</summary>
     public async Task StopAsync(TimeSpan timeout)
     {
+        using var cancel = new CancellationTokenSource(timeout);
+        await StopAsync(cancel.Token);
+    }
+
+    /// <summary>Stops the host (graceful shutdown), once; the host gives up waiting for it when <paramref name="giveUp"/> is cancelled.</summary>
+    public async Task StopAsync(CancellationToken giveUp)
+    {
         if (_stopped)
         {
             return;
         }
 
         _stopped = true;
-        using var cancel = new CancellationTokenSource(timeout);
-        await _host.StopAsync(cancel.Token);
+        await _host.StopAsync(giveUp);
     }
 
     public async ValueTask DisposeAsync()

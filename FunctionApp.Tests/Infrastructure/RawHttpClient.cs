@@ -139,6 +139,34 @@ public sealed class RawHttpClient : IDisposable
         }
     }
 
+    /// <summary>
+    /// Reads an interim response (such as <c>100 Continue</c> after <c>Expect: 100-continue</c>) and returns its status,
+    /// or null if the connection ended or <paramref name="timeout"/> passed first.
+    /// </summary>
+    public async Task<int?> ReadInterimStatusAsync(TimeSpan timeout)
+    {
+        using var cancel = new CancellationTokenSource(timeout);
+        var received = new List<byte>();
+        var buffer = new byte[1];
+        try
+        {
+            // A byte at a time, so nothing after the interim response's end is taken from the final response.
+            while (received.Count < 8 * 1024 && await _socket.ReceiveAsync(buffer, SocketFlags.None, cancel.Token) == 1)
+            {
+                received.Add(buffer[0]);
+                if (received.Count >= 4 && received[^4] == '\r' && received[^3] == '\n' && received[^2] == '\r' && received[^1] == '\n')
+                {
+                    return int.Parse(Encoding.ASCII.GetString(received.ToArray()).Split(' ')[1], CultureInfo.InvariantCulture);
+                }
+            }
+        }
+        catch (Exception e) when (e is OperationCanceledException or SocketException)
+        {
+        }
+
+        return null;
+    }
+
     /// <summary>Reads one response (Content-Length, chunked, or to the close), or how the connection ended without one.</summary>
     public async Task<RawHttpOutcome> ReadResponseAsync(TimeSpan timeout)
     {

@@ -1,7 +1,4 @@
-using System.Diagnostics;
 using System.Globalization;
-using System.Net;
-using System.Net.Http.Headers;
 using System.Text;
 using FunctionApp.Tests.Infrastructure;
 using WidgetSigning.Http;
@@ -24,8 +21,6 @@ public sealed class ChunkedFramingAttackTests(BothAppsFixture fixture, ITestOutp
     private const string IsolatedApp = "isolated";
     private const int Limit = 16 * 1024 * 1024;
     private const long HostLimit = Limit + (Limit / HttpOptions.ChunkFramingShare);
-    private const string SignedLine = "Sign signed ";
-    private const string MarkerLine = "Sign signed 0 widgets";
     private static readonly TimeSpan AnswerTimeout = TimeSpan.FromSeconds(60);
 
     [Theory]
@@ -66,7 +61,7 @@ public sealed class ChunkedFramingAttackTests(BothAppsFixture fixture, ITestOutp
         // (the HTTP binding's read failed).
         var envelope = AttackBodies.SingleWidgetEnvelope(Limit + 1);
         var body = framing.StartsWith("Transfer", StringComparison.Ordinal) ? ChunkedFraming.Frame(envelope, 64 * 1024) : envelope;
-        var mark = await SignMarkerAsync(app);
+        var mark = await Log(app).PlaceAsync();
 
         // Act
         var sent = await PostAsync(app, framing, [body]);
@@ -98,7 +93,7 @@ public sealed class ChunkedFramingAttackTests(BothAppsFixture fixture, ITestOutp
         var baseline = await PostAsync(app, "Transfer-Encoding: chunked", [ChunkedFraming.Frame(AttackBodies.SingleWidgetEnvelope(16_776_000), 64 * 1024)]);
         Assert.Equal(200, baseline.Outcome.Response?.Status);
         var envelope = AttackBodies.SingleWidgetEnvelope(516);
-        var mark = await SignMarkerAsync(app);
+        var mark = await Log(app).PlaceAsync();
 
         // Act
         using var client = await RawHttpClient.ConnectAsync(Address(app));
@@ -180,47 +175,12 @@ public sealed class ChunkedFramingAttackTests(BothAppsFixture fixture, ITestOutp
 
     private string Output(string app) => app == InProcessApp ? fixture.InProcessOutput : fixture.IsolatedOutput;
 
-    /// <summary>
-    /// Signs the empty envelope, which no other request here sends, and returns where its log line ("Sign signed 0
-    /// widgets") starts and ends in the host's output. The host logs in order and a request is logged before it is
-    /// answered, so every line an earlier request logged comes before it, however late the output reaches the test.
-    /// </summary>
-    private async Task<(int Start, int End)> SignMarkerAsync(string app)
-    {
-        var before = MarkerLines(Output(app)).Count;
-        using var content = new ByteArrayContent("{\"widgets\":[]}"u8.ToArray()) { Headers = { ContentType = new MediaTypeHeaderValue("application/json") } };
-        using var signed = await (app == InProcessApp ? fixture.InProcess : fixture.Isolated).PostAsync("/api/sign", content);
-        Assert.Equal(HttpStatusCode.OK, signed.StatusCode);
-        var waited = Stopwatch.StartNew();
-        while (MarkerLines(Output(app)).Count <= before && waited.Elapsed < TimeSpan.FromSeconds(10))
-        {
-            await Task.Delay(50);
-        }
-
-        var text = Output(app);
-        var lines = MarkerLines(text);
-        Assert.True(lines.Count > before, $"the empty envelope's log line did not come:\n{text[^Math.Min(2000, text.Length)..]}");
-        return lines[before];
-    }
+    private SignLogMarker Log(string app) => new(app == InProcessApp ? fixture.InProcess : fixture.Isolated, () => Output(app));
 
     /// <summary>Nothing was signed after <paramref name="mark"/>: up to the next marker's line, the host logged no signing.</summary>
     private async Task AssertNothingSignedSinceAsync(string app, (int Start, int End) mark)
     {
-        var next = await SignMarkerAsync(app);
-        var between = Output(app)[mark.End..next.Start];
-        Assert.False(between.Contains(SignedLine, StringComparison.Ordinal), $"signed after the mark:\n{between}");
-    }
-
-    private static List<(int Start, int End)> MarkerLines(string output)
-    {
-        var found = new List<(int Start, int End)>();
-        for (var at = output.IndexOf(MarkerLine, StringComparison.Ordinal); at >= 0; at = output.IndexOf(MarkerLine, at + 1, StringComparison.Ordinal))
-        {
-            var start = output.LastIndexOf('\n', at) + 1;
-            var end = output.IndexOf('\n', at);
-            found.Add((start, end < 0 ? output.Length : end + 1));
-        }
-
-        return found;
+        var between = await Log(app).SinceAsync(mark);
+        Assert.False(between.Contains(SignLogMarker.SignedLine, StringComparison.Ordinal), $"signed after the mark:\n{between}");
     }
 }
