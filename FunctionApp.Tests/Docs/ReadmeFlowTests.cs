@@ -52,18 +52,20 @@ public sealed partial class ReadmeFlowTests
     public void Docs_FlowBlocks_SignAndCheckWithTheReadmesFiles()
     {
         // Arrange
-        var docs = new[] { "api.md", "receivers.md", "signing-contract.md" }.ToDictionary(f => f, f => RepoFiles.ReadAllText("docs", f));
+        var docs = new[] { "api.md", "receivers.md", "signing-contract.md", "troubleshooting.md" }.ToDictionary(f => f, f => RepoFiles.ReadAllText("docs", f));
 
         // Act
         var blocks = docs.ToDictionary(d => d.Key, d => DocsFlowBlock().Matches(d.Value).Select(m => m.Groups["body"].Value).ToList());
 
-        // Assert: api.md's sign request, the receivers' openssl and library checks, the contract's openssl line.
+        // Assert: api.md's sign request, the receivers' openssl and library checks, the contract's openssl line, the
+        // troubleshooting page's queue peek.
         Assert.Contains("curl -sS -f -X POST \"http://localhost:7071/api/sign\"", Assert.Single(blocks["api.md"]), StringComparison.Ordinal);
         Assert.Equal(3, blocks["receivers.md"].Count);
         Assert.Contains("&& echo \"X-Signature OK\"", blocks["receivers.md"][0], StringComparison.Ordinal);
         Assert.Contains("&& echo \"webhook-signature OK\"", blocks["receivers.md"][1], StringComparison.Ordinal);
         Assert.StartsWith("node scripts/verify-webhook.mjs", blocks["receivers.md"][2], StringComparison.Ordinal);
         Assert.Contains("openssl dgst -sha256 -mac HMAC", Assert.Single(blocks["signing-contract.md"]), StringComparison.Ordinal);
+        Assert.Contains("peekMessages", Assert.Single(blocks["troubleshooting.md"]), StringComparison.Ordinal);
     }
 
     [Fact]
