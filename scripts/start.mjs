@@ -14,8 +14,12 @@
 //   2. copies the app's settings sample to its local.settings.json if that file is absent: FunctionApp.Isolated/
 //      local.settings.sample.json to FunctionApp.Isolated/local.settings.json, or the repository root's
 //      local.settings.sample.json to FunctionApp/local.settings.json;
-//   3. without func: builds the app and its local host (dotnet build -c Release -v quiet, incremental: quick when up to
-//      date), printing a line before and after each build; dotnet's errors still show when one fails;
+//   3. without func: builds the app and its local host (dotnet build -c Release -v quiet), printing a line before and
+//      after each build; dotnet's errors still show when one fails. Skipped when nothing changed since the last build
+//      this script ran: a stamp of the build's inputs (every file under the projects and the projects they reference,
+//      files they include from elsewhere, Directory.*.props/targets, global.json, NuGet.config, .editorconfig: path,
+//      size, modification time) and of the two outputs it runs is kept in the local host's obj/ after a good build;
+//      dotnet's own up-to-date check takes ~10 s, reading the stamp milliseconds;
 //   4. starts Azurite on 127.0.0.1 with telemetry off, data in .azurite/, and waits until it listens;
 //   5. runs `func start` in the app's folder, or the local host on the app's build output;
 //   6. stops Azurite when the host exits, or on Ctrl-C / SIGTERM, and exits with the host's code.
@@ -29,7 +33,8 @@
 // HTTP_PORT moves the HTTP port off 7071 (func start --port, WorkerHost/LocalHost --port).
 
 import { spawn, spawnSync } from "node:child_process";
-import { constants, copyFileSync, existsSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { constants, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { delimiter, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -55,6 +60,7 @@ const app = inProcess
     dir: "FunctionApp",
     project: join("FunctionApp", "FunctionApp.csproj"),
     output: join("FunctionApp", "bin", "Release", "net8.0"),
+    dll: join("FunctionApp", "bin", "Release", "net8.0", "FunctionApp.dll"),
     sample: "local.settings.sample.json",
     hostName: "LocalHost",
     hostProject: join("tools", "LocalHost", "LocalHost.csproj"),
@@ -65,6 +71,7 @@ const app = inProcess
     dir: "FunctionApp.Isolated",
     project: join("FunctionApp.Isolated", "FunctionApp.Isolated.csproj"),
     output: join("FunctionApp.Isolated", "bin", "Release", "net10.0"),
+    dll: join("FunctionApp.Isolated", "bin", "Release", "net10.0", "FunctionApp.Isolated.dll"),
     sample: join("FunctionApp.Isolated", "local.settings.sample.json"),
     hostName: "WorkerHost",
     hostProject: join("tools", "WorkerHost", "WorkerHost.csproj"),
@@ -145,6 +152,77 @@ async function stop(child, signal) {
   clearTimeout(timer);
 }
 
+function readText(file) {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** One line per file: its path from the root, size and modification time, or that it is missing. */
+function fileLine(file) {
+  try {
+    const info = statSync(file);
+    return `${relative(root, file)}\t${info.size}\t${info.mtimeMs}`;
+  } catch {
+    return `${relative(root, file)}\tmissing`;
+  }
+}
+
+/** Every file under `directory` but build output (bin/, obj/) and tool folders. */
+function filesUnder(directory, into) {
+  let entries;
+  try {
+    entries = readdirSync(directory, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) {
+      if (!["bin", "obj", "node_modules", ".git", ".vs", ".vscode", ".idea"].includes(entry.name)) filesUnder(path, into);
+    } else {
+      into.add(path);
+    }
+  }
+}
+
+/**
+ * A hash of what `dotnet build` reads for `projects`: every file under each project's folder and the folders of the
+ * projects it references (transitively), the files it includes from elsewhere (Compile/None/Content Include="..\…"),
+ * and the repository's build-wide files. A new, edited, touched or deleted file changes it.
+ */
+function inputsStamp(projects) {
+  const files = new Set();
+  const seen = new Set();
+  const visit = (project) => {
+    const path = resolve(root, project);
+    if (seen.has(path)) return;
+    seen.add(path);
+    files.add(path);
+    filesUnder(dirname(path), files);
+    const text = readText(path) ?? "";
+    for (const match of text.matchAll(/<(\w+)\s+Include="([^"]+)"/g)) {
+      const [, item, include] = match;
+      const target = resolve(dirname(path), include.replaceAll("\\", "/"));
+      if (item === "ProjectReference") visit(target);
+      else if (include.startsWith("..")) files.add(target);
+    }
+  };
+  projects.forEach(visit);
+  for (const name of ["Directory.Build.props", "Directory.Build.targets", "Directory.Packages.props", "global.json", "NuGet.config", "nuget.config", ".editorconfig"]) {
+    files.add(join(root, name));
+  }
+  const lines = [...files].sort().map(fileLine);
+  return "inputs " + createHash("sha256").update(lines.join("\n")).digest("hex");
+}
+
+/** The two files the script runs, as the last build left them: one rebuilt or deleted since means build again. */
+function outputsStamp() {
+  return "outputs " + createHash("sha256").update([app.dll, app.hostDll].map((file) => fileLine(join(root, file))).join("\n")).digest("hex");
+}
+
 // 1. The host, before anything is started or written: func where Core Tools are installed (npm's optional
 // dependency first, then the PATH), else the local host, which needs the .NET SDK.
 const localFunc = join(root, "node_modules", ".bin", isWindows ? "func.cmd" : "func");
@@ -174,22 +252,32 @@ try {
   say(`Using the existing ${relative(root, settings)}.`);
 }
 
-// 3. Without func: build the app and its local host (incremental; a failed build stops here, before Azurite).
-// -v quiet keeps a good build silent; dotnet's errors (and warnings) still reach the terminal, and a line before and
-// after each build says what the wait is for (a first build takes a minute or two).
+// 3. Without func: build the app and its local host (a failed build stops here, before Azurite), unless the stamp says
+// nothing changed since the last good build. -v quiet keeps a good build silent; dotnet's errors (and warnings) still
+// reach the terminal, and a line before and after each build says what the wait is for (a first build takes a minute or two).
 const localHostDll = join(root, app.hostDll);
 const appOutput = join(root, app.output);
 if (!func) {
   say(`Core Tools ('func') not found: running ${app.name} in its local host (tools/${app.hostName}) instead.`);
-  for (const project of [app.project, app.hostProject]) {
-    say(`Building ${project} (dotnet build -c Release)...`);
-    const buildStarted = Date.now();
-    const built = spawnSync(dotnet, ["build", project, "--configuration", "Release", "--nologo", "-v", "quiet"], { cwd: root, stdio: "inherit" });
-    if (built.status !== 0) {
-      fail(`dotnet build ${project} failed (${built.error?.message ?? `code ${built.status}`}).`);
-      process.exit(1);
+  const stampFile = join(root, dirname(app.hostProject), "obj", `npm-start-${inProcess ? "inprocess" : "isolated"}.stamp`);
+  const inputs = inputsStamp([app.project, app.hostProject]);
+  const outputsBuilt = [app.dll, app.hostDll].every((file) => existsSync(join(root, file)));
+  if (outputsBuilt && readText(stampFile) === `${inputs}\n${outputsStamp()}\n`) {
+    say(`Build output up to date: no source, project or build setting changed since npm start last built it (stamp ${relative(root, stampFile)}).`);
+  } else {
+    for (const project of [app.project, app.hostProject]) {
+      say(`Building ${project} (dotnet build -c Release)...`);
+      const buildStarted = Date.now();
+      const built = spawnSync(dotnet, ["build", project, "--configuration", "Release", "--nologo", "-v", "quiet"], { cwd: root, stdio: "inherit" });
+      if (built.status !== 0) {
+        fail(`dotnet build ${project} failed (${built.error?.message ?? `code ${built.status}`}).`);
+        process.exit(1);
+      }
+      say(`Built ${project} in ${((Date.now() - buildStarted) / 1000).toFixed(1)} s`);
     }
-    say(`Built ${project} in ${((Date.now() - buildStarted) / 1000).toFixed(1)} s`);
+    // The inputs as they were when the build started: a file saved during the build makes the next start build again.
+    mkdirSync(dirname(stampFile), { recursive: true });
+    writeFileSync(stampFile, `${inputs}\n${outputsStamp()}\n`);
   }
 }
 

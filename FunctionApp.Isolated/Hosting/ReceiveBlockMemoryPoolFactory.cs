@@ -14,11 +14,18 @@ internal sealed class ReceiveBlockMemoryPoolFactory(ILogger<ReceiveBlockMemoryPo
     public const int MaxRetainedBlocks = 256;
 
     private readonly ReceiveBlockStore _store = new(MaxRetainedBlocks);
+    private int _created;
 
     /// <inheritdoc />
     public MemoryPool<byte> Create(MemoryPoolOptions? options = null)
     {
-        HostingLog.MemoryPoolCreated(logger, options?.Owner ?? "unnamed", ReceiveBlockStore.BlockSize, MaxRetainedBlocks);
+        // Kestrel asks for several pools at start-up, all over the one store: the first one's line says what they all
+        // are, so it is logged once per process rather than once per pool.
+        if (Interlocked.Increment(ref _created) == 1)
+        {
+            HostingLog.MemoryPoolCreated(logger, options?.Owner ?? "unnamed", ReceiveBlockStore.BlockSize, MaxRetainedBlocks);
+        }
+
         return new ReceiveBlockMemoryPool(_store);
     }
 }

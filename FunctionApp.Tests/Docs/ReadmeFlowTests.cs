@@ -48,6 +48,44 @@ public sealed partial class ReadmeFlowTests
         Assert.Contains("setsid npm start", flow, StringComparison.Ordinal);
     }
 
+    [Fact]
+    public void Docs_FlowBlocks_SignAndCheckWithTheReadmesFiles()
+    {
+        // Arrange
+        var docs = new[] { "api.md", "receivers.md", "signing-contract.md", "troubleshooting.md" }.ToDictionary(f => f, f => RepoFiles.ReadAllText("docs", f));
+
+        // Act
+        var blocks = docs.ToDictionary(d => d.Key, d => DocsFlowBlock().Matches(d.Value).Select(m => m.Groups["body"].Value).ToList());
+
+        // Assert: api.md's sign request, the receivers' openssl and library checks, the contract's openssl line, the
+        // troubleshooting page's queue peek.
+        Assert.Contains("curl -sS -f -X POST \"http://localhost:7071/api/sign\"", Assert.Single(blocks["api.md"]), StringComparison.Ordinal);
+        Assert.Equal(3, blocks["receivers.md"].Count);
+        Assert.Contains("&& echo \"X-Signature OK\"", blocks["receivers.md"][0], StringComparison.Ordinal);
+        Assert.Contains("&& echo \"webhook-signature OK\"", blocks["receivers.md"][1], StringComparison.Ordinal);
+        Assert.StartsWith("node scripts/verify-webhook.mjs", blocks["receivers.md"][2], StringComparison.Ordinal);
+        Assert.Contains("openssl dgst -sha256 -mac HMAC", Assert.Single(blocks["signing-contract.md"]), StringComparison.Ordinal);
+        Assert.Contains("peekMessages", Assert.Single(blocks["troubleshooting.md"]), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ReadmeFlow_AfterTheReadme_RunsTheDocsFlowBlocks()
+    {
+        // Arrange
+        var flow = RepoFiles.ReadAllText(".ci", "readme-flow");
+
+        // Act
+        var readme = flow.IndexOf("all ${#blocks[@]} README blocks passed", StringComparison.Ordinal);
+        var docs = flow.IndexOf("/^<!-- docs-flow -->$/", StringComparison.Ordinal);
+
+        // Assert
+        Assert.True(readme >= 0 && docs > readme, ".ci/readme-flow must run the docs-flow blocks after the README's");
+        Assert.Contains("for doc in docs/*.md; do", flow, StringComparison.Ordinal);
+    }
+
+    [GeneratedRegex(@"^<!-- docs-flow -->\n```bash\n(?<body>.*?)^```", RegexOptions.Multiline | RegexOptions.Singleline)]
+    private static partial Regex DocsFlowBlock();
+
     [GeneratedRegex(@"^<!-- readme-flow -->\n```bash\n(?<body>.*?)^```", RegexOptions.Multiline | RegexOptions.Singleline)]
     private static partial Regex FlowBlock();
 }

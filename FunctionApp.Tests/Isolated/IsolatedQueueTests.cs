@@ -146,6 +146,26 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
     }
 
     [Fact]
+    public async Task SignQueue_NotBase64Message_IsPoisonedByTheExtensionWithoutARunOrARejection()
+    {
+        // Arrange: unlike the in-process app, whose own trigger rejects such text with a reason (SignQueueFunctionTests),
+        // the official extension decodes every message before the function runs (docs/queue.md, Failures).
+        await using var app = await QueueApp.StartAsync(_azurite.ConnectionString, _output);
+        const string sent = "this is not base64!";
+
+        // Act
+        await app.Input.SendMessageAsync(sent);
+        var poisoned = await QueueFunctionHost.ReceiveRawAsync(app.Poison, Patience);
+
+        // Assert: the text as sent on <input>-poison, the function never run, nothing rejected or forwarded.
+        Assert.Equal(sent, poisoned);
+        Assert.True(await QueueFunctionHost.WaitEmptyAsync(app.Input, Patience), "the input queue should be empty");
+        Assert.Empty(StartedRun().Matches(app.Host.Output));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(app.Rejected));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(app.Output));
+    }
+
+    [Fact]
     public async Task SignQueue_BlobServiceUnreachableForAClaimCheck_PoisonsTheMessageAfterMaxDequeueCountAttempts()
     {
         // Arrange: the app's WidgetStorage reaches Azurite's queues, but its blob endpoint is a loopback port nothing

@@ -1,4 +1,5 @@
 using System.Text.RegularExpressions;
+using FunctionApp.Tests.Infra;
 
 namespace FunctionApp.Tests.Tooling;
 
@@ -157,6 +158,117 @@ public sealed class StartScriptTests
         Assert.Equal([$"build {app} --configuration Release --nologo -v quiet"], await File.ReadAllLinesAsync(sandbox.DotnetBuilds));
         Assert.Null(run.Func);
         Assert.Null(run.AzuritePid);
+    }
+
+    [Fact]
+    public async Task Start_NothingChangedSinceTheLastBuild_RunsTheBuiltOutputWithoutBuilding()
+    {
+        // Arrange: the real projects' files and a first run that builds them.
+        await using var sandbox = StartScriptSandbox.Create();
+        sandbox.AddFakeDotnet("exit:0");
+        WriteIsolatedProjectsAndOutputs(sandbox);
+        var first = await sandbox.RunAsync();
+
+        // Act
+        var second = await sandbox.RunAsync();
+
+        // Assert: two builds in all (the first run's), and the second run still started WorkerHost on the output.
+        Assert.Equal(0, first.ExitCode);
+        Assert.Equal(0, second.ExitCode);
+        Assert.Equal(2, (await File.ReadAllLinesAsync(sandbox.DotnetBuilds)).Length);
+        Assert.DoesNotContain("[npm start] Building ", second.Output, StringComparison.Ordinal);
+        Assert.Contains("[npm start] Build output up to date", second.Output, StringComparison.Ordinal);
+        var host = Assert.IsType<FakeFuncRecord>(second.Func);
+        Assert.Equal(Path.Combine(sandbox.Root, "tools", "WorkerHost", "bin", "Release", "net10.0", "WorkerHost.dll"), host.Args[0]);
+    }
+
+    [Theory]
+    [InlineData("edit", "WidgetSigning/Signing/EnvelopeSigner.cs", true)]
+    [InlineData("add", "FunctionApp.Isolated/Functions/NewFunction.cs", true)]
+    [InlineData("touch", "FunctionApp.Isolated/Program.cs", true)]
+    [InlineData("touch", "tools/Shared/HostCommandLine.cs", true)]
+    [InlineData("edit", "tools/WorkerHost/Program.cs", true)]
+    [InlineData("edit", "Directory.Packages.props", true)]
+    [InlineData("touch", "Directory.Build.props", true)]
+    [InlineData("edit", "global.json", true)]
+    [InlineData("delete", "tools/WorkerHost/bin/Release/net10.0/WorkerHost.dll", true)]
+    [InlineData("touch", "FunctionApp.Isolated/bin/Release/net10.0/FunctionApp.Isolated.dll", true)]
+    [InlineData("edit", "docs/api.md", false)]
+    [InlineData("add", "FunctionApp.Isolated/obj/Release/generated.cs", false)]
+    public async Task Start_FileChangedSinceTheLastBuild_BuildsAgainOnlyWhenItIsABuildInputOrOutput(string change, string file, bool rebuilds)
+    {
+        // Arrange: a first run that builds, then one change.
+        await using var sandbox = StartScriptSandbox.Create();
+        sandbox.AddFakeDotnet("exit:0");
+        WriteIsolatedProjectsAndOutputs(sandbox);
+        Assert.Equal(0, (await sandbox.RunAsync()).ExitCode);
+        var path = Path.Combine([sandbox.Root, .. file.Split('/')]);
+        switch (change)
+        {
+            case "edit":
+                await File.AppendAllTextAsync(path, "\n");
+                File.SetLastWriteTimeUtc(path, File.GetLastWriteTimeUtc(path).AddSeconds(5));
+                break;
+            case "add":
+                Write(sandbox, file, "// new");
+                break;
+            case "touch":
+                File.SetLastWriteTimeUtc(path, File.GetLastWriteTimeUtc(path).AddSeconds(5));
+                break;
+            default:
+                File.Delete(path);
+                break;
+        }
+
+        // Act
+        var run = await sandbox.RunAsync();
+
+        // Assert
+        Assert.Equal(0, run.ExitCode);
+        Assert.Equal(rebuilds ? 4 : 2, (await File.ReadAllLinesAsync(sandbox.DotnetBuilds)).Length);
+        Assert.Equal(rebuilds, run.Output.Contains("[npm start] Building ", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Start_LastBuildFailed_BuildsAgainThoughNothingChanged()
+    {
+        // Arrange: a run whose build fails leaves no stamp behind.
+        await using var sandbox = StartScriptSandbox.Create();
+        sandbox.AddFakeDotnet("exit:0", buildExitCode: 1);
+        WriteIsolatedProjectsAndOutputs(sandbox);
+        Assert.Equal(1, (await sandbox.RunAsync()).ExitCode);
+        sandbox.AddFakeDotnet("exit:0");
+
+        // Act
+        var run = await sandbox.RunAsync();
+
+        // Assert: the failed run's one build, then both.
+        Assert.Equal(0, run.ExitCode);
+        Assert.Equal(3, (await File.ReadAllLinesAsync(sandbox.DotnetBuilds)).Length);
+    }
+
+    [Fact]
+    public async Task Start_InProcessNothingChangedSinceTheLastBuild_RunsTheBuiltOutputWithoutBuilding()
+    {
+        // Arrange: the isolated app's stamp must not stand in for the in-process app's.
+        await using var sandbox = StartScriptSandbox.Create();
+        sandbox.AddFakeDotnet("exit:0");
+        WriteIsolatedProjectsAndOutputs(sandbox);
+        Write(sandbox, "FunctionApp/FunctionApp.csproj", RepoFiles.ReadAllText("FunctionApp", "FunctionApp.csproj"));
+        Write(sandbox, "tools/LocalHost/LocalHost.csproj", RepoFiles.ReadAllText("tools", "LocalHost", "LocalHost.csproj"));
+        Write(sandbox, "FunctionApp/bin/Release/net8.0/FunctionApp.dll", "app");
+        Write(sandbox, "tools/LocalHost/bin/Release/net8.0/LocalHost.dll", "host");
+        Assert.Equal(0, (await sandbox.RunAsync()).ExitCode);
+
+        // Act
+        var first = await sandbox.RunAsync("--inprocess");
+        var second = await sandbox.RunAsync("--inprocess");
+
+        // Assert: the isolated run's two builds, the first in-process run's two, none for the second.
+        Assert.Equal(0, second.ExitCode);
+        Assert.Contains("[npm start] Building FunctionApp/FunctionApp.csproj", first.Output, StringComparison.Ordinal);
+        Assert.Equal(4, (await File.ReadAllLinesAsync(sandbox.DotnetBuilds)).Length);
+        Assert.Contains("[npm start] Build output up to date", second.Output, StringComparison.Ordinal);
     }
 
     [Theory]
@@ -338,6 +450,34 @@ public sealed class StartScriptTests
         var expected = settingsExist ? mine : await File.ReadAllTextAsync(sample);
         Assert.Equal(expected, await File.ReadAllTextAsync(settings));
         Assert.False(File.Exists(other), "the other app's settings were written");
+    }
+
+    /// <summary>
+    /// The isolated app's, the core's and WorkerHost's real project files and a few of their sources (with what they
+    /// include from elsewhere and the build-wide files), plus the two outputs the script runs, as a build leaves them.
+    /// </summary>
+    private static void WriteIsolatedProjectsAndOutputs(StartScriptSandbox sandbox)
+    {
+        foreach (var file in new[]
+        {
+            "FunctionApp.Isolated/FunctionApp.Isolated.csproj", "FunctionApp.Isolated/Program.cs", "WidgetSigning/WidgetSigning.csproj",
+            "WidgetSigning/Signing/EnvelopeSigner.cs", "tools/WorkerHost/WorkerHost.csproj", "tools/WorkerHost/Program.cs",
+            "tools/Shared/HostCommandLine.cs", "tools/Shared/HostHttpLimits.cs", "Directory.Build.props", "Directory.Packages.props",
+            "global.json", "docs/api.md",
+        })
+        {
+            Write(sandbox, file, RepoFiles.ReadAllText(file.Split('/')));
+        }
+
+        Write(sandbox, "FunctionApp.Isolated/bin/Release/net10.0/FunctionApp.Isolated.dll", "app");
+        Write(sandbox, "tools/WorkerHost/bin/Release/net10.0/WorkerHost.dll", "host");
+    }
+
+    private static void Write(StartScriptSandbox sandbox, string file, string text)
+    {
+        var path = Path.Combine([sandbox.Root, .. file.Split('/')]);
+        Directory.CreateDirectory(Path.GetDirectoryName(path)!);
+        File.WriteAllText(path, text);
     }
 
     private static void AssertAzuriteRanWithoutTelemetryAndStopped(StartScriptSandbox sandbox, StartScriptRun run)
