@@ -3,7 +3,9 @@
 // Content-Length and send RATE bytes per second, while one normal client signs the one-widget vector in a loop. Prints
 // the normal requests' p50/p99/max latency and statuses during the attack, and each slow client's answer (status, time).
 // Bounded: ATTACK_SECONDS of normal traffic (default 30), then at most WAIT_SECONDS (default 60) for the slow clients'
-// answers, then every socket is closed. Loopback only. Exits 1 on any 5xx, to the normal or the slow clients.
+// answers, then every socket is closed. Loopback only. Exits 1 unless every normal request was a 200 and their p99 stayed
+// within P99_LIMIT_MS (default 1000): the slow clients' own answers are reported, not judged (through the isolated app's
+// host they are the host's 500 unless their body ends; docs/security.md).
 //
 //   node scripts/attacks/slow-uploads.mjs [--url http://127.0.0.1:7071] [--slow 8] [--rate 500]
 import { connect } from "node:net";
@@ -104,5 +106,7 @@ for (const a of answers) {
 for (const [status, e] of byStatus) {
   console.log(`slow: ${e.count} × ${status}, answered ${e.first.toFixed(1)}–${e.last.toFixed(1)} s after the start, up to ${e.sent} bytes sent`);
 }
-const fault = [...statuses.keys(), ...byStatus.keys()].some((s) => /^5\d\d$/.test(String(s)));
-process.exit(fault ? 1 : 0);
+const limit = Number(process.env.P99_LIMIT_MS ?? 1000);
+const held = [...statuses.keys()].some((s) => s !== 200) || Number(pct(99)) > limit;
+if (held) console.log(`normal requests were held: not all 200, or p99 above ${limit} ms`);
+process.exit(held ? 1 : 0);
