@@ -153,6 +153,29 @@ public sealed class IsolatedHttpAttackTests(IsolatedAttackHostFixture fixture, I
         AssertOnlyTheFailedForward(since, "RequestBodyClient");
     }
 
+    [Theory]
+    [InlineData("ffffffffffffffffffff")]
+    [InlineData("zz")]
+    public async Task Sign_MalformedChunkSizeAttack_HostsBare500NothingSigned(string chunkSize)
+    {
+        // Arrange: a chunk-size line that overflows a 64-bit count, or is not hex at all.
+        var mark = await _log.PlaceAsync();
+        using var client = await RawHttpClient.ConnectAsync(fixture.Host.BaseAddress);
+
+        // Act
+        await client.SendAsync([.. Headers("POST", "/api/sign", "Transfer-Encoding: chunked"), .. Encoding.ASCII.GetBytes($"{chunkSize}\r\n{{}}\r\n0\r\n\r\n")]);
+        var outcome = await client.ReadResponseAsync(AnswerTimeout);
+        output.WriteLine(outcome.ToString());
+
+        // Assert: the host's Kestrel refuses the framing while its forwarder copies the body (an overflow surfaces as an
+        // IOException, "zz" as a bad-request exception: both a failure reading the client's body), the forward fails,
+        // and the host answers its bare 500; the worker never signs anything.
+        AssertHostsBare500(outcome);
+        var since = await _log.SinceAsync(mark);
+        Assert.Empty(SignLogMarker.SignedLines(since));
+        AssertOnlyTheFailedForward(since, "RequestBodyClient");
+    }
+
     [Fact]
     public async Task Sign_WrongMethod_405WithAllowPost()
     {
