@@ -1,3 +1,4 @@
+using FunctionApp.Isolated.Functions;
 using FunctionApp.Isolated.Hosting;
 using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Hosting;

@@ -16,8 +16,4 @@ internal static partial class HostingLog
     [LoggerMessage(EventId = 6003, Level = LogLevel.Warning,
         Message = "Refused a {Method} request from {RemoteAddress}: its invocation id matched no invocation (a client's own x-ms-invocation-id header); answered 400")]
     public static partial void RequestMatchedNoInvocation(ILogger logger, string method, string remoteAddress);
-
-    [LoggerMessage(EventId = 6004, Level = LogLevel.Warning,
-        Message = "{Function} invocation {InvocationId}: its HTTP request never reached the worker (the client left, or the host could not forward it), and the wait for it {Outcome}; nothing ran")]
-    public static partial void RequestNeverForwarded(ILogger logger, string function, string invocationId, string outcome);
 }

@@ -21,7 +21,7 @@ public sealed partial class IsolatedFrontDoorAttackTests(BothAppsFixture fixture
     private const string IsolatedApp = "isolated";
     private const string MarkerLine = "Sign signed 0 widgets";
     private const string NeverForwardedLine = "its HTTP request never reached the worker";
-    private static readonly string[] ShortBodyLines = ["[worker log] Information WidgetSigning.Http.SignHandler: Sign: client closed request", "[worker log] Warning FunctionApp.Isolated.Hosting.UnforwardedRequestMiddleware: Sign invocation"];
+    private static readonly string[] ShortBodyLines = ["[worker log] Information WidgetSigning.Http.SignHandler: Sign: client closed request", "[worker log] Warning FunctionApp.Isolated.Functions.UnforwardedRequestMiddleware: Sign invocation"];
     private static readonly TimeSpan AnswerTimeout = TimeSpan.FromSeconds(60);
     private static readonly byte[] Envelope = AttackBodies.SingleWidgetEnvelope(516);
 

@@ -2,7 +2,7 @@ using Microsoft.Azure.Functions.Worker;
 using Microsoft.Azure.Functions.Worker.Middleware;
 using Microsoft.Extensions.Logging;
 
-namespace FunctionApp.Isolated.Hosting;
+namespace FunctionApp.Isolated.Functions;
 
 /// <summary>
 /// An HTTP invocation whose request never reaches the worker: the client left before the host forwarded it (a body
@@ -27,7 +27,7 @@ internal sealed class UnforwardedRequestMiddleware(ILogger<UnforwardedRequestMid
         }
         catch (Exception e) when (e is TimeoutException or OperationCanceledException && IsHttpTrigger(context) && context.GetHttpContext() is null)
         {
-            HostingLog.RequestNeverForwarded(logger, context.FunctionDefinition.Name, context.InvocationId, e is TimeoutException ? "timed out" : "was cancelled");
+            InvocationLog.RequestNeverForwarded(logger, context.FunctionDefinition.Name, context.InvocationId, e is TimeoutException ? "timed out" : "was cancelled");
         }
     }
 
