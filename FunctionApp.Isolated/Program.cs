@@ -1,5 +1,7 @@
+using FunctionApp.Isolated.Functions;
 using FunctionApp.Isolated.Hosting;
 using Microsoft.AspNetCore.Connections;
+using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Azure.Functions.Worker.Builder;
 using Microsoft.Extensions.Configuration.Memory;
@@ -21,7 +23,14 @@ builder.Configuration.Sources.Insert(0, new MemoryConfigurationSource
 {
     InitialData = new Dictionary<string, string?> { ["Logging:LogLevel:Microsoft.AspNetCore"] = "Warning" },
 });
+// Before ConfigureFunctionsWebApplication, which adds the integration's middleware: the worker pipeline runs middleware in
+// the order added, and this one must see what the integration throws when a request never arrives.
+builder.UseMiddleware<UnforwardedRequestMiddleware>();
 builder.ConfigureFunctionsWebApplication();
+
+// The worker's Kestrel answers only the host: a request without the host's invocation id is refused before the
+// integration's middleware throws for it (HostOnlyRequestFilter).
+builder.Services.AddSingleton<IStartupFilter, HostOnlyRequestFilter>();
 
 // The worker's own Kestrel (the integration sets no limit of its own) would keep its default body limit, 30,000,000
 // bytes, counted with the chunk framing the host's forwarder adds: envelopes that Http:MaxRequestBodyBytes allows (up to

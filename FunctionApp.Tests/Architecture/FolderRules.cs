@@ -20,7 +20,10 @@ public static class FolderRules
     /// <summary>The isolated app's adapters (<c>FunctionApp.Isolated.Functions</c>).</summary>
     public const string IsolatedFunctions = "Isolated/Functions";
 
-    /// <summary>The isolated worker's own server configuration (<c>FunctionApp.Isolated.Hosting</c>: Kestrel's memory pool).</summary>
+    /// <summary>
+    /// The isolated worker's own server configuration (<c>FunctionApp.Isolated.Hosting</c>: Kestrel's memory pool, the
+    /// refusal of requests not from the host, which answers with the core's problem details).
+    /// </summary>
     public const string IsolatedHosting = "Isolated/Hosting";
 
     /// <summary>The core's folders, in dependency order.</summary>
@@ -32,7 +35,7 @@ public static class FolderRules
         [InProcessFunctions] = Set("Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"),
         [IsolatedRoot] = Set(IsolatedFunctions, IsolatedHosting, "Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"),
         [IsolatedFunctions] = Set("Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"),
-        [IsolatedHosting] = Set(),
+        [IsolatedHosting] = Set("Http"),
         ["Http"] = Set("Signing", "Envelopes", "Keys", "Primitives"),
         ["Queues"] = Set("Signing", "Envelopes", "Keys", "Primitives"),
         ["Signing"] = Set("Envelopes", "Keys", "Primitives"),

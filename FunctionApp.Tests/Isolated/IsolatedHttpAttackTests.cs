@@ -99,6 +99,7 @@ public sealed class IsolatedHttpAttackTests(IsolatedAttackHostFixture fixture, I
         Assert.Equal(HttpStatusCode.OK, served.StatusCode);
         Assert.Equal(seed.SignatureHex, (string?)json["signature"]);
         Assert.Single(SignLogMarker.SignedLines(since));
+        Assert.Contains("client closed request before it was answered; nothing was signed", since, StringComparison.Ordinal);
         AssertNoServerFault(since);
     }
 

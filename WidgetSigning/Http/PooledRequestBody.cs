@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.IO.Pipelines;
 using System.Globalization;
 using WidgetSigning.Primitives;
 using WidgetSigning.Signing;
@@ -16,6 +17,9 @@ namespace WidgetSigning.Http;
 /// </summary>
 public static class PooledRequestBody
 {
+    // Kestrel's message for RequestRejectionReason.UnexpectedEndOfRequestContent (CoreStrings), its only public mark.
+    private const string UnexpectedEndOfContent = "Unexpected end of request content";
+
     /// <summary>
     /// The most envelope bytes the host's Kestrel may have counted against its own limit but not yet handed to the app
     /// when it refuses a chunked body: its request buffer (<c>MaxRequestBufferSize</c>, 1 MiB by default, which neither the
@@ -31,6 +35,7 @@ public static class PooledRequestBody
     public static void EnsureJsonContentType(HttpRequest request)
     {
         ArgumentNullException.ThrowIfNull(request);
+        EnsureChunkedTransferCodingOnly(request);
         EnsureIdentityContentEncoding(request);
         if (!MediaTypeHeaderValue.TryParse(request.ContentType, out var mediaType))
         {
@@ -75,6 +80,30 @@ public static class PooledRequestBody
         }
     }
 
+    /// <summary>
+    /// Throws <see cref="UnsupportedContentTypeException"/> when <c>Transfer-Encoding</c> names a transfer coding other
+    /// than <c>chunked</c> (<c>gzip, chunked</c>, <c>deflate, chunked</c>, …). Kestrel takes the chunking off and hands
+    /// on the rest as it came, so such a body would be signed as bytes the client meant to be decoded first. RFC 9112
+    /// §6.1 suggests 501 for a transfer coding the server does not understand; this is the client's request, not a
+    /// server fault, so it is the 415 a <c>Content-Encoding</c> gets, naming the coding. Only a server that passes the
+    /// header on sees it: the Functions host's forwarder drops it (a hop-by-hop header) and re-frames the body.
+    /// </summary>
+    public static void EnsureChunkedTransferCodingOnly(HttpRequest request)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        foreach (var value in request.Headers.TransferEncoding)
+        {
+            foreach (var coding in (value ?? string.Empty).Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+            {
+                if (!coding.Equals("chunked", StringComparison.OrdinalIgnoreCase))
+                {
+                    throw new UnsupportedContentTypeException(
+                        $"Transfer-Encoding '{EchoText.Of(coding)}' is not supported; send the JSON uncompressed, with Content-Length or Transfer-Encoding: chunked alone.");
+                }
+            }
+        }
+    }
+
     /// <summary>Reads the whole body into a pooled stream positioned at 0; the caller disposes it.</summary>
     /// <exception cref="RequestBodyTooLargeException">The body exceeds <paramref name="maxBytes"/>.</exception>
     /// <exception cref="ClientClosedRequestException">The connection failed while the body was read.</exception>
@@ -105,23 +134,19 @@ public static class PooledRequestBody
             throw new RequestBodyTooLargeException(maxBytes);
         }
 
+        // Read through the body's PipeReader, not its Stream: a read the minimum data rate ends is cancelled with
+        // CancelPendingRead and then advanced, which leaves the reader idle. A Stream read cancelled by its token (or a
+        // cancelled pipe read not advanced) leaves Kestrel's body reader "reading", and Kestrel, which drains the rest
+        // of the body after the answer, then logs an Error ("Reading is already in progress") for every slow client.
+        var reader = request.BodyReader;
         var started = Stopwatch.GetTimestamp();
-        using var slow = rate is null ? null : CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        using var slow = rate is null ? null : new CancellationTokenSource();
+        using var slowRegistration = slow?.Token.UnsafeRegister(static state => ((PipeReader)state!).CancelPendingRead(), reader);
         var body = streams.GetStream("request-body");
         try
         {
             while (true)
             {
-                // No size hint: the rest of the current block. A hint larger than that would make the stream
-                // lend a separate temporary buffer and copy it in on Advance.
-                var memory = body.GetMemory();
-                if (lease is not null)
-                {
-                    // Charged as blocks fill, never the announced Content-Length up front: a client that declares 16 MiB
-                    // and trickles holds only what it sent, so slow uploads cannot spend the budget others need.
-                    await lease.CoverAsync(body.Capacity64, cancellationToken).ConfigureAwait(false);
-                }
-
                 if (slow is not null)
                 {
                     // What is read so far buys the time for the next read: on average, the minimum rate after the grace period.
@@ -134,18 +159,20 @@ public static class PooledRequestBody
                     slow.CancelAfter(left);
                 }
 
-                int read;
+                ReadResult result;
                 try
                 {
-                    read = await request.Body.ReadAsync(memory, slow?.Token ?? cancellationToken).ConfigureAwait(false);
-                }
-                catch (OperationCanceledException ex) when (slow is { IsCancellationRequested: true } && !cancellationToken.IsCancellationRequested)
-                {
-                    throw TooSlow(rate!, body.Length, ex);
+                    result = await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
                 }
                 catch (BadHttpRequestException ex) when (ex.StatusCode == StatusCodes.Status413PayloadTooLarge && request.ContentLength is null)
                 {
                     throw ChunkedBodyRefused(request, body.Length, maxBytes, ex);
+                }
+                catch (BadHttpRequestException ex) when (ex.Message.StartsWith(UnexpectedEndOfContent, StringComparison.Ordinal))
+                {
+                    // Kestrel's word for a body that stopped short: the client (or, isolated, the host's forward it
+                    // aborted) went away mid-body; a disconnect, not a malformed request.
+                    throw new ClientClosedRequestException("The connection closed while the request body was read.", ex);
                 }
                 catch (IOException ex) when (ex is not BadHttpRequestException)
                 {
@@ -153,15 +180,29 @@ public static class PooledRequestBody
                     throw new ClientClosedRequestException("The connection closed while the request body was read.", ex);
                 }
 
-                if (read == 0)
+                var buffer = result.Buffer;
+                if (result.IsCanceled)
                 {
-                    break;
+                    // Only the rate's timer cancels a pending read here; nothing is consumed.
+                    reader.AdvanceTo(buffer.Start);
+                    throw TooSlow(rate!, body.Length);
                 }
 
-                body.Advance(read);
-                if (body.Length > maxBytes)
+                try
                 {
-                    throw new RequestBodyTooLargeException(maxBytes);
+                    foreach (var segment in buffer)
+                    {
+                        await CopyAsync(segment, body, lease, maxBytes, cancellationToken).ConfigureAwait(false);
+                    }
+                }
+                finally
+                {
+                    reader.AdvanceTo(buffer.End);
+                }
+
+                if (result.IsCompleted)
+                {
+                    break;
                 }
             }
 
@@ -172,6 +213,36 @@ public static class PooledRequestBody
         {
             await body.DisposeAsync().ConfigureAwait(false);
             throw;
+        }
+    }
+
+    /// <summary>
+    /// Copies <paramref name="segment"/> into the pool's blocks, each block charged to <paramref name="lease"/> before it
+    /// is filled, and refuses the body as soon as it passes <paramref name="maxBytes"/>.
+    /// </summary>
+    private static async ValueTask CopyAsync(
+        ReadOnlyMemory<byte> segment, RecyclableMemoryStream body, EnvelopeBudgetLease? lease, long maxBytes, CancellationToken cancellationToken)
+    {
+        while (!segment.IsEmpty)
+        {
+            // No size hint: the rest of the current block. A hint larger than that would make the stream lend a
+            // separate temporary buffer and copy it in on Advance.
+            var memory = body.GetMemory();
+            if (lease is not null)
+            {
+                // Charged as blocks fill, never the announced Content-Length up front: a client that declares 16 MiB
+                // and trickles holds only what it sent, so slow uploads cannot spend the budget others need.
+                await lease.CoverAsync(body.Capacity64, cancellationToken).ConfigureAwait(false);
+            }
+
+            var count = Math.Min(memory.Length, segment.Length);
+            segment.Span[..count].CopyTo(memory.Span);
+            body.Advance(count);
+            segment = segment[count..];
+            if (body.Length > maxBytes)
+            {
+                throw new RequestBodyTooLargeException(maxBytes);
+            }
         }
     }
 

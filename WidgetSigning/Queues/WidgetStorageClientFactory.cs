@@ -45,13 +45,21 @@ public sealed class WidgetStorageClientFactory
         _transport = transport;
     }
 
-    /// <summary>The queue service of connection <paramref name="connectionName"/>.</summary>
+    /// <summary>
+    /// The queue service of connection <paramref name="connectionName"/>; <paramref name="perRetryPolicy"/>, when given,
+    /// sees every attempt the client makes (a listener counts the receives Storage failed that the retries then hid).
+    /// </summary>
     /// <exception cref="InvalidOperationException">The connection is not set, or set in a way that cannot work; the message names the setting.</exception>
-    public QueueServiceClient CreateQueueServiceClient(string connectionName)
+    public QueueServiceClient CreateQueueServiceClient(string connectionName, HttpPipelinePolicy? perRetryPolicy = null)
     {
         // Messages travel as the producer wrote them: the trigger decodes base64 itself, so text that is not base64 is kept and rejected.
         var options = new QueueClientOptions { MessageEncoding = QueueMessageEncoding.None };
         Configure(options);
+        if (perRetryPolicy is not null)
+        {
+            options.AddPolicy(perRetryPolicy, HttpPipelinePosition.PerRetry);
+        }
+
         var (connectionString, identity) = Resolve(connectionName, QueueServiceUriKey);
         return connectionString is not null
             ? new QueueServiceClient(connectionString, options)

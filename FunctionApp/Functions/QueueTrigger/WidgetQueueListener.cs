@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Diagnostics;
 using System.Globalization;
 using System.Net;
 using Azure;
@@ -26,8 +27,12 @@ internal sealed class WidgetQueueListener : IListener, IScaleMonitorProvider
 {
     private static readonly TimeSpan MinimumPollingInterval = TimeSpan.FromMilliseconds(100);
 
+    /// <summary>Failed receives in a run before the listener warns that the queue may be stuck (event 5110).</summary>
+    internal const int StuckAfterFailures = 3;
+
     private readonly QueueClient _queue;
     private readonly QueueClient _poison;
+    private readonly ReceiveFailureCounter _receiveFailures;
     private readonly ITriggeredFunctionExecutor _executor;
     private readonly WidgetQueueOptions _options;
     private readonly ILogger _logger;
@@ -39,11 +44,18 @@ internal sealed class WidgetQueueListener : IListener, IScaleMonitorProvider
     private Task? _loop;
     private int _inFlightCount;
 
+    // The run of failed receives (touched by the poll loop only): a message Storage cannot return fails every receive
+    // that would include it, once per visibility timeout, while the receives between find the batch invisible.
+    private int _failedReceives;
+    private long _firstFailure;
+    private long _lastFailure;
+
     public WidgetQueueListener(
-        QueueClient queue, QueueClient poison, ITriggeredFunctionExecutor executor, WidgetQueueOptions options, ILogger logger, string functionId, TimeProvider time)
+        QueueClient queue, QueueClient poison, ReceiveFailureCounter receiveFailures, ITriggeredFunctionExecutor executor, WidgetQueueOptions options, ILogger logger, string functionId, TimeProvider time)
     {
         _queue = queue;
         _poison = poison;
+        _receiveFailures = receiveFailures;
         _executor = executor;
         _options = options;
         _logger = logger;
@@ -125,6 +137,7 @@ internal sealed class WidgetQueueListener : IListener, IScaleMonitorProvider
                 }
 
                 QueueMessage[] received;
+                var failedBefore = _receiveFailures.Failures;
                 try
                 {
                     received = (await _queue.ReceiveMessagesAsync(_options.BatchSize, _options.VisibilityTimeout, stopping).ConfigureAwait(false)).Value;
@@ -134,6 +147,16 @@ internal sealed class WidgetQueueListener : IListener, IScaleMonitorProvider
                     // No queue yet (a new deployment): create it, then poll as usual.
                     await _queue.CreateIfNotExistsAsync(cancellationToken: stopping).ConfigureAwait(false);
                     received = [];
+                }
+
+                if (_receiveFailures.Failures != failedBefore)
+                {
+                    // Storage failed an attempt and the client's retry then found the batch invisible: a failure all the same.
+                    ReceiveFailed($"HTTP {_receiveFailures.LastStatus}, hidden by the client's retries");
+                }
+                else
+                {
+                    ReceiveSucceeded();
                 }
 
                 foreach (var message in received)
@@ -167,6 +190,7 @@ internal sealed class WidgetQueueListener : IListener, IScaleMonitorProvider
             {
                 delay = NextDelay(delay);
                 WidgetQueueTriggerLog.PollFailed(_logger, ex, _queue.Name, delay);
+                ReceiveFailed(ex is RequestFailedException failed ? $"HTTP {failed.Status} {failed.ErrorCode}".TrimEnd() : ex.GetType().Name);
                 try
                 {
                     await Task.Delay(delay, stopping).ConfigureAwait(false);
@@ -177,6 +201,48 @@ internal sealed class WidgetQueueListener : IListener, IScaleMonitorProvider
                 }
             }
         }
+    }
+
+    /// <summary>Counts a failed receive; the third of a run is reported once, naming the queue and the way out.</summary>
+    private void ReceiveFailed(string reason)
+    {
+        var now = Stopwatch.GetTimestamp();
+        if (_failedReceives == 0)
+        {
+            _firstFailure = now;
+        }
+
+        _failedReceives++;
+        _lastFailure = now;
+        if (_failedReceives == StuckAfterFailures)
+        {
+            WidgetQueueTriggerLog.ReceivesKeepFailing(_logger, _queue.Name, _failedReceives, Stopwatch.GetElapsedTime(_firstFailure, now), reason);
+        }
+    }
+
+    /// <summary>
+    /// Ends a run of failed receives once none has failed for longer than a failing batch stays invisible: a receive
+    /// that succeeds in between may only have found that batch invisible.
+    /// </summary>
+    private void ReceiveSucceeded()
+    {
+        if (_failedReceives == 0)
+        {
+            return;
+        }
+
+        var quiet = Stopwatch.GetElapsedTime(_lastFailure);
+        if (quiet <= (2 * _options.VisibilityTimeout) + _options.MaxPollingInterval)
+        {
+            return;
+        }
+
+        if (_failedReceives >= StuckAfterFailures)
+        {
+            WidgetQueueTriggerLog.ReceivesRecovered(_logger, _queue.Name, quiet, _failedReceives);
+        }
+
+        _failedReceives = 0;
     }
 
     /// <summary>The next wait of an idle or failing poll: doubling from 100 ms, at most <c>maxPollingInterval</c>.</summary>

@@ -22,12 +22,14 @@ internal sealed class WidgetQueueTriggerBinding : ITriggerBinding
 
     private readonly string _parameterName;
     private readonly QueueServiceClient _service;
+    private readonly ReceiveFailureCounter _receiveFailures;
     private readonly string _queueName;
     private readonly WidgetQueueOptions _options;
     private readonly ILogger _logger;
 
-    public WidgetQueueTriggerBinding(string parameterName, QueueServiceClient service, string queueName, WidgetQueueOptions options, ILogger logger)
+    public WidgetQueueTriggerBinding(string parameterName, QueueServiceClient service, ReceiveFailureCounter receiveFailures, string queueName, WidgetQueueOptions options, ILogger logger)
     {
+        _receiveFailures = receiveFailures;
         _parameterName = parameterName;
         _service = service;
         _queueName = queueName;
@@ -67,6 +69,7 @@ internal sealed class WidgetQueueTriggerBinding : ITriggerBinding
         IListener listener = new WidgetQueueListener(
             _service.GetQueueClient(_queueName),
             _service.GetQueueClient(_queueName + QueueNames.PoisonSuffix),
+            _receiveFailures,
             context.Executor,
             _options,
             _logger,

@@ -40,8 +40,9 @@ internal sealed class WidgetQueueTriggerBindingProvider : ITriggerBindingProvide
 
         var queueName = Resolve(attribute.QueueName, "queue name");
         var connection = Resolve(attribute.Connection ?? "AzureWebJobsStorage", "connection");
+        var receiveFailures = new ReceiveFailureCounter();
         ITriggerBinding binding = new WidgetQueueTriggerBinding(
-            parameter.Name ?? "message", _clients.CreateQueueServiceClient(connection), queueName, _options, _loggerFactory.CreateLogger("FunctionApp.QueueTrigger"));
+            parameter.Name ?? "message", _clients.CreateQueueServiceClient(connection, receiveFailures), receiveFailures, queueName, _options, _loggerFactory.CreateLogger("FunctionApp.QueueTrigger"));
         return Task.FromResult<ITriggerBinding?>(binding);
     }
 

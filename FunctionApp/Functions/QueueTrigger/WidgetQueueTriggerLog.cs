@@ -29,6 +29,12 @@ internal static partial class WidgetQueueTriggerLog
     [LoggerMessage(EventId = 5108, Level = LogLevel.Warning, Message = "Completing message {MessageId} on {Queue} failed; it becomes visible again when its lease ends")]
     public static partial void CompletionFailed(ILogger logger, Exception exception, string queue, string messageId);
 
+    [LoggerMessage(EventId = 5110, Level = LogLevel.Warning, Message = "Receiving from queue {Queue} has failed {Failures} times in {Elapsed} ({Reason}); the messages of a failing batch stay invisible and are not run. A message whose text Storage cannot return (a character XML 1.0 does not allow) stops a queue this way: see docs/queue.md#a-stuck-queue")]
+    public static partial void ReceivesKeepFailing(ILogger logger, string queue, int failures, TimeSpan elapsed, string reason);
+
+    [LoggerMessage(EventId = 5111, Level = LogLevel.Information, Message = "Receiving from queue {Queue} works again: no failure for {Quiet} after {Failures} failed receives")]
+    public static partial void ReceivesRecovered(ILogger logger, string queue, TimeSpan quiet, int failures);
+
     [LoggerMessage(EventId = 5109, Level = LogLevel.Information, Message = "Stopped listening to queue {Queue}; {Released} runs released after the shutdown timeout")]
     public static partial void Stopped(ILogger logger, string queue, int released);
 }

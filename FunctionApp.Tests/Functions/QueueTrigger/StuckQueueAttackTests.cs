@@ -1,0 +1,88 @@
+using Azure.Core;
+using Azure.Storage.Queues;
+using FunctionApp.Tests.Infrastructure;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+using Xunit.Abstractions;
+
+namespace FunctionApp.Tests.Functions.QueueTrigger;
+
+/// <summary>
+/// A message whose text holds a character XML 1.0 does not allow (a raw ESC, 0x1B) in the Put Message XML: Azurite
+/// stores it and then fails every receive that would return it (a 500, the batch left invisible, so the client's retry
+/// finds nothing), and the listener's batch never arrives. The in-process app's own listener must say so, naming the queue (docs/queue.md#a-stuck-queue).
+/// </summary>
+[Collection(AzuriteCollection.Name)]
+public sealed class StuckQueueAttackTests(AzuriteFixture azurite, ITestOutputHelper output)
+{
+    private static readonly TimeSpan Patience = TimeSpan.FromSeconds(60);
+
+    [Fact]
+    public async Task Listener_MessageWithRawEscStorageCannotReturn_WarnsOnceNamingTheQueueAndTheDocs()
+    {
+        // Arrange: the listener on a 2 s visibility; a message whose text carries a raw ESC, written by a client whose
+        // transport swaps a placeholder byte for 0x1B after the SDK built (and signed) the request: the same length.
+        var logs = new CapturedLogs();
+        await using var host = await QueueFunctionHost.StartAsync(
+            azurite, output, new Dictionary<string, string?> { ["visibilityTimeout"] = "00:00:02" }, services => services.AddSingleton<ILoggerProvider>(logs));
+        var raw = new QueueClient(azurite.ConnectionString, host.Input.Name, new QueueClientOptions
+        {
+            MessageEncoding = QueueMessageEncoding.None,
+            Transport = new InterceptingTransport(EscapeInBody),
+        });
+
+        // Act
+        await raw.SendMessageAsync("stuck`message");
+        var warned = await WaitAsync(() => logs.Entries.Any(IsStuckWarning), Patience);
+        output.WriteLine(string.Join('\n', logs.Entries.Where(e => e.Level >= LogLevel.Information).Select(e => $"{e.Level} {e.EventId.Id}: {e.Message}")));
+
+        // Assert: a Warning naming the queue and pointing at the documented recovery, once for the run of failures.
+        Assert.True(warned, "no warning that receives keep failing");
+        var warning = Assert.Single(logs.Entries, IsStuckWarning);
+        Assert.Equal(LogLevel.Warning, warning.Level);
+        Assert.Contains(host.Input.Name, warning.Message, StringComparison.Ordinal);
+        Assert.Contains("docs/queue.md#a-stuck-queue", warning.Message, StringComparison.Ordinal);
+    }
+
+    private static bool IsStuckWarning(CapturedLog entry) => entry.EventId.Id == 5110;
+
+    /// <summary>Replaces each backtick in a Put Message body with a raw ESC.</summary>
+    private static void EscapeInBody(HttpMessage message)
+    {
+        if (message.Request.Method != RequestMethod.Post || message.Request.Content is not { } content)
+        {
+            return;
+        }
+
+        using var buffer = new MemoryStream();
+        content.WriteTo(buffer, CancellationToken.None);
+        var bytes = buffer.ToArray();
+        for (var i = 0; i < bytes.Length; i++)
+        {
+            if (bytes[i] == (byte)'`')
+            {
+                bytes[i] = 0x1B;
+            }
+        }
+
+        message.Request.Content = RequestContent.Create(bytes);
+    }
+
+    private static async Task<bool> WaitAsync(Func<bool> condition, TimeSpan timeout)
+    {
+        using var cancel = new CancellationTokenSource(timeout);
+        while (!condition())
+        {
+            try
+            {
+                await Task.Delay(200, cancel.Token);
+            }
+            catch (OperationCanceledException)
+            {
+                return condition();
+            }
+        }
+
+        return true;
+    }
+}

@@ -1,0 +1,282 @@
+using System.Diagnostics;
+using System.Net.Http.Headers;
+using System.Text;
+using System.Text.RegularExpressions;
+using FunctionApp.Tests.Infrastructure;
+using WidgetSigning.Http;
+using Xunit.Abstractions;
+
+namespace FunctionApp.Tests.Isolated;
+
+/// <summary>
+/// Attacks on the isolated app's worker that the client aims past the host (its Kestrel on loopback) or that make the
+/// worker log a fault for the client's mistake, and the transfer-coding attack on both apps, against the apps in their
+/// local hosts over raw sockets. What the host's output holds after an answer is read between two "flush markers" (an
+/// empty envelope signed before and after): the host logs in order, so every line the attack caused before the second
+/// marker's answer lies between them.
+/// </summary>
+public sealed partial class IsolatedFrontDoorAttackTests(BothAppsFixture fixture, ITestOutputHelper output) : IClassFixture<BothAppsFixture>
+{
+    private const string InProcessApp = "in-process";
+    private const string IsolatedApp = "isolated";
+    private const string MarkerLine = "Sign signed 0 widgets";
+    private const string NeverForwardedLine = "its HTTP request never reached the worker";
+    // What the worker may say of a short body, by how far the host's forward got: the read failed as the host's connection
+    // closed, or as the body ended short, or the request never came.
+    private static readonly string[] ShortBodyLines =
+    [
+        "[worker log] Information WidgetSigning.Http.SignHandler: Sign: client closed request",
+        "[worker log] Information WidgetSigning.Http.SignHandler: Sign rejected a request with 400",
+        "[worker log] Warning FunctionApp.Isolated.Functions.UnforwardedRequestMiddleware: Sign invocation",
+    ];
+    private static readonly TimeSpan AnswerTimeout = TimeSpan.FromSeconds(60);
+    private static readonly byte[] Envelope = AttackBodies.SingleWidgetEnvelope(516);
+
+    [Theory]
+    [InlineData("127.0.0.1")]
+    [InlineData("::1")]
+    public async Task WorkerPort_DirectRequestWithoutInvocationId_400NamingNothingInternalOneWarningNoStackTrace(string loopback)
+    {
+        // Arrange: the worker's own Kestrel, on the loopback address it listens on, as any local process could reach it.
+        var worker = WorkerAddress(loopback);
+        var mark = await SignMarkerAsync(IsolatedApp);
+
+        // Act
+        var outcome = await SendAsync(worker, Request(worker, $"Content-Length: {Envelope.Length}"), Envelope);
+        output.WriteLine($"{worker}: {outcome}");
+        var logged = await LinesSinceAsync(IsolatedApp, mark);
+
+        // Assert: a 400 problem that names nothing of the worker, the integration or the header; one Warning, no fault.
+        var response = Assert.IsType<RawHttpResponse>(outcome.Response);
+        Assert.Equal(400, response.Status);
+        Assert.Equal("application/problem+json", response.MediaType);
+        Assert.Equal(ProblemTypes.InvalidRequest, (string?)response.Json["type"]);
+        AssertNamesNothingInternal(response.Text);
+        Assert.Single(logged, l => l.Contains("Refused a POST request", StringComparison.Ordinal));
+        AssertNoFault(logged);
+    }
+
+    [Fact]
+    public async Task WorkerPort_DirectRequestWithAnInvocationIdOfNoInvocation_400AfterThePairingWaitNoFault()
+    {
+        // Arrange: a well-formed id no invocation has, as a client's own x-ms-invocation-id reaches the worker through the
+        // host (which adds its id only when the header is absent).
+        var worker = WorkerAddress("127.0.0.1");
+        var mark = await SignMarkerAsync(IsolatedApp);
+
+        // Act
+        var outcome = await SendAsync(worker, Request(worker, $"Content-Length: {Envelope.Length}", $"x-ms-invocation-id: {Guid.NewGuid()}"), Envelope);
+        output.WriteLine($"{worker}: {outcome}");
+        var logged = await LinesSinceAsync(IsolatedApp, mark);
+
+        // Assert
+        var response = Assert.IsType<RawHttpResponse>(outcome.Response);
+        Assert.Equal(400, response.Status);
+        Assert.Equal("application/problem+json", response.MediaType);
+        AssertNamesNothingInternal(response.Text);
+        Assert.Single(logged, l => l.Contains("matched no invocation", StringComparison.Ordinal));
+        AssertNoFault(logged);
+    }
+
+    [Fact]
+    public async Task Sign_ShortBodyThenHalfClose_WorkerLogsOneLineBelowErrorNoFault()
+    {
+        // Arrange: a body 100 bytes shorter than its Content-Length, then the send side closed. The host takes the
+        // half-close for a client that left; depending on when, its forward has reached the worker (whose read then
+        // fails: "client closed request", or a 400 for the short body) or not (the worker's invocation waits 15 s for a
+        // request that never comes, which the worker logged at Error with a stack trace).
+        var mark = await SignMarkerAsync(IsolatedApp);
+        using var client = await RawHttpClient.ConnectAsync(fixture.Isolated.BaseAddress!);
+        var receive = client.ReadResponseAsync(AnswerTimeout);
+
+        // Act
+        await client.SendAsync([.. Request(fixture.Isolated.BaseAddress!, $"Content-Length: {Envelope.Length + 100}"), .. Envelope]);
+        client.ShutdownSend();
+        output.WriteLine($"short body: {await receive}");
+        var told = await WaitForLineAsync(IsolatedApp, mark, ShortBodyLines, TimeSpan.FromSeconds(45));
+        var logged = await LinesSinceAsync(IsolatedApp, mark);
+
+        // Assert: the worker said so once, at Information or Warning, and logged no Error or stack trace.
+        Assert.True(told, "the worker did not log the short body:\n" + string.Join('\n', logged));
+        Assert.Single(logged, l => ShortBodyLines.Any(t => l.Contains(t, StringComparison.Ordinal)));
+        AssertNoFault(logged);
+    }
+
+    [Fact]
+    public async Task Sign_NonAsciiHeaderValue_WorkerLogsOneWarningNoFault()
+    {
+        // Arrange: a header value in UTF-8, which the host's forwarder cannot send on (its HttpClient takes ASCII only).
+        var mark = await SignMarkerAsync(IsolatedApp);
+        var address = fixture.Isolated.BaseAddress!;
+
+        // Act
+        var headers = Encoding.ASCII.GetBytes($"POST /api/sign HTTP/1.1\r\nHost: {address.Authority}\r\nContent-Type: application/json\r\nContent-Length: {Envelope.Length}\r\nX-Note: caf")
+            .Concat("\u00e9"u8.ToArray()).Concat("\r\n\r\n"u8.ToArray()).ToArray();
+        var outcome = await SendAsync(address, headers, Envelope);
+        output.WriteLine($"non-ASCII header: {outcome}");
+        var warned = await WaitForLineAsync(IsolatedApp, mark, [NeverForwardedLine], TimeSpan.FromSeconds(45));
+        var logged = await LinesSinceAsync(IsolatedApp, mark);
+
+        // Assert: the worker's side of it (the host's answer is the host's): one Warning, no Error or stack trace.
+        Assert.True(warned, "the worker did not log the unforwarded request:\n" + string.Join('\n', logged));
+        Assert.Single(logged, l => l.Contains(NeverForwardedLine, StringComparison.Ordinal));
+        AssertNoFault(logged);
+    }
+
+    [Fact]
+    public async Task Sign_SlowUploadUnderTheMinimumDataRate_Worker408AndNoDrainFaultLogged()
+    {
+        // Arrange: 2 KiB every 250 ms (8 KiB/s): above the host Kestrel's own minimum (240 B/s), far below the app's
+        // Http:MinDataRateBytesPerSecond (256 KiB/s), so the worker answers 408 while the body is still arriving and its
+        // Kestrel then drains the rest. (The in-process app's HTTP binding reads the whole body before the function
+        // runs, so only the isolated app applies the rate to a body as it arrives.)
+        var body = AttackBodies.SingleWidgetEnvelope(1024 * 1024);
+        var mark = await SignMarkerAsync(IsolatedApp);
+        var address = Address(IsolatedApp);
+        using var client = await RawHttpClient.ConnectAsync(address);
+        var receive = client.ReadResponseAsync(AnswerTimeout);
+
+        // Act
+        await client.SendAsync(Request(address, $"Content-Length: {body.Length}"));
+        var sent = await client.TrickleAsync(body, 2048, TimeSpan.FromMilliseconds(250), receive);
+        var outcome = await receive;
+        output.WriteLine($"answer through the host: {outcome}; sent {sent:N0} bytes");
+        var logged = await LinesSinceAsync(IsolatedApp, mark);
+
+        // Assert: the worker's 408, logged once as a rejection, and no Error ("automatic draining of the request body
+        // failed … Reading is already in progress") or stack trace. What the client gets is the host's doing: its
+        // forwarder returns the worker's answer only once it has sent the whole body (docs/api.md).
+        Assert.NotNull(outcome.Response);
+        Assert.Single(logged, l => l.Contains("Sign rejected a request with 408 (" + ProblemTypes.RequestTimeout, StringComparison.Ordinal));
+        Assert.DoesNotContain(logged, l => l.Contains("draining", StringComparison.OrdinalIgnoreCase));
+        AssertNoFault(logged);
+    }
+
+    [Theory]
+    [InlineData("gzip, chunked", "gzip")]
+    [InlineData("deflate,chunked", "deflate")]
+    public async Task Sign_TransferCodingOtherThanChunked_415NamingTheCodingNothingSigned(string transferEncoding, string coding)
+    {
+        // Arrange: a plain chunked envelope labelled with another transfer coding. The in-process app's host hands the
+        // app the request as the client sent it; the isolated app's host drops the header before the worker (docs/api.md).
+        var address = Address(InProcessApp);
+        var mark = await SignMarkerAsync(InProcessApp);
+
+        // Act
+        var outcome = await SendAsync(address, Request(address, $"Transfer-Encoding: {transferEncoding}"), ChunkedFraming.Frame(Envelope, 256));
+        output.WriteLine($"{transferEncoding}: {outcome}");
+        var logged = await LinesSinceAsync(InProcessApp, mark);
+
+        // Assert
+        var response = Assert.IsType<RawHttpResponse>(outcome.Response);
+        Assert.Equal(415, response.Status);
+        Assert.Equal(ProblemTypes.UnsupportedMediaType, (string?)response.Json["type"]);
+        Assert.Contains($"Transfer-Encoding '{coding}'", (string?)response.Json["detail"], StringComparison.Ordinal);
+        Assert.False(response.Headers.ContainsKey(SignatureHeaders.Signature));
+        Assert.DoesNotContain(logged, l => l.Contains("Sign signed 1 widgets", StringComparison.Ordinal));
+    }
+
+    private static void AssertNamesNothingInternal(string body)
+    {
+        foreach (var word in new[] { "x-ms-invocation-id", "Exception", "   at ", "Microsoft.", "Azure.Functions", "correlation" })
+        {
+            Assert.DoesNotContain(word, body, StringComparison.OrdinalIgnoreCase);
+        }
+    }
+
+    /// <summary>No line is an Error or Critical entry (the worker's or the in-process host's), and none is a stack frame.</summary>
+    private static void AssertNoFault(IReadOnlyList<string> lines)
+    {
+        var faults = lines.Where(l =>
+            l.StartsWith("[worker log] Error", StringComparison.Ordinal) || l.StartsWith("[worker log] Critical", StringComparison.Ordinal) ||
+            l.StartsWith("fail:", StringComparison.Ordinal) || l.StartsWith("crit:", StringComparison.Ordinal) ||
+            StackFrame().IsMatch(l)).ToList();
+        Assert.True(faults.Count == 0, "faults logged:\n" + string.Join('\n', faults));
+    }
+
+    private Uri WorkerAddress(string loopback)
+    {
+        var match = WorkerListening().Match(fixture.IsolatedOutput);
+        Assert.True(match.Success, "the worker's 'Now listening on' line is missing:\n" + fixture.IsolatedOutput);
+        return new Uri($"http://{(loopback.Contains(':', StringComparison.Ordinal) ? $"[{loopback}]" : loopback)}:{match.Groups["port"].Value}/");
+    }
+
+    private Uri Address(string app) => (app == InProcessApp ? fixture.InProcess : fixture.Isolated).BaseAddress!;
+
+    private string Output(string app) => app == InProcessApp ? fixture.InProcessOutput : fixture.IsolatedOutput;
+
+    private static byte[] Request(Uri address, params string[] headers) => Encoding.ASCII.GetBytes(
+        $"POST /api/sign HTTP/1.1\r\nHost: {address.Authority}\r\nContent-Type: application/json\r\n{string.Concat(headers.Select(h => h + "\r\n"))}\r\n");
+
+    private static async Task<RawHttpOutcome> SendAsync(Uri address, byte[] head, byte[] body)
+    {
+        using var client = await RawHttpClient.ConnectAsync(address);
+        var receive = client.ReadResponseAsync(AnswerTimeout);
+        await client.SendUntilAnsweredAsync([head, body], receive);
+        return await receive;
+    }
+
+    /// <summary>Waits (bounded) until a line holding one of <paramref name="texts"/> follows <paramref name="mark"/>.</summary>
+    private async Task<bool> WaitForLineAsync(string app, (int Start, int End) mark, string[] texts, TimeSpan timeout)
+    {
+        var waited = Stopwatch.StartNew();
+        while (!texts.Any(t => Output(app)[mark.End..].Contains(t, StringComparison.Ordinal)))
+        {
+            if (waited.Elapsed > timeout)
+            {
+                return false;
+            }
+
+            await Task.Delay(100);
+        }
+
+        return true;
+    }
+
+    /// <summary>The lines between <paramref name="mark"/> and a new marker, signed now.</summary>
+    private async Task<IReadOnlyList<string>> LinesSinceAsync(string app, (int Start, int End) mark)
+    {
+        var next = await SignMarkerAsync(app);
+        return Output(app)[mark.End..next.Start].Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(l => l.TrimEnd('\r')).ToList();
+    }
+
+    /// <summary>
+    /// Signs the empty envelope and returns where its log line starts and ends in the host's output. A request is logged
+    /// before it is answered, so every line an earlier request logged comes before it.
+    /// </summary>
+    private async Task<(int Start, int End)> SignMarkerAsync(string app)
+    {
+        var before = MarkerLines(Output(app)).Count;
+        using var content = new ByteArrayContent("{\"widgets\":[]}"u8.ToArray()) { Headers = { ContentType = new MediaTypeHeaderValue("application/json") } };
+        using var signed = await (app == InProcessApp ? fixture.InProcess : fixture.Isolated).PostAsync("/api/sign", content);
+        Assert.Equal(200, (int)signed.StatusCode);
+        var waited = Stopwatch.StartNew();
+        while (MarkerLines(Output(app)).Count <= before && waited.Elapsed < TimeSpan.FromSeconds(10))
+        {
+            await Task.Delay(50);
+        }
+
+        var lines = MarkerLines(Output(app));
+        Assert.True(lines.Count > before, "the empty envelope's log line did not come");
+        return lines[before];
+    }
+
+    private static List<(int Start, int End)> MarkerLines(string text)
+    {
+        var found = new List<(int Start, int End)>();
+        for (var at = text.IndexOf(MarkerLine, StringComparison.Ordinal); at >= 0; at = text.IndexOf(MarkerLine, at + 1, StringComparison.Ordinal))
+        {
+            var start = text.LastIndexOf('\n', at) + 1;
+            var end = text.IndexOf('\n', at);
+            found.Add((start, end < 0 ? text.Length : end + 1));
+        }
+
+        return found;
+    }
+
+    [GeneratedRegex(@"Now listening on: http://localhost:(?<port>\d+)")]
+    private static partial Regex WorkerListening();
+
+    [GeneratedRegex(@"^\s+at \S+\(|^\s*---> ")]
+    private static partial Regex StackFrame();
+}
