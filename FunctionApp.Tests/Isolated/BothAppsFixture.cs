@@ -20,6 +20,9 @@ public sealed class BothAppsFixture : IAsyncLifetime
     /// <summary>What the isolated app's host (and its worker) printed so far.</summary>
     public string IsolatedOutput => _isolated?.Output ?? string.Empty;
 
+    /// <summary>The isolated app's worker's own HTTP port (for requests that bypass the host).</summary>
+    public int IsolatedWorkerPort => _isolated!.WorkerHttpPort();
+
     /// <summary>What the in-process app's host printed so far.</summary>
     public string InProcessOutput => _inProcess?.Output ?? string.Empty;
 

@@ -124,6 +124,36 @@ public sealed partial class IsolatedAppHost : IAsyncDisposable
         return host;
     }
 
+    /// <summary>
+    /// The TCP port the newest worker process listens on for the host's forwarded HTTP requests, read from /proc (its
+    /// socket inodes, matched against the kernel's listening sockets): the host does not print it, since it is not for
+    /// clients.
+    /// </summary>
+    public int WorkerHttpPort()
+    {
+        var worker = WorkerPids()[^1];
+        var inodes = new HashSet<string>(StringComparer.Ordinal);
+        foreach (var fd in Directory.EnumerateFiles($"/proc/{worker}/fd"))
+        {
+            var target = new FileInfo(fd).LinkTarget;
+            if (target is not null && target.StartsWith("socket:[", StringComparison.Ordinal))
+            {
+                inodes.Add(target["socket:[".Length..^1]);
+            }
+        }
+
+        // /proc/net/tcp{,6}: "sl local_address rem_address st ... inode"; state 0A is LISTEN, the port is hex after ':'.
+        var ports = new[] { "/proc/net/tcp", "/proc/net/tcp6" }
+            .SelectMany(File.ReadLines)
+            .Skip(1)
+            .Select(l => l.Split(' ', StringSplitOptions.RemoveEmptyEntries))
+            .Where(f => f.Length > 9 && f[3] == "0A" && inodes.Contains(f[9]))
+            .Select(f => int.Parse(f[1][(f[1].IndexOf(':', StringComparison.Ordinal) + 1)..], System.Globalization.NumberStyles.HexNumber, System.Globalization.CultureInfo.InvariantCulture))
+            .Distinct()
+            .ToList();
+        return ports.Count == 1 ? ports[0] : throw new InvalidOperationException($"the worker {worker} listens on {ports.Count} ports, not one: {string.Join(", ", ports)}");
+    }
+
     /// <summary>The worker processes the host started (children of the host process), newest last.</summary>
     public IReadOnlyList<int> WorkerPids()
     {

@@ -194,12 +194,8 @@ public sealed partial class IsolatedFrontDoorAttackTests(BothAppsFixture fixture
         Assert.True(faults.Count == 0, "faults logged:\n" + string.Join('\n', faults));
     }
 
-    private Uri WorkerAddress(string loopback)
-    {
-        var match = WorkerListening().Match(fixture.IsolatedOutput);
-        Assert.True(match.Success, "the worker's 'Now listening on' line is missing:\n" + fixture.IsolatedOutput);
-        return new Uri($"http://{(loopback.Contains(':', StringComparison.Ordinal) ? $"[{loopback}]" : loopback)}:{match.Groups["port"].Value}/");
-    }
+    private Uri WorkerAddress(string loopback) =>
+        new($"http://{(loopback.Contains(':', StringComparison.Ordinal) ? $"[{loopback}]" : loopback)}:{fixture.IsolatedWorkerPort}/");
 
     private Uri Address(string app) => (app == InProcessApp ? fixture.InProcess : fixture.Isolated).BaseAddress!;
 
@@ -273,9 +269,6 @@ public sealed partial class IsolatedFrontDoorAttackTests(BothAppsFixture fixture
 
         return found;
     }
-
-    [GeneratedRegex(@"Now listening on: http://localhost:(?<port>\d+)")]
-    private static partial Regex WorkerListening();
 
     [GeneratedRegex(@"^\s+at \S+\(|^\s*---> ")]
     private static partial Regex StackFrame();
