@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Net.Http.Headers;
 using System.Text;
 using System.Text.RegularExpressions;
 using FunctionApp.Tests.Infrastructure;
@@ -17,9 +16,11 @@ namespace FunctionApp.Tests.Isolated;
 /// </summary>
 public sealed partial class IsolatedFrontDoorAttackTests(BothAppsFixture fixture, ITestOutputHelper output) : IClassFixture<BothAppsFixture>
 {
+    private readonly SignLogMarker _isolatedLog = new(fixture.Isolated, () => fixture.IsolatedOutput);
+    private readonly SignLogMarker _inProcessLog = new(fixture.InProcess, () => fixture.InProcessOutput);
+
     private const string InProcessApp = "in-process";
     private const string IsolatedApp = "isolated";
-    private const string MarkerLine = "Sign signed 0 widgets";
     private const string NeverForwardedLine = "its HTTP request never reached the worker";
     // What the worker may say of a short body, by how far the host's forward got: the read failed as the host's connection
     // closed, or as the body ended short, or the request never came.
@@ -230,45 +231,12 @@ public sealed partial class IsolatedFrontDoorAttackTests(BothAppsFixture fixture
     }
 
     /// <summary>The lines between <paramref name="mark"/> and a new marker, signed now.</summary>
-    private async Task<IReadOnlyList<string>> LinesSinceAsync(string app, (int Start, int End) mark)
-    {
-        var next = await SignMarkerAsync(app);
-        return Output(app)[mark.End..next.Start].Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(l => l.TrimEnd('\r')).ToList();
-    }
+    private async Task<IReadOnlyList<string>> LinesSinceAsync(string app, (int Start, int End) mark) =>
+        (await Marker(app).SinceAsync(mark)).Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(l => l.TrimEnd('\r')).ToList();
 
-    /// <summary>
-    /// Signs the empty envelope and returns where its log line starts and ends in the host's output. A request is logged
-    /// before it is answered, so every line an earlier request logged comes before it.
-    /// </summary>
-    private async Task<(int Start, int End)> SignMarkerAsync(string app)
-    {
-        var before = MarkerLines(Output(app)).Count;
-        using var content = new ByteArrayContent("{\"widgets\":[]}"u8.ToArray()) { Headers = { ContentType = new MediaTypeHeaderValue("application/json") } };
-        using var signed = await (app == InProcessApp ? fixture.InProcess : fixture.Isolated).PostAsync("/api/sign", content);
-        Assert.Equal(200, (int)signed.StatusCode);
-        var waited = Stopwatch.StartNew();
-        while (MarkerLines(Output(app)).Count <= before && waited.Elapsed < TimeSpan.FromSeconds(10))
-        {
-            await Task.Delay(50);
-        }
+    private Task<(int Start, int End)> SignMarkerAsync(string app) => Marker(app).PlaceAsync();
 
-        var lines = MarkerLines(Output(app));
-        Assert.True(lines.Count > before, "the empty envelope's log line did not come");
-        return lines[before];
-    }
-
-    private static List<(int Start, int End)> MarkerLines(string text)
-    {
-        var found = new List<(int Start, int End)>();
-        for (var at = text.IndexOf(MarkerLine, StringComparison.Ordinal); at >= 0; at = text.IndexOf(MarkerLine, at + 1, StringComparison.Ordinal))
-        {
-            var start = text.LastIndexOf('\n', at) + 1;
-            var end = text.IndexOf('\n', at);
-            found.Add((start, end < 0 ? text.Length : end + 1));
-        }
-
-        return found;
-    }
+    private SignLogMarker Marker(string app) => app == InProcessApp ? _inProcessLog : _isolatedLog;
 
     [GeneratedRegex(@"^\s+at \S+\(|^\s*---> ")]
     private static partial Regex StackFrame();
