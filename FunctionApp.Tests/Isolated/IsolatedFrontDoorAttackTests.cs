@@ -118,7 +118,13 @@ public sealed partial class IsolatedFrontDoorAttackTests(BothAppsFixture fixture
         var warned = await WaitForLineAsync(IsolatedApp, mark, [NeverForwardedLine], TimeSpan.FromSeconds(45));
         var logged = await LinesSinceAsync(IsolatedApp, mark);
 
-        // Assert: the worker's side of it (the host's answer is the host's): one Warning, no Error or stack trace.
+        // Assert: the host cannot forward it and, once the worker's invocation ends, answers as the Functions host does
+        // when its forward failed: ExceptionMiddleware's 500 with no body (docs/security.md); nothing signed. The
+        // worker's side of it: one Warning, no Error or stack trace.
+        var response = Assert.IsType<RawHttpResponse>(outcome.Response);
+        Assert.Equal(500, response.Status);
+        Assert.Empty(response.Body);
+        Assert.Empty(SignLogMarker.SignedLines(string.Join('\n', logged)));
         Assert.True(warned, "the worker did not log the unforwarded request:\n" + string.Join('\n', logged));
         Assert.Single(logged, l => l.Contains(NeverForwardedLine, StringComparison.Ordinal));
         AssertNoFault(logged);
