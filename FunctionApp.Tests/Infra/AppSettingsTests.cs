@@ -48,7 +48,8 @@ public sealed class AppSettingsTests
     [Fact]
     public void AppSettings_WithASection_BelongToTheAppsOptionsOrToAConnection()
     {
-        string[] connectionPrefixes = ["AzureWebJobsStorage", .. ConnectionNames];
+        // AzureFunctionsJobHost__…: host.json overrides (the in-process app's throttle), the host's section, not the app's.
+        string[] connectionPrefixes = ["AzureWebJobsStorage", "AzureFunctionsJobHost", .. ConnectionNames];
         var strays = Settings.Keys
             .Where(k => k.Contains("__", StringComparison.Ordinal) && !AppOptionsCatalog.InSection(k, out _))
             .Where(k => !connectionPrefixes.Contains(k[..k.IndexOf("__", StringComparison.Ordinal)], StringComparer.Ordinal))
@@ -118,6 +119,21 @@ public sealed class AppSettingsTests
         Assert.Equal("16908288", Settings["FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"]);
         Assert.Equal(bodyLimit + (bodyLimit / HttpOptions.ChunkFramingShare), long.Parse(Settings["FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"], CultureInfo.InvariantCulture));
         Assert.Equal(new HttpOptions().HostBodyLimit, long.Parse(Settings["FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"], CultureInfo.InvariantCulture));
+    }
+
+    [Fact]
+    public void HostThrottle_OfTheInProcessApp_BoundsTheBindingsCopiesAsItsSampleDoes()
+    {
+        // The in-process HTTP binding copies a Content-Length body into a string before the memory budget sees it, so
+        // the in-process app keeps the host's throttle in its app settings (host.json, shared with the isolated app,
+        // sets none); its local settings sample matches.
+        foreach (var name in new[] { "AzureFunctionsJobHost__extensions__http__maxConcurrentRequests", "AzureFunctionsJobHost__extensions__http__maxOutstandingRequests" })
+        {
+            Assert.Equal(Sample[name], Settings[name]);
+        }
+
+        Assert.Equal("8", Settings["AzureFunctionsJobHost__extensions__http__maxConcurrentRequests"]);
+        Assert.Equal("64", Settings["AzureFunctionsJobHost__extensions__http__maxOutstandingRequests"]);
     }
 
     [Fact]

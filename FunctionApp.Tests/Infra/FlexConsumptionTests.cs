@@ -218,6 +218,9 @@ public sealed partial class FlexConsumptionTests
         Assert.All(AppOptionsCatalog.Defaults.Keys.Where(k => !settings.ContainsKey(k.Replace(":", "__", StringComparison.Ordinal))),
             k => Assert.Contains($"| `{k}` |", operations, StringComparison.OrdinalIgnoreCase));
         Assert.Equal("16908288", settings["FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"]);
+
+        // No host throttle for the isolated app: slow uploads would hold its slots (docs/security.md).
+        Assert.DoesNotContain(settings.Keys, k => k.StartsWith("AzureFunctionsJobHost__extensions__http__max", StringComparison.Ordinal));
     }
 
     [Theory]

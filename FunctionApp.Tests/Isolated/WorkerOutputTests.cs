@@ -153,7 +153,8 @@ public sealed partial class WorkerOutputTests
         // Arrange
         var isolated = Values("FunctionApp.Isolated", "local.settings.sample.json");
         var inProcess = Values("local.settings.sample.json");
-        string[] inProcessOnly = ["FUNCTIONS_WORKER_RUNTIME", "FUNCTIONS_INPROC_NET8_ENABLED"];
+        // The in-process app also keeps the host's HTTP throttle: its binding copies each Content-Length body first.
+        string[] inProcessOnly = ["FUNCTIONS_WORKER_RUNTIME", "FUNCTIONS_INPROC_NET8_ENABLED", "AzureFunctionsJobHost__extensions__http__maxConcurrentRequests", "AzureFunctionsJobHost__extensions__http__maxOutstandingRequests"];
 
         // Act
         var runtime = isolated["FUNCTIONS_WORKER_RUNTIME"];

@@ -168,6 +168,17 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
           name: 'FUNCTIONS_REQUEST_BODY_SIZE_LIMIT'
           value: '16908288'
         }
+        // The host's HTTP throttle, for the in-process app only (host.json, shared with the isolated app, sets none): its
+        // HTTP binding copies a Content-Length body into a string before the app's memory budget sees it, so here the
+        // host's slots bound those copies (8 executing, 64 in flight; docs/security.md).
+        {
+          name: 'AzureFunctionsJobHost__extensions__http__maxConcurrentRequests'
+          value: '8'
+        }
+        {
+          name: 'AzureFunctionsJobHost__extensions__http__maxOutstandingRequests'
+          value: '64'
+        }
         // Application Insights with Entra authentication (the component refuses instrumentation-key auth; the identity
         // holds Monitoring Metrics Publisher on it). The connection string only locates the component.
         {

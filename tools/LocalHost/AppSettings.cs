@@ -25,7 +25,14 @@ public static class AppSettings
             {
                 foreach (var property in values.EnumerateObject())
                 {
-                    settings[property.Name] = property.Value.ValueKind == JsonValueKind.String ? property.Value.GetString() : property.Value.GetRawText();
+                    var value = property.Value.ValueKind == JsonValueKind.String ? property.Value.GetString() : property.Value.GetRawText();
+                    settings[property.Name] = value;
+                    if (property.Name.Contains("__", StringComparison.Ordinal))
+                    {
+                        // func start hands Values to the host as environment variables, where A__B is the setting A:B
+                        // (AzureFunctionsJobHost__extensions__http__maxConcurrentRequests overrides host.json).
+                        settings[property.Name.Replace("__", ":", StringComparison.Ordinal)] = value;
+                    }
                 }
             }
         }
