@@ -168,15 +168,11 @@ public static class PooledRequestBody
                 {
                     throw ChunkedBodyRefused(request, body.Length, maxBytes, ex);
                 }
-                catch (BadHttpRequestException ex) when (ex.Message.StartsWith(UnexpectedEndOfContent, StringComparison.Ordinal))
+                catch (IOException ex) when (ex is not BadHttpRequestException || ex.Message.StartsWith(UnexpectedEndOfContent, StringComparison.Ordinal))
                 {
-                    // Kestrel's word for a body that stopped short: the client (or, isolated, the host's forward it
-                    // aborted) went away mid-body; a disconnect, not a malformed request.
-                    throw new ClientClosedRequestException("The connection closed while the request body was read.", ex);
-                }
-                catch (IOException ex) when (ex is not BadHttpRequestException)
-                {
-                    // The body comes from the client: a transport failure here is the client going away, not a server fault.
+                    // The body comes from the client: a transport failure here, or Kestrel's word for a body that stopped
+                    // short (the client, or isolated the host's aborted forward, went away mid-body), is a disconnect,
+                    // not a server fault or a malformed request.
                     throw new ClientClosedRequestException("The connection closed while the request body was read.", ex);
                 }
 
