@@ -44,6 +44,7 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { azuriteConnection } from "./azurite.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const duration = Number(process.env.LOAD_DURATION ?? 20);
@@ -266,8 +267,7 @@ for (const started = Date.now(); !(await listening(queue) && await listening(blo
   if (Date.now() - started > 30_000) throw new Error(`Azurite did not listen on ${blob}/${queue} within 30 s`);
   await new Promise((r) => setTimeout(r, 100));
 }
-const key = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="; // Azurite's published dev key
-const storage = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${key};BlobEndpoint=http://127.0.0.1:${blob}/devstoreaccount1;QueueEndpoint=http://127.0.0.1:${queue}/devstoreaccount1;TableEndpoint=http://127.0.0.1:${tablePort}/devstoreaccount1;`;
+const storage = azuriteConnection("127.0.0.1", { blob, queue, table: tablePort });
 say(`Azurite on ${blob}-${tablePort}`);
 
 // 2. The steps: the same bodies and client for every app.

@@ -16,6 +16,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { QueueServiceClient } from "@azure/storage-queue";
+import { azuriteConnection } from "./azurite.mjs";
 
 const log = (message) => console.error(`[queue-sign] ${message}`);
 const [envelopePath, canonicalPath, timeoutArg] = process.argv.slice(2);
@@ -43,10 +44,7 @@ if (queuePortValue !== undefined && queuePortValue !== "") {
     log(`AZURITE_QUEUE_PORT must be a port number (1-65535), not '${queuePortValue}'.`);
     process.exit(2);
   }
-  const account = "devstoreaccount1";
-  // Azurite's published development account key (not a secret: every emulator has it).
-  const key = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
-  connection = `DefaultEndpointsProtocol=http;AccountName=${account};AccountKey=${key};QueueEndpoint=http://127.0.0.1:${port}/${account};`;
+  connection = azuriteConnection("127.0.0.1", { queue: port });
   source = "AZURITE_QUEUE_PORT";
 }
 
@@ -60,8 +58,9 @@ try {
 }
 
 const endpoint = new URL(service.url);
-const address = `${endpoint.hostname}:${endpoint.port || (endpoint.protocol === "https:" ? 443 : 80)}`;
-if (!(await canConnect(endpoint.hostname, Number(endpoint.port || (endpoint.protocol === "https:" ? 443 : 80))))) {
+const endpointPort = Number(endpoint.port || (endpoint.protocol === "https:" ? 443 : 80));
+const address = `${endpoint.hostname}:${endpointPort}`;
+if (!(await canConnect(endpoint.hostname, endpointPort))) {
   log(`nothing listens at the queue endpoint ${address} (${endpoint.origin}, from ${source}): start Azurite and the app with `
     + "'npm start' (with the same AZURITE_QUEUE_PORT, if you moved it), or set WidgetStorage to a storage account's connection string.");
   process.exit(1);

@@ -38,6 +38,7 @@ import { constants, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSy
 import { connect } from "node:net";
 import { delimiter, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { azuriteConnection } from "./azurite.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const isWindows = process.platform === "win32";
@@ -354,11 +355,7 @@ say("Azurite is listening.");
 // Azurite off its default ports: tell the host where it is (environment wins over local.settings.json).
 const hostEnv = { ...process.env };
 if (ports.blob !== 10000 || ports.queue !== 10001 || ports.table !== 10002) {
-  const account = "devstoreaccount1";
-  // Azurite's published development account key (not a secret: every emulator has it).
-  const key = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
-  const connection = `DefaultEndpointsProtocol=http;AccountName=${account};AccountKey=${key};`
-    + `BlobEndpoint=http://${host}:${ports.blob}/${account};QueueEndpoint=http://${host}:${ports.queue}/${account};TableEndpoint=http://${host}:${ports.table}/${account};`;
+  const connection = azuriteConnection(host, ports);
   hostEnv.AzureWebJobsStorage = connection;
   hostEnv.WidgetStorage = connection;
 }

@@ -56,6 +56,7 @@ public sealed class StartScriptSandbox : IAsyncDisposable
         Directory.CreateDirectory(Path.Combine(Root, "FunctionApp"));
         Directory.CreateDirectory(Path.Combine(Root, "FunctionApp.Isolated"));
         File.Copy(RepoFiles.File("scripts", "start.mjs"), Path.Combine(Root, "scripts", "start.mjs"));
+        File.Copy(RepoFiles.File("scripts", "azurite.mjs"), Path.Combine(Root, "scripts", "azurite.mjs"));
         File.Copy(RepoFiles.File("package.json"), Path.Combine(Root, "package.json"));
         File.Copy(RepoFiles.File("local.settings.sample.json"), InProcessSample);
         File.Copy(RepoFiles.File("FunctionApp.Isolated", "local.settings.sample.json"), IsolatedSample);
