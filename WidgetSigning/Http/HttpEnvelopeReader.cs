@@ -53,26 +53,25 @@ public sealed class HttpEnvelopeReader
     }
 
     /// <summary>
-    /// Reads the envelope in <paramref name="request"/>'s body and signs it with <paramref name="signer"/> in the
-    /// <paramref name="forms"/> asked for, writing and hashing behind the reader when a core is spare
-    /// (<see cref="EnvelopeSigner.ReadAndSignAsync(Stream, WidgetSigning.Envelopes.WidgetEnvelopeReader, WebhookIdSeed?, SignatureForms, EnvelopeBudgetLease?, CancellationToken)"/>).
-    /// The body's and the canonical form's blocks are charged to <paramref name="lease"/>, which the result then owns; the
-    /// body is returned to the pool as soon as it is read.
+    /// Reads the envelope in <paramref name="request"/>'s body and signs it with <paramref name="signer"/> as
+    /// <paramref name="sign"/> asks (<see cref="EnvelopeSigner.ReadAndSignAsync"/>), writing and hashing behind the reader
+    /// when a core is spare. The body's and the canonical form's blocks are charged to the request's lease, which the
+    /// result then owns; the body is returned to the pool as soon as it is read.
     /// </summary>
     /// <exception cref="UnsupportedContentTypeException">The body is not declared as UTF-8 JSON.</exception>
     /// <exception cref="RequestBodyTooLargeException">The body is over the limit.</exception>
     /// <exception cref="RequestTimeoutException">The body arrives more slowly than the minimum data rate.</exception>
     /// <exception cref="MemoryBudgetExceededException">The memory budget had no room within its wait.</exception>
     /// <exception cref="EnvelopeFormatException">The body is not a valid envelope.</exception>
-    public async Task<SignedEnvelope> ReadAndSignAsync(
-        HttpRequest request, EnvelopeSigner signer, WebhookIdSeed? webhookId, SignatureForms forms, EnvelopeBudgetLease lease, CancellationToken cancellationToken)
+    public async Task<SignedEnvelope> ReadAndSignAsync(HttpRequest request, EnvelopeSigner signer, SignRequest sign, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(signer);
+        ArgumentNullException.ThrowIfNull(sign);
+        var lease = sign.Lease ?? throw new ArgumentException("An HTTP body is always charged to a lease.", nameof(sign));
         var body = await ReadBodyAsync(request, lease, cancellationToken).ConfigureAwait(false);
 
-        // The signer owns the body from here: it is returned to the pool as soon as it is read. With an
-        // Idempotency-Key, webhook-id is derived from it and the canonical bytes; without, a new msg_ id.
-        return await signer.ReadAndSignAsync(body, _reader, webhookId, forms, lease, cancellationToken).ConfigureAwait(false);
+        // The signer owns the body from here: it is returned to the pool as soon as it is read.
+        return await signer.ReadAndSignAsync(body, _reader, sign, cancellationToken).ConfigureAwait(false);
     }
 
     // UTF-8 JSON only, then the body into the pool up to the limit, charged to the lease.

@@ -13,7 +13,14 @@ namespace WidgetSigning.Http;
 public sealed class KeyListResult : IActionResult
 {
     /// <summary>Creates the result.</summary>
-    public KeyListResult(IReadOnlyList<KeyDescription> keys) => Keys = keys;
+    public KeyListResult(ReceiverId receiver, IReadOnlyList<KeyDescription> keys)
+    {
+        Receiver = receiver;
+        Keys = keys;
+    }
+
+    /// <summary>The receiver whose keys these are.</summary>
+    public ReceiverId Receiver { get; }
 
     /// <summary>The keys described.</summary>
     public IReadOnlyList<KeyDescription> Keys { get; }
@@ -27,26 +34,37 @@ public sealed class KeyListResult : IActionResult
         return SmallJson.WriteAsync(response, StatusCodes.Status200OK, "application/json; charset=utf-8", json =>
         {
             json.WriteStartObject();
-            json.WritePropertyName("keys");
-            json.WriteStartArray();
-            foreach (var key in Keys)
-            {
-                json.WriteStartObject();
-                json.WritePropertyName("keyId");
-                json.WriteValue(key.KeyId);
-                json.WritePropertyName("state");
-                json.WriteValue(StandardWebhooks.StateName(key.State));
-                json.WritePropertyName("notBefore");
-                json.WriteValue(key.NotBefore?.UtcDateTime.ToString("yyyy-MM-dd'T'HH:mm:ss'Z'", System.Globalization.CultureInfo.InvariantCulture));
-                json.WritePropertyName("expiresOn");
-                json.WriteValue(key.ExpiresOn?.UtcDateTime.ToString("yyyy-MM-dd'T'HH:mm:ss'Z'", System.Globalization.CultureInfo.InvariantCulture));
-                json.WritePropertyName("createdOn");
-                json.WriteValue(key.CreatedOn?.UtcDateTime.ToString("yyyy-MM-dd'T'HH:mm:ss'Z'", System.Globalization.CultureInfo.InvariantCulture));
-                json.WriteEndObject();
-            }
-
-            json.WriteEndArray();
+            json.WritePropertyName("receiver");
+            json.WriteValue(Receiver.Value);
+            WriteKeys(json, Keys);
             json.WriteEndObject();
         }, context.HttpContext.RequestAborted);
     }
+
+    /// <summary>Writes <c>"keys": [...]</c>: each key's id, state and window.</summary>
+    internal static void WriteKeys(Newtonsoft.Json.JsonWriter json, IReadOnlyList<KeyDescription> keys)
+    {
+        json.WritePropertyName("keys");
+        json.WriteStartArray();
+        foreach (var key in keys)
+        {
+            json.WriteStartObject();
+            json.WritePropertyName("keyId");
+            json.WriteValue(key.KeyId);
+            json.WritePropertyName("state");
+            json.WriteValue(StandardWebhooks.StateName(key.State));
+            json.WritePropertyName("notBefore");
+            json.WriteValue(Time(key.NotBefore));
+            json.WritePropertyName("expiresOn");
+            json.WriteValue(Time(key.ExpiresOn));
+            json.WritePropertyName("createdOn");
+            json.WriteValue(Time(key.CreatedOn));
+            json.WriteEndObject();
+        }
+
+        json.WriteEndArray();
+    }
+
+    private static string? Time(DateTimeOffset? value) =>
+        value?.UtcDateTime.ToString("yyyy-MM-dd'T'HH:mm:ss'Z'", System.Globalization.CultureInfo.InvariantCulture);
 }

@@ -14,11 +14,23 @@ public sealed class KeysHandler
     /// <summary>The function's name in either host.</summary>
     public const string FunctionName = "Keys";
 
-    private readonly ISigningKeySource _keys;
+    /// <summary>The query parameter giving the page size of the receiver list.</summary>
+    public const string PageSizeParameter = "pageSize";
+
+    /// <summary>The query parameter giving where the receiver list's page starts.</summary>
+    public const string PageTokenParameter = "pageToken";
+
+    /// <summary>The most receivers on one page (each may cost a Key Vault read on an instance that has not cached it).</summary>
+    public const int MaxPageSize = 25;
+
+    /// <summary>The longest page token accepted.</summary>
+    public const int MaxPageTokenLength = 256;
+
+    private readonly IReceiverKeySource _keys;
     private readonly ILogger<KeysHandler> _logger;
 
     /// <summary>Creates the handler (a singleton in DI).</summary>
-    public KeysHandler(ISigningKeySource keys, ILogger<KeysHandler> logger)
+    public KeysHandler(IReceiverKeySource keys, ILogger<KeysHandler> logger)
     {
         _keys = keys;
         _logger = logger;
@@ -31,12 +43,75 @@ public sealed class KeysHandler
         var cancellationToken = request.HttpContext.RequestAborted;
         try
         {
-            return new KeyListResult(await _keys.DescribeKeysAsync(cancellationToken).ConfigureAwait(false));
+            if (request.Query.TryGetValue(SignRequestOptions.ReceiverParameter, out var named) && named.Count > 0)
+            {
+                // One receiver: its keys, or its problem (404 unknown, 503 unavailable) as the answer.
+                var receiver = SignRequestOptions.Receiver(request, new ReceiverOptions { DefaultReceiver = null, MaxPerRequest = 1 });
+                return new KeyListResult(receiver, await _keys.DescribeKeysAsync(receiver, cancellationToken).ConfigureAwait(false));
+            }
+
+            var pageSize = ReadPageSize(request);
+            var token = ReadPageToken(request);
+            ReceiverPage page;
+            try
+            {
+                page = await _keys.ListReceiversAsync(token, pageSize, cancellationToken).ConfigureAwait(false);
+            }
+            catch (ArgumentException)
+            {
+                throw new InvalidRequestException($"Query parameter '{PageTokenParameter}' is not a page token this service handed out.");
+            }
+
+            var entries = new List<ReceiverKeyList.Entry>(page.Receivers.Count);
+            foreach (var receiver in page.Receivers)
+            {
+                entries.Add(await DescribeAsync(receiver, cancellationToken).ConfigureAwait(false));
+            }
+
+            return new ReceiverKeyList(entries, page.NextPageToken);
         }
         catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
         {
             HttpLog.Rejected(_logger, FunctionName, problem.Status, problem.Type, problem.JsonPath);
             return problem;
         }
+    }
+
+    // A receiver that cannot be described now is listed with its problem: one bad receiver does not fail the page.
+    private async Task<ReceiverKeyList.Entry> DescribeAsync(ReceiverId receiver, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return new(receiver, await _keys.DescribeKeysAsync(receiver, cancellationToken).ConfigureAwait(false), null);
+        }
+        catch (Exception ex) when (ex is not OperationCanceledException && ProblemMapper.TryMap(ex, out var problem))
+        {
+            return new(receiver, [], problem.Type);
+        }
+    }
+
+    private static int ReadPageSize(HttpRequest request)
+    {
+        if (!request.Query.TryGetValue(PageSizeParameter, out var values))
+        {
+            return MaxPageSize;
+        }
+
+        return values.Count == 1 && values[0] is { Length: > 0 and <= 2 } text &&
+            int.TryParse(text, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var size) && size is >= 1 and <= MaxPageSize
+            ? size
+            : throw new InvalidRequestException($"Query parameter '{PageSizeParameter}' must be given once, as a whole number from 1 to {MaxPageSize}.");
+    }
+
+    private static string? ReadPageToken(HttpRequest request)
+    {
+        if (!request.Query.TryGetValue(PageTokenParameter, out var values))
+        {
+            return null;
+        }
+
+        return values.Count == 1 && values[0] is { Length: > 0 and <= MaxPageTokenLength } token
+            ? token
+            : throw new InvalidRequestException($"Query parameter '{PageTokenParameter}' must be given once, at most {MaxPageTokenLength} characters.");
     }
 }

@@ -61,7 +61,20 @@ public static class ProblemMapper
                 RetryAfter = e.RetryAfter,
             },
             UnsupportedContentTypeException e => new ProblemResult(StatusCodes.Status415UnsupportedMediaType, ProblemTypes.UnsupportedMediaType, "Unsupported media type.", e.Message),
-            SigningKeyUnavailableException e => new ProblemResult(StatusCodes.Status503ServiceUnavailable, ProblemTypes.KeyUnavailable, "The signing key is not available yet.", "No signing key could be obtained; try again later.")
+            SigningKeyUnavailableException e => new ProblemResult(
+                StatusCodes.Status503ServiceUnavailable,
+                ProblemTypes.KeyUnavailable,
+                "The signing key is not available yet.",
+                e.Receiver is { } receiver ? $"No signing key of receiver '{receiver}' could be obtained; try again later. Other receivers are not affected." : "No signing key could be obtained; try again later.")
+            {
+                RetryAfter = e.RetryAfter,
+            },
+            UnknownReceiverException e => new ProblemResult(
+                StatusCodes.Status404NotFound,
+                ProblemTypes.UnknownReceiver,
+                "The receiver is not known.",
+                $"Receiver '{e.Receiver?.Value}' has no signing key; nothing was signed."),
+            ReceiverLookupsLimitedException e => new ProblemResult(StatusCodes.Status429TooManyRequests, ProblemTypes.ReceiverLookupsLimited, "Too many receivers are being looked up.", e.Message)
             {
                 RetryAfter = e.RetryAfter,
             },

@@ -25,6 +25,12 @@ public static class ProblemTypes
     /// <summary>503: no signing key is available yet.</summary>
     public const string KeyUnavailable = "urn:widget-signing:problem:key-unavailable";
 
+    /// <summary>404: a receiver named has no key; nothing was signed.</summary>
+    public const string UnknownReceiver = "urn:widget-signing:problem:unknown-receiver";
+
+    /// <summary>429: a receiver not cached on the instance could not be looked up now (lookups are rate-limited).</summary>
+    public const string ReceiverLookupsLimited = "urn:widget-signing:problem:receiver-lookups-limited";
+
     /// <summary>
     /// 400: the client closed the request (disconnected, or aborted it) before it was answered. No standard status says
     /// this (nginx's 499 is not registered), so it is a 400 the client never sees; the logs record it (event 4003).

@@ -1,6 +1,8 @@
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+using WidgetSigning.Keys;
 using WidgetSigning.Signing;
 
 namespace WidgetSigning.Http;
@@ -8,7 +10,8 @@ namespace WidgetSigning.Http;
 /// <summary>
 /// <c>POST /api/sign</c>, whatever the host: reads a widget envelope, signs its canonical bytes, answers with the
 /// signature (or, with <c>?output=canonical</c>, with the canonical bytes and the signature in headers), in the forms
-/// <c>?forms=</c> asks for within <see cref="HttpOptions.SignatureForms"/> (all of those without it). Each host's
+/// <c>?forms=</c> asks for within <see cref="HttpOptions.SignatureForms"/> (all of those without it), for the receivers
+/// <c>?receiver=</c> names (or the default receiver), each with its own keys. Each host's
 /// function is a one-line adapter over <see cref="HandleAsync"/>.
 /// </summary>
 public sealed class SignHandler
@@ -18,13 +21,16 @@ public sealed class SignHandler
 
     private readonly HttpEnvelopeReader _reader;
     private readonly EnvelopeSigner _signer;
+    private readonly ReceiverOptions _receivers;
     private readonly ILogger<SignHandler> _logger;
 
     /// <summary>Creates the handler (a singleton in DI).</summary>
-    public SignHandler(HttpEnvelopeReader reader, EnvelopeSigner signer, ILogger<SignHandler> logger)
+    public SignHandler(HttpEnvelopeReader reader, EnvelopeSigner signer, IOptions<ReceiverOptions> receivers, ILogger<SignHandler> logger)
     {
+        ArgumentNullException.ThrowIfNull(receivers);
         _reader = reader;
         _signer = signer;
+        _receivers = receivers.Value;
         _logger = logger;
     }
 
@@ -41,10 +47,12 @@ public sealed class SignHandler
         {
             var canonicalBody = SignRequestOptions.WantsCanonicalBody(request);
             var forms = SignRequestOptions.Forms(request, _reader.Options.SignatureForms);
+            var receivers = SignRequestOptions.Receivers(request, _receivers);
 
             // Checked whatever the forms: a malformed header is the client's mistake even when no webhook-id is made.
             var webhookId = WebhookRequestHeaders.ReadIdempotencyKey(request);
-            var signed = await _reader.ReadAndSignAsync(request, _signer, webhookId, forms, lease, cancellationToken).ConfigureAwait(false);
+            var sign = new SignRequest { Receivers = receivers, Forms = forms, IdSeed = webhookId, Lease = lease };
+            var signed = await _reader.ReadAndSignAsync(request, _signer, sign, cancellationToken).ConfigureAwait(false);
             lease = null;
 
             // Safety net: if the host never executes the result, the pooled stream still goes back.

@@ -1,4 +1,6 @@
 using Microsoft.AspNetCore.Http;
+using WidgetSigning.Keys;
+using WidgetSigning.Primitives;
 using WidgetSigning.Signing;
 
 namespace WidgetSigning.Http;
@@ -56,4 +58,64 @@ public static class SignRequestOptions
             : throw new InvalidRequestException(
                 $"Query parameter '{FormsParameter}' asks for '{SignatureFormNames.NameOf(asked)}', but this deployment makes only '{SignatureFormNames.NameOf(allowed)}' (setting {HttpOptions.SignatureFormsSetting}).");
     }
+
+    /// <summary>The query parameter naming a receiver; it may repeat on <c>/api/sign</c>.</summary>
+    public const string ReceiverParameter = "receiver";
+
+    /// <summary>
+    /// The receivers <c>?receiver=</c> names, in order: each a valid id (<see cref="ReceiverId.Rule"/>), none twice, at most
+    /// <see cref="ReceiverOptions.MaxPerRequest"/>; without the parameter, the default receiver.
+    /// </summary>
+    /// <exception cref="InvalidRequestException">A malformed or repeated id, too many, or none where there is no default receiver.</exception>
+    public static IReadOnlyList<ReceiverId> Receivers(HttpRequest request, ReceiverOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        ArgumentNullException.ThrowIfNull(options);
+        if (!request.Query.TryGetValue(ReceiverParameter, out var values) || values.Count == 0)
+        {
+            return options.Default is { } fallback
+                ? [fallback]
+                : throw new InvalidRequestException(
+                    $"Query parameter '{ReceiverParameter}' is required: name the receiver to sign for (?{ReceiverParameter}=<id>). This deployment has no default receiver (setting {ReceiverOptions.SectionName}:{nameof(ReceiverOptions.DefaultReceiver)}).");
+        }
+
+        if (values.Count > options.MaxPerRequest)
+        {
+            throw new InvalidRequestException(
+                $"Query parameter '{ReceiverParameter}' names {values.Count} receivers; at most {options.MaxPerRequest} are signed for in one request (setting {ReceiverOptions.SectionName}:{nameof(ReceiverOptions.MaxPerRequest)}).");
+        }
+
+        var receivers = new ReceiverId[values.Count];
+        for (var i = 0; i < receivers.Length; i++)
+        {
+            receivers[i] = Parse(values[i]);
+            for (var j = 0; j < i; j++)
+            {
+                if (receivers[j] == receivers[i])
+                {
+                    throw new InvalidRequestException($"Query parameter '{ReceiverParameter}' names receiver '{receivers[i]}' twice.");
+                }
+            }
+        }
+
+        return receivers;
+    }
+
+    /// <summary>The one receiver <c>?receiver=</c> names (given at most once), or the default receiver.</summary>
+    /// <exception cref="InvalidRequestException">A malformed id, the parameter repeated, or none where there is no default receiver.</exception>
+    public static ReceiverId Receiver(HttpRequest request, ReceiverOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        if (request.Query.TryGetValue(ReceiverParameter, out var values) && values.Count > 1)
+        {
+            throw new InvalidRequestException($"Query parameter '{ReceiverParameter}' must be given once here.");
+        }
+
+        return Receivers(request, options)[0];
+    }
+
+    private static ReceiverId Parse(string? value) =>
+        ReceiverId.TryParse(value, out var receiver)
+            ? receiver
+            : throw new InvalidRequestException($"Query parameter '{ReceiverParameter}' value '{EchoText.Of(value)}' is not a receiver id: a receiver id is {ReceiverId.Rule}.");
 }

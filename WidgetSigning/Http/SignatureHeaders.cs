@@ -23,4 +23,20 @@ public static class SignatureHeaders
 
     /// <summary>The length of the canonical bytes.</summary>
     public const string CanonicalLength = "X-Canonical-Length";
+
+    /// <summary>The receiver a single-receiver signature is for.</summary>
+    public const string Receiver = "X-Signature-Receiver";
+
+    /// <summary>With several receivers: the receivers, in order, comma-separated.</summary>
+    public const string Receivers = "X-Signature-Receivers";
+
+    /// <summary>
+    /// With several receivers: the prefix of each receiver's own headers, <c>X-Signatures-For-&lt;id&gt;</c> and
+    /// <c>Webhook-Signature-For-&lt;id&gt;</c>. No receiver's library reads a header of that name, so none can take another's
+    /// signature for its own; the caller forwards to each receiver its own value under the standard name.
+    /// </summary>
+    public const string SignaturesForPrefix = "X-Signatures-For-";
+
+    /// <summary>With several receivers: the prefix of each receiver's <c>webhook-signature</c> value.</summary>
+    public const string WebhookSignatureForPrefix = "Webhook-Signature-For-";
 }

@@ -36,28 +36,50 @@ public sealed class SignatureResult : IActionResult
         try
         {
             var plain = _signed.Forms.HasPlain();
-            var signature = plain ? _signed.Signature.ToHex() : null;
+            var single = _signed.Receivers.Count == 1;
             var webhook = _signed.Webhook;
             var headers = response.Headers;
-            if (signature is not null)
-            {
-                headers[SignatureHeaders.Signature] = signature;
-            }
-
             headers[SignatureHeaders.Algorithm] = _signed.Algorithm;
-            headers[SignatureHeaders.KeyId] = _signed.KeyId;
             headers[SignatureHeaders.WidgetCount] = _signed.WidgetCount.ToString(CultureInfo.InvariantCulture);
             headers[SignatureHeaders.CanonicalLength] = _signed.CanonicalLength.ToString(CultureInfo.InvariantCulture);
-            if (plain)
-            {
-                headers[SignatureHeaders.Signatures] = string.Join(", ", _signed.Signatures.Select(s => $"{s.StateName}:{s.KeyId}:{s.Signature.ToHex()}"));
-            }
-
             if (webhook is not null)
             {
                 headers[StandardWebhooks.IdHeader] = webhook.Id;
                 headers[StandardWebhooks.TimestampHeader] = webhook.Timestamp.ToString(CultureInfo.InvariantCulture);
-                headers[StandardWebhooks.SignatureHeader] = webhook.Signature;
+            }
+
+            if (single)
+            {
+                // One receiver: the standard headers, exactly what its library and openssl check.
+                headers[SignatureHeaders.Receiver] = _signed.Receiver.Value;
+                headers[SignatureHeaders.KeyId] = _signed.KeyId;
+                if (plain)
+                {
+                    headers[SignatureHeaders.Signature] = _signed.Signature.ToHex();
+                    headers[SignatureHeaders.Signatures] = Labelled(_signed.Signatures);
+                }
+
+                if (webhook is not null)
+                {
+                    headers[StandardWebhooks.SignatureHeader] = webhook.Signature;
+                }
+            }
+            else
+            {
+                // Several: no standard signature header at all, so no receiver can mistake another's for its own.
+                headers[SignatureHeaders.Receivers] = string.Join(", ", _signed.Receivers.Select(r => r.Receiver.Value));
+                foreach (var receiver in _signed.Receivers)
+                {
+                    if (plain)
+                    {
+                        headers[SignatureHeaders.SignaturesForPrefix + receiver.Receiver.Value] = Labelled(receiver.Signatures);
+                    }
+
+                    if (receiver.WebhookHeader is { } header)
+                    {
+                        headers[SignatureHeaders.WebhookSignatureForPrefix + receiver.Receiver.Value] = header;
+                    }
+                }
             }
 
             headers.CacheControl = "no-store";
@@ -76,19 +98,32 @@ public sealed class SignatureResult : IActionResult
                 json.WriteStartObject();
                 json.WritePropertyName("algorithm");
                 json.WriteValue(_signed.Algorithm);
-                json.WritePropertyName("keyId");
-                json.WriteValue(_signed.KeyId);
-                if (signature is not null)
+                if (single)
                 {
-                    json.WritePropertyName("signature");
-                    json.WriteValue(signature);
+                    json.WritePropertyName("receiver");
+                    json.WriteValue(_signed.Receiver.Value);
+                    json.WritePropertyName("keyId");
+                    json.WriteValue(_signed.KeyId);
+                    if (plain)
+                    {
+                        json.WritePropertyName("signature");
+                        json.WriteValue(_signed.Signature.ToHex());
+                    }
                 }
 
                 json.WritePropertyName("widgetCount");
                 json.WriteValue(_signed.WidgetCount);
                 json.WritePropertyName("canonicalLength");
                 json.WriteValue(_signed.CanonicalLength);
-                SignatureJson.WriteSignatures(json, plain ? _signed.Signatures : null, webhook);
+                if (single)
+                {
+                    SignatureJson.WriteSignatures(json, plain ? _signed.Signatures : null, webhook);
+                }
+                else
+                {
+                    SignatureJson.WriteReceivers(json, _signed.Receivers, plain, webhook);
+                }
+
                 json.WriteEndObject();
             }, context.HttpContext.RequestAborted).ConfigureAwait(false);
         }
@@ -101,6 +136,9 @@ public sealed class SignatureResult : IActionResult
             await _signed.DisposeAsync().ConfigureAwait(false);
         }
     }
+
+    private static string Labelled(IReadOnlyList<KeySignature> signatures) =>
+        string.Join(", ", signatures.Select(s => $"{s.StateName}:{s.KeyId}:{s.Signature.ToHex()}"));
 
     // A client that reads the canonical bytes more slowly than the minimum rate would hold the pooled blocks (and the
     // budget) as long as it liked: past the time allowed, the connection is closed and everything goes back.

@@ -1,6 +1,8 @@
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+using WidgetSigning.Keys;
 using WidgetSigning.Signing;
 
 namespace WidgetSigning.Http;
@@ -16,13 +18,16 @@ public sealed class VerifyHandler
 
     private readonly HttpEnvelopeReader _reader;
     private readonly EnvelopeVerifier _verifier;
+    private readonly ReceiverOptions _receivers;
     private readonly ILogger<VerifyHandler> _logger;
 
     /// <summary>Creates the handler (a singleton in DI).</summary>
-    public VerifyHandler(HttpEnvelopeReader reader, EnvelopeVerifier verifier, ILogger<VerifyHandler> logger)
+    public VerifyHandler(HttpEnvelopeReader reader, EnvelopeVerifier verifier, IOptions<ReceiverOptions> receivers, ILogger<VerifyHandler> logger)
     {
+        ArgumentNullException.ThrowIfNull(receivers);
         _reader = reader;
         _verifier = verifier;
+        _receivers = receivers.Value;
         _logger = logger;
     }
 
@@ -34,13 +39,14 @@ public sealed class VerifyHandler
         try
         {
             // The cheap fields first: a malformed signature is refused before the body is read.
+            var receiver = SignRequestOptions.Receiver(request, _receivers);
             var webhook = WebhookRequestHeaders.ReadClaim(request);
             var signature = webhook is null || VerifyRequestFields.HasSignature(request) ? VerifyRequestFields.ReadSignature(request) : (Keys.Signature?)null;
             var keyId = VerifyRequestFields.ReadKeyId(request);
             var envelope = await _reader.ReadAsync(request, cancellationToken).ConfigureAwait(false);
-            var outcome = await _verifier.VerifyAsync(envelope, signature, keyId, webhook, cancellationToken).ConfigureAwait(false);
+            var outcome = await _verifier.VerifyAsync(envelope, receiver, signature, keyId, webhook, cancellationToken).ConfigureAwait(false);
             HttpLog.Verified(_logger, FunctionName, outcome.WidgetCount, outcome.IsValid, outcome.KeyId, VerificationResult.ReasonText(outcome.Failure));
-            return new VerificationResult(outcome);
+            return new VerificationResult(outcome, receiver);
         }
         catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
         {

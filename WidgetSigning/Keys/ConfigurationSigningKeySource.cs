@@ -39,11 +39,14 @@ public sealed class ConfigurationSigningKeySource : ISigningKeySource
         ValueTask.FromResult(_all);
 
     /// <summary>Turns the setting's value into a key, or fails naming the setting (never echoing the value).</summary>
-    public static SigningKey Parse(string? base64)
+    public static SigningKey Parse(string? base64) => Parse(base64, SettingName);
+
+    /// <summary>Turns <paramref name="setting"/>'s value into a key, or fails naming the setting (never echoing the value).</summary>
+    internal static SigningKey Parse(string? base64, string setting)
     {
         if (string.IsNullOrWhiteSpace(base64))
         {
-            throw Fail($"{SettingName} is not set. Set it to base64 of at least {SigningKey.MinimumKeyBytes} random bytes (openssl rand -base64 32), or configure Key Vault.");
+            throw Fail($"{setting} is not set. Set it to base64 of at least {SigningKey.MinimumKeyBytes} random bytes (openssl rand -base64 32), or configure Key Vault.");
         }
 
         var buffer = new byte[(base64.Length * 3 / 4) + 3];
@@ -51,12 +54,12 @@ public sealed class ConfigurationSigningKeySource : ISigningKeySource
         {
             if (!Convert.TryFromBase64String(base64.Trim(), buffer, out var length))
             {
-                throw Fail($"{SettingName} is not valid base64.");
+                throw Fail($"{setting} is not valid base64.");
             }
 
             if (length < SigningKey.MinimumKeyBytes)
             {
-                throw Fail($"{SettingName} decodes to {length} bytes; at least {SigningKey.MinimumKeyBytes} are required.");
+                throw Fail($"{setting} decodes to {length} bytes; at least {SigningKey.MinimumKeyBytes} are required.");
             }
 
             return new SigningKey(LocalKeyId, buffer.AsSpan(0, length));
@@ -68,5 +71,5 @@ public sealed class ConfigurationSigningKeySource : ISigningKeySource
     }
 
     private static OptionsValidationException Fail(string message) =>
-        new(SettingName, typeof(LocalKeyOptions), [message]);
+        new(LocalKeyOptions.SectionName, typeof(LocalKeyOptions), [message]);
 }

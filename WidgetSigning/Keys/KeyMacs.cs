@@ -4,7 +4,7 @@ namespace WidgetSigning.Keys;
 
 /// <summary>
 /// Every hash one signature feeds in its one pass over the canonical bytes as they are written, and no other: for each
-/// key (the current one first, then each staged one) the HMAC of the bytes alone (<c>X-Signature</c>'s, when the plain
+/// receiver, for each of its keys (the current one first, then each staged one) the HMAC of the bytes alone (<c>X-Signature</c>'s, when the plain
 /// form is made) and the HMAC of a prefix followed by the bytes (Standard Webhooks' <c>id.timestamp.</c>, when that form
 /// is made and its id is known up front); last, where the id is derived from the bytes, the SHA-256 it comes from. Each
 /// form asked for costs one chain per key, each form not asked for nothing. The HMAC instances come from the keys' pools;
@@ -12,7 +12,8 @@ namespace WidgetSigning.Keys;
 /// </summary>
 internal sealed class KeyMacs
 {
-    private readonly SigningKeys _keys;
+    private readonly SigningKey[] _keys;
+    private readonly int[] _firstKey;
     private readonly IncrementalHash[] _hashes;
     private readonly int _perKey;
     private readonly bool _plain;
@@ -20,14 +21,14 @@ internal sealed class KeyMacs
     private readonly bool _digest;
     private bool _done;
 
-    private KeyMacs(SigningKeys keys, bool plain, bool prefixed, IncrementalHash? digest, ReadOnlySpan<byte> prefix)
+    private KeyMacs(IReadOnlyList<ReceiverKeys> receivers, bool plain, bool prefixed, IncrementalHash? digest, ReadOnlySpan<byte> prefix)
     {
-        _keys = keys;
+        (_keys, _firstKey) = Flatten(receivers);
         _plain = plain;
         _prefixed = prefixed;
         _digest = digest is not null;
         _perKey = (plain ? 1 : 0) + (prefixed ? 1 : 0);
-        var macs = _perKey * (1 + keys.Staged.Count);
+        var macs = _perKey * _keys.Length;
         _hashes = new IncrementalHash[macs + (_digest ? 1 : 0)];
         for (var i = 0; i < macs; i++)
         {
@@ -45,20 +46,20 @@ internal sealed class KeyMacs
     }
 
     /// <summary>The plain form alone: one HMAC per key, of the bytes alone.</summary>
-    public static KeyMacs PlainOnly(SigningKeys keys) => new(keys, plain: true, prefixed: false, digest: null, []);
+    public static KeyMacs PlainOnly(IReadOnlyList<ReceiverKeys> receivers) => new(receivers, plain: true, prefixed: false, digest: null, []);
 
     /// <summary>
     /// The Standard Webhooks form with its id known up front: per key, the HMAC of <paramref name="prefix"/> and the bytes,
     /// preceded by the HMAC of the bytes alone with <paramref name="plain"/>.
     /// </summary>
-    public static KeyMacs Prefixed(SigningKeys keys, bool plain, ReadOnlySpan<byte> prefix) => new(keys, plain, prefixed: true, digest: null, prefix);
+    public static KeyMacs Prefixed(IReadOnlyList<ReceiverKeys> receivers, bool plain, ReadOnlySpan<byte> prefix) => new(receivers, plain, prefixed: true, digest: null, prefix);
 
     /// <summary>
     /// The Standard Webhooks form with its <c>webhook-id</c> derived from the canonical bytes (not known until they are all
     /// written): with <paramref name="plain"/>, one HMAC per key of the bytes alone; and, last, <paramref name="digest"/>
     /// (the SHA-256 the id comes from). The prefixed MACs are computed once the id is known, over the written bytes.
     /// </summary>
-    public static KeyMacs Deferred(SigningKeys keys, bool plain, IncrementalHash digest) => new(keys, plain, prefixed: false, digest, []);
+    public static KeyMacs Deferred(IReadOnlyList<ReceiverKeys> receivers, bool plain, IncrementalHash digest) => new(receivers, plain, prefixed: false, digest, []);
 
     /// <summary>How many hashes one pass feeds.</summary>
     public int Count => _hashes.Length;
@@ -66,7 +67,16 @@ internal sealed class KeyMacs
     /// <summary>All of them.</summary>
     public HashTargets All => new(_hashes, 0, _hashes.Length);
 
-    /// <summary>Where, in what <see cref="Complete"/> returns, the plain MAC of key <paramref name="key"/> (0 the current) is.</summary>
+    /// <summary>Where receiver <paramref name="receiver"/>'s keys start among all keys (its current key, then its staged ones).</summary>
+    public int FirstKeyOf(int receiver) => _firstKey[receiver];
+
+    /// <summary>How many keys receiver <paramref name="receiver"/> signs with.</summary>
+    public int KeyCountOf(int receiver) => (receiver + 1 < _firstKey.Length ? _firstKey[receiver + 1] : _keys.Length) - _firstKey[receiver];
+
+    /// <summary>Key <paramref name="key"/> among all keys (as <see cref="FirstKeyOf"/> counts).</summary>
+    public SigningKey Key(int key) => _keys[key];
+
+    /// <summary>Where, in what <see cref="Complete"/> returns, the plain MAC of key <paramref name="key"/> (among all keys) is.</summary>
     public int PlainAt(int key) => _plain ? key * _perKey : throw new InvalidOperationException("No plain MAC was fed.");
 
     /// <summary>Where the prefixed (Standard Webhooks) MAC of key <paramref name="key"/> is.</summary>
@@ -114,9 +124,30 @@ internal sealed class KeyMacs
         }
     }
 
-    private SigningKey KeyOf(int index)
+    private SigningKey KeyOf(int index) => _keys[index / _perKey];
+
+    private static (SigningKey[] Keys, int[] FirstKey) Flatten(IReadOnlyList<ReceiverKeys> receivers)
     {
-        var key = index / _perKey;
-        return key == 0 ? _keys.Current : _keys.Staged[key - 1];
+        ArgumentOutOfRangeException.ThrowIfZero(receivers.Count);
+        var count = 0;
+        foreach (var receiver in receivers)
+        {
+            count += 1 + receiver.Keys.Staged.Count;
+        }
+
+        var keys = new SigningKey[count];
+        var first = new int[receivers.Count];
+        var at = 0;
+        for (var r = 0; r < receivers.Count; r++)
+        {
+            first[r] = at;
+            keys[at++] = receivers[r].Keys.Current;
+            foreach (var staged in receivers[r].Keys.Staged)
+            {
+                keys[at++] = staged;
+            }
+        }
+
+        return (keys, first);
     }
 }

@@ -45,6 +45,9 @@ internal sealed class KeyVaultKeySet
     /// <summary>Enabled versions whose <c>nbf</c> is ahead: they sign alongside the current key, labelled, never alone.</summary>
     public IReadOnlyList<StagedKey> Staged { get; }
 
+    /// <summary>Whether Key Vault answered that the secret does not exist at all (404 listing its versions).</summary>
+    public bool SecretMissing { get; init; }
+
     /// <summary>When Key Vault last confirmed the current version (the refresh that read it).</summary>
     public DateTimeOffset? ConfirmedAt { get; }
 

@@ -29,15 +29,28 @@ public sealed class KeyVaultOptions
     public string? SecretName { get; set; }
 
     /// <summary>
+    /// What every receiver's secret name starts with: receiver <c>partner-a</c>'s key is the secret
+    /// <c>receiver-partner-a</c>. The default receiver's key is <see cref="SecretName"/> instead. Setting:
+    /// <c>KeyVault:ReceiverSecretPrefix</c>. Default <c>receiver-</c>; 1-64 characters of a-z, 0-9 and '-', so a prefixed
+    /// id stays within Key Vault's 127 characters.
+    /// </summary>
+    [RegularExpression("^[a-z0-9-]{1,64}$", ErrorMessage = Prefix + "{0} must be 1-64 characters of a-z, 0-9 and '-'.")]
+    public string ReceiverSecretPrefix { get; set; } = "receiver-";
+
+    /// <summary>
     /// The client id of a user-assigned managed identity. Setting: <c>KeyVault:ManagedIdentityClientId</c>.
     /// Default: none, meaning the system-assigned identity. Used only in Azure.
     /// </summary>
     [RegularExpression("^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$", ErrorMessage = Prefix + "{0} must be the client id (a GUID) of a user-assigned managed identity, or unset for the system-assigned one.")]
     public string? ManagedIdentityClientId { get; set; }
 
-    /// <summary>How often the key is re-read in the background. Setting: <c>KeyVault:RefreshInterval</c>. Default 5 minutes.</summary>
+    /// <summary>
+    /// How often each cached receiver's key is re-read in the background (at a random 80-100 % of it, so refreshes spread
+    /// out). Setting: <c>KeyVault:RefreshInterval</c>. Default 15 minutes, which keeps 100 instances with 1,000 active
+    /// receivers each within Key Vault's service limit (docs/keys.md).
+    /// </summary>
     [Range(typeof(TimeSpan), "00:00:01", "1.00:00:00", ParseLimitsInInvariantCulture = true, ErrorMessage = RangeError)]
-    public TimeSpan RefreshInterval { get; set; } = TimeSpan.FromMinutes(5);
+    public TimeSpan RefreshInterval { get; set; } = TimeSpan.FromMinutes(15);
 
     /// <summary>
     /// How many versions before the current one still verify. Setting: <c>KeyVault:AcceptedPreviousVersions</c>.

@@ -60,6 +60,23 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         KeysLog.UsingKeyVault(_logger, client.VaultUri, _secretName, _options.RefreshInterval);
     }
 
+    /// <summary>Creates the source of one receiver's secret <paramref name="secretName"/>; nothing is fetched until first use.</summary>
+    internal KeyVaultSigningKeySource(SecretClient client, string secretName, KeyVaultOptions options, TimeProvider time, ILogger<KeyVaultSigningKeySource> logger)
+    {
+        ArgumentNullException.ThrowIfNull(client);
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentException.ThrowIfNullOrEmpty(secretName);
+        _client = client;
+        _options = options;
+        _secretName = secretName;
+        _time = time;
+        _logger = logger;
+        KeysLog.UsingKeyVault(_logger, client.VaultUri, _secretName, _options.RefreshInterval);
+    }
+
+    /// <summary>Whether the last answer was that the secret does not exist (404 listing its versions): the receiver is unknown.</summary>
+    internal bool SecretMissing => _keys?.SecretMissing == true;
+
     /// <summary>When the next refresh is due (after a failure, the backoff). For diagnostics and tests.</summary>
     internal DateTimeOffset NextAttemptAt => new(Interlocked.Read(ref _nextAttemptTicks), TimeSpan.Zero);
 
@@ -211,7 +228,7 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
             else
             {
                 _unusableRefreshes = 0;
-                next = _options.RefreshInterval;
+                next = Jittered(_options.RefreshInterval);
                 if (previous is null || !ReferenceEquals(previous.Current, keys.Current) || previous.Previous.Count != keys.Previous.Count)
                 {
                     KeysLog.Loaded(_logger, _secretName, usable.KeyId, keys.Previous.Count);
@@ -274,6 +291,9 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         }
     }
 
+    // 80-100 % of the interval: many receivers' (and instances') refreshes spread out instead of reaching the vault together.
+    private static TimeSpan Jittered(TimeSpan interval) => interval * (0.8 + (0.2 * Random.Shared.NextDouble()));
+
     private TimeSpan Backoff(int failures, TimeSpan? retryAfter)
     {
         var exponential = _options.FailureRetryDelay * Math.Pow(2, Math.Min(failures - 1, 20));
@@ -299,7 +319,7 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         catch (Exception ex) when (Refusal(ex) is { } refused)
         {
             // No access at all (or no secret): nothing signs.
-            return FailClosed(cached, cached?.CurrentVersion, refused);
+            return FailClosed(cached, cached?.CurrentVersion, refused, missing: ex is RequestFailedException { Status: 404 });
         }
         catch (Exception) when (cached?.Current is not null && !cancellationToken.IsCancellationRequested)
         {
@@ -447,8 +467,8 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
     };
 
     /// <summary>A snapshot that signs nothing; earlier versions the cache held keep verifying until their own limits.</summary>
-    private KeyVaultKeySet FailClosed(KeyVaultKeySet? cached, string? version, string reason) =>
-        new(null, default, cached?.Previous ?? [], version, reason, staged: null, _time.GetUtcNow(), _options.MaxCachedKeyAge);
+    private KeyVaultKeySet FailClosed(KeyVaultKeySet? cached, string? version, string reason, bool missing = false) =>
+        new(null, default, cached?.Previous ?? [], version, reason, staged: null, _time.GetUtcNow(), _options.MaxCachedKeyAge) { SecretMissing = missing };
 
     private SigningKey? Decode(KeyVaultSecret secret, out string reason)
     {

@@ -18,4 +18,13 @@ public sealed class LocalKeyOptions
     /// No default.
     /// </summary>
     public string? LocalKey { get; set; }
+
+    /// <summary>The full name of the <see cref="LocalKeys"/> section.</summary>
+    public const string LocalKeysSetting = SectionName + ":" + nameof(LocalKeys);
+
+    /// <summary>
+    /// Each receiver's development key, by receiver id: <c>Signing:LocalKeys:partner-a</c> (<c>Signing__LocalKeys__partner-a</c>
+    /// as an environment variable), base64 of at least 32 bytes. <see cref="LocalKey"/> is the default receiver's. No default.
+    /// </summary>
+    public Dictionary<string, string> LocalKeys { get; } = new(StringComparer.Ordinal);
 }

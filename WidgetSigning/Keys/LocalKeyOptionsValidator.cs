@@ -11,19 +11,36 @@ internal sealed class LocalKeyOptionsValidator : IValidateOptions<LocalKeyOption
     public ValidateOptionsResult Validate(string? name, LocalKeyOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
-        if (string.IsNullOrWhiteSpace(options.LocalKey))
+        var failures = new List<string>();
+        if (!string.IsNullOrWhiteSpace(options.LocalKey))
         {
-            return ValidateOptionsResult.Success;
+            Check(options.LocalKey, LocalKeyOptions.LocalKeySetting, failures);
         }
 
+        foreach (var (id, value) in options.LocalKeys)
+        {
+            var setting = $"{LocalKeyOptions.LocalKeysSetting}:{Primitives.EchoText.Of(id)}";
+            if (!ReceiverId.TryParse(id, out _))
+            {
+                failures.Add($"{setting} does not name a receiver: a receiver id is {ReceiverId.Rule}.");
+                continue;
+            }
+
+            Check(value, setting, failures);
+        }
+
+        return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+    }
+
+    private static void Check(string value, string setting, List<string> failures)
+    {
         try
         {
-            _ = ConfigurationSigningKeySource.Parse(options.LocalKey);
-            return ValidateOptionsResult.Success;
+            _ = ConfigurationSigningKeySource.Parse(value, setting);
         }
         catch (OptionsValidationException ex)
         {
-            return ValidateOptionsResult.Fail(ex.Failures);
+            failures.AddRange(ex.Failures);
         }
     }
 }

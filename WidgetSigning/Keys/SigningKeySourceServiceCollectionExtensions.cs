@@ -14,7 +14,7 @@ public static class SigningKeySourceServiceCollectionExtensions
 {
     /// <summary>
     /// Adds <see cref="KeyVaultOptions"/> (validated at start), the one <see cref="SecretClient"/> and the
-    /// <see cref="ISigningKeySource"/> chosen by configuration. Services registered before this call win
+    /// <see cref="IReceiverKeySource"/> chosen by configuration. Services registered before this call win
     /// (tests replace <see cref="IAzureEnvironment"/>, <see cref="TimeProvider"/> or <see cref="SecretClient"/>).
     /// </summary>
     public static IServiceCollection AddSigningKeySource(this IServiceCollection services, IConfiguration configuration)
@@ -43,9 +43,13 @@ public static class SigningKeySourceServiceCollectionExtensions
                 options => !options.IsConfigured || !string.IsNullOrWhiteSpace(options.SecretName),
                 $"{KeyVaultOptions.SectionName}:{nameof(KeyVaultOptions.SecretName)} {KeyVaultOptions.SecretNameRule}")
             .Validate(
+                options => !options.IsConfigured || options.SecretName is null || !options.SecretName.StartsWith(options.ReceiverSecretPrefix, StringComparison.OrdinalIgnoreCase),
+                $"{KeyVaultOptions.SectionName}:{nameof(KeyVaultOptions.SecretName)} must not start with {KeyVaultOptions.SectionName}:{nameof(KeyVaultOptions.ReceiverSecretPrefix)}: a receiver's id would then name the default receiver's secret.")
+            .Validate(
                 options => options.MaxCachedKeyAge >= options.RefreshInterval,
                 $"{KeyVaultOptions.SectionName}:{nameof(KeyVaultOptions.MaxCachedKeyAge)} must be at least {KeyVaultOptions.SectionName}:{nameof(KeyVaultOptions.RefreshInterval)}, or the key would stop signing between two good refreshes.")
             .ValidateOnStart();
+        services.AddOptions<ReceiverOptions>().Bind(configuration.GetSection(ReceiverOptions.SectionName)).ValidateDataAnnotations().ValidateOnStart();
         services.AddOptions<LocalKeyOptions>().Bind(configuration.GetSection(LocalKeyOptions.SectionName)).ValidateOnStart();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<LocalKeyOptions>, LocalKeyOptionsValidator>());
         services.TryAddSingleton<IAzureEnvironment>(new AzureEnvironment(configuration));
@@ -56,15 +60,15 @@ public static class SigningKeySourceServiceCollectionExtensions
             var credential = KeyVaultClientFactory.CreateCredential(options, provider.GetRequiredService<IAzureEnvironment>());
             return KeyVaultClientFactory.CreateClient(options, credential, KeyVaultClientFactory.CreateClientOptions(options));
         });
-        services.TryAddSingleton<KeyVaultSigningKeySource>();
-        services.TryAddSingleton<ConfigurationSigningKeySource>();
+        services.TryAddSingleton<KeyVaultReceiverKeySource>();
+        services.TryAddSingleton<ConfigurationReceiverKeySource>();
 
         // Decided on first resolution, after validation: without a vault anywhere but a developer's machine, reading the
-        // options throws an OptionsValidationException naming KeyVault:VaultUri, so the local key is never used there.
-        services.TryAddSingleton<ISigningKeySource>(provider =>
+        // options throws an OptionsValidationException naming KeyVault:VaultUri, so the local keys are never used there.
+        services.TryAddSingleton<IReceiverKeySource>(provider =>
             provider.GetRequiredService<IOptions<KeyVaultOptions>>().Value.IsConfigured
-                ? provider.GetRequiredService<KeyVaultSigningKeySource>()
-                : provider.GetRequiredService<ConfigurationSigningKeySource>());
+                ? provider.GetRequiredService<KeyVaultReceiverKeySource>()
+                : provider.GetRequiredService<ConfigurationReceiverKeySource>());
         return services;
     }
 }

@@ -26,4 +26,7 @@ public sealed class SigningKeyUnavailableException : Exception
 
     /// <summary>How long a client should wait before trying again.</summary>
     public TimeSpan RetryAfter { get; init; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>The receiver whose key is unavailable (every other receiver may still sign), where known.</summary>
+    public ReceiverId? Receiver { get; init; }
 }

@@ -23,6 +23,7 @@ public sealed class QueueSigningProcessor
     private readonly QueueOptions _options;
     private readonly ILogger<QueueSigningProcessor> _logger;
     private readonly EnvelopeMemoryBudget _budget;
+    private readonly Keys.ReceiverId? _defaultReceiver;
 
     /// <summary>Creates the processor; without <paramref name="budget"/>, nothing is charged to a memory budget.</summary>
     public QueueSigningProcessor(
@@ -32,7 +33,8 @@ public sealed class QueueSigningProcessor
         WidgetStorageClients storage,
         IOptions<QueueOptions> options,
         ILogger<QueueSigningProcessor> logger,
-        EnvelopeMemoryBudget? budget = null)
+        EnvelopeMemoryBudget? budget = null,
+        IOptions<Keys.ReceiverOptions>? receivers = null)
     {
         ArgumentNullException.ThrowIfNull(options);
         _reader = reader;
@@ -42,6 +44,7 @@ public sealed class QueueSigningProcessor
         _options = options.Value;
         _logger = logger;
         _budget = budget ?? EnvelopeMemoryBudget.Unlimited;
+        _defaultReceiver = (receivers?.Value ?? new Keys.ReceiverOptions()).Default;
     }
 
     /// <summary>Signs <paramref name="message"/> and returns the output message to forward.</summary>
@@ -104,7 +107,9 @@ public sealed class QueueSigningProcessor
             try
             {
                 // The signer disposes the body.
-                signed = await _signer.ReadAndSignAsync(body, _reader, seed, _options.SignatureForms, lease, cancellationToken).ConfigureAwait(false);
+                var receiver = _defaultReceiver ?? throw new MessageRejectedException("The message names no receiver and there is no default receiver.", "$");
+                var sign = new SignRequest { Receivers = [receiver], Forms = _options.SignatureForms, IdSeed = seed, Lease = lease };
+                signed = await _signer.ReadAndSignAsync(body, _reader, sign, cancellationToken).ConfigureAwait(false);
             }
             catch (EnvelopeFormatException ex) when (claim is not null)
             {

@@ -31,7 +31,7 @@ public sealed class EnvelopeSigner
     private static int _inFlight;
 
     private readonly RecyclableMemoryStreamManager _streams;
-    private readonly ISigningKeySource _keys;
+    private readonly IReceiverKeySource _keys;
     private readonly ILogger<EnvelopeSigner> _logger;
     private readonly TimeProvider _time;
     private readonly long _maxCanonicalBytes;
@@ -40,7 +40,7 @@ public sealed class EnvelopeSigner
     /// Creates the signer, with the system clock for <c>webhook-timestamp</c>; <paramref name="options"/> gives the
     /// canonical size limit (default <see cref="EnvelopeOptions.DefaultMaxCanonicalBytes"/>).
     /// </summary>
-    public EnvelopeSigner(RecyclableMemoryStreamManager streams, ISigningKeySource keys, ILogger<EnvelopeSigner> logger, IOptions<EnvelopeOptions>? options = null)
+    public EnvelopeSigner(RecyclableMemoryStreamManager streams, IReceiverKeySource keys, ILogger<EnvelopeSigner> logger, IOptions<EnvelopeOptions>? options = null)
         : this(streams, keys, TimeProvider.System, logger, options)
     {
     }
@@ -50,7 +50,7 @@ public sealed class EnvelopeSigner
     /// canonical size limit (default <see cref="EnvelopeOptions.DefaultMaxCanonicalBytes"/>).
     /// </summary>
     public EnvelopeSigner(
-        RecyclableMemoryStreamManager streams, ISigningKeySource keys, TimeProvider time, ILogger<EnvelopeSigner> logger, IOptions<EnvelopeOptions>? options = null)
+        RecyclableMemoryStreamManager streams, IReceiverKeySource keys, TimeProvider time, ILogger<EnvelopeSigner> logger, IOptions<EnvelopeOptions>? options = null)
     {
         _streams = streams;
         _keys = keys;
@@ -59,150 +59,86 @@ public sealed class EnvelopeSigner
         _maxCanonicalBytes = options?.Value.MaxCanonicalBytes ?? EnvelopeOptions.DefaultMaxCanonicalBytes;
     }
 
-    /// <summary>When work goes to a second core; <see cref="SigningOverlap.Adaptive"/> unless a test or benchmark says otherwise.</summary>
+    /// <summary>When work goes to a second core; <see cref="SigningOverlap.Adaptive"/> unless a test says otherwise.</summary>
     internal SigningOverlap Overlap { get; init; }
 
     /// <summary>
-    /// Whether the pipeline's helper sleeps between runs (issue 30) rather than only spin and yield; true but for the
-    /// benchmarks' row of the behaviour before.
-    /// </summary>
-    internal bool HelperSleeps { get; init; } = true;
-
-    /// <summary>
     /// Whether, with no core to hand work to, the reader's thread writes and hashes each run of widgets as soon as it is
-    /// read (issue 30) rather than read the whole envelope, then sign it; true but for the benchmarks' rows of the
-    /// behaviour before.
+    /// read rather than read the whole envelope, then sign it; false only in tests of the read-then-sign path, which
+    /// production takes when the keys are not at hand yet.
     /// </summary>
     internal bool SignsWhileReading { get; init; } = true;
 
     /// <summary>
-    /// Whether, with a core spare, the reader's byte scan runs ahead on it over the pooled body (issue 30) rather than on
-    /// the reader's thread; true but for the benchmarks' rows of the behaviour before.
+    /// Signs <paramref name="envelope"/> for <paramref name="request"/>'s receivers: every receiver's keys' MACs, in the
+    /// forms asked for, computed in one pass while the canonical bytes are written into pooled blocks. Dispose the result.
     /// </summary>
-    internal bool ScansAhead { get; init; } = true;
-
-    /// <summary>Signs <paramref name="envelope"/> with the current and staged keys, under a new webhook id.</summary>
-    /// <exception cref="SigningKeyUnavailableException">No key is available yet.</exception>
-    public ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, CancellationToken cancellationToken) =>
-        SignAsync(envelope, webhookId: null, lease: null, cancellationToken);
-
-    /// <summary>
-    /// Signs <paramref name="envelope"/> with the current and staged keys; <paramref name="webhookId"/> (an
-    /// <c>Idempotency-Key</c>, a queue message id) becomes <c>webhook-id</c>, or a new one when null. The canonical
-    /// form's pooled blocks are charged to <paramref name="lease"/>, which the result then owns (and releases when disposed).
-    /// </summary>
-    /// <exception cref="SigningKeyUnavailableException">No key is available yet.</exception>
-    /// <exception cref="ArgumentException"><paramref name="webhookId"/> breaks <see cref="StandardWebhooks.IsValidId"/>.</exception>
+    /// <exception cref="UnknownReceiverException">A receiver has no key; nothing is signed.</exception>
+    /// <exception cref="SigningKeyUnavailableException">A receiver's key cannot sign now; nothing is signed.</exception>
+    /// <exception cref="ArgumentException">The request's <see cref="SignRequest.WebhookId"/> breaks <see cref="StandardWebhooks.IsValidId"/>.</exception>
     /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
     /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
-    public async ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, string? webhookId, EnvelopeBudgetLease? lease, CancellationToken cancellationToken)
+    public async ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, SignRequest request, CancellationToken cancellationToken)
     {
-        var keys = await _keys.GetSigningKeysAsync(cancellationToken).ConfigureAwait(false);
-        return SignAll(envelope, keys, SignPlan.WithId(SignatureForms.Both, webhookId), lease);
+        ArgumentNullException.ThrowIfNull(envelope);
+        var plan = SignPlan.Of(request);
+        var keys = await KeysFor(request, cancellationToken).ConfigureAwait(false);
+        return SignAll(envelope, keys, plan, request.Lease);
     }
-
-    /// <summary>
-    /// As <see cref="SignAsync(WidgetEnvelope, string?, EnvelopeBudgetLease?, CancellationToken)"/>, with
-    /// <c>webhook-id</c> derived from <paramref name="seed"/> and the canonical bytes (<see cref="WebhookIdSeed"/>):
-    /// what a caller's key (an <c>Idempotency-Key</c>, a queue message id) must go through; a new id when null.
-    /// </summary>
-    public ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, WebhookIdSeed? seed, EnvelopeBudgetLease? lease, CancellationToken cancellationToken) =>
-        SignAsync(envelope, seed, SignatureForms.Both, lease, cancellationToken);
-
-    /// <summary>
-    /// As <see cref="SignAsync(WidgetEnvelope, WebhookIdSeed?, EnvelopeBudgetLease?, CancellationToken)"/>, making only
-    /// the <paramref name="forms"/> asked for: one MAC chain per key and form, none for a form left out (without the
-    /// Standard Webhooks form, <paramref name="seed"/> is not used and no <c>webhook-id</c> is made).
-    /// </summary>
-    public async ValueTask<SignedEnvelope> SignAsync(
-        WidgetEnvelope envelope, WebhookIdSeed? seed, SignatureForms forms, EnvelopeBudgetLease? lease, CancellationToken cancellationToken)
-    {
-        var keys = await _keys.GetSigningKeysAsync(cancellationToken).ConfigureAwait(false);
-        return SignAll(envelope, keys, SignPlan.WithSeed(forms, seed), lease);
-    }
-
-    /// <summary>Signs <paramref name="envelope"/> with <paramref name="key"/> alone. Dispose the result.</summary>
-    public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKey key) => Sign(envelope, key, lease: null);
-
-    /// <summary>Signs <paramref name="envelope"/> with <paramref name="key"/> alone, charging <paramref name="lease"/> (which the result then owns). Dispose the result.</summary>
-    /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
-    /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
-    public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKey key, EnvelopeBudgetLease? lease) =>
-        SignAll(envelope, new SigningKeys(key, []), SignPlan.WithId(SignatureForms.Both, null), lease);
-
-    /// <summary>Signs <paramref name="envelope"/> with <paramref name="key"/> alone, making only the <paramref name="forms"/> asked for (a new <c>webhook-id</c> if any). Dispose the result.</summary>
-    public SignedEnvelope Sign(WidgetEnvelope envelope, SigningKey key, SignatureForms forms) =>
-        SignAll(envelope, new SigningKeys(key, []), SignPlan.WithId(forms, null), lease: null);
 
     /// <summary>
     /// Reads an envelope from <paramref name="utf8Json"/> with <paramref name="reader"/> and signs it as
-    /// <see cref="SignAsync(WidgetEnvelope, string?, EnvelopeBudgetLease?, CancellationToken)"/> does. When a core is
-    /// spare, the keys are at hand and the body is large enough to repay it, the canonical form is written and hashed
-    /// behind the reader, widget by widget, on that core (<see cref="SigningPipeline"/>), so the signature costs little
-    /// more than reading. Without a spare core, with the keys at hand and the body's length known, the reader's thread
-    /// writes and hashes each run of widgets as soon as it is read, so no widget outlives its run; otherwise it reads,
-    /// then signs. Either way the bytes and signatures are the same, and the reader's errors come first.
+    /// <see cref="SignAsync"/> does. When a core is spare, the keys are at hand and the body is large enough to repay it,
+    /// the canonical form is written and hashed behind the reader, widget by widget, on that core
+    /// (<see cref="SigningPipeline"/>), so the signature costs little more than reading. Without a spare core, with the keys
+    /// at hand and the body's length known, the reader's thread writes and hashes each run of widgets as soon as it is
+    /// read, so no widget outlives its run; otherwise it reads, then signs. Either way the bytes and signatures are the
+    /// same, and the reader's errors come first.
     /// <para>
     /// Takes ownership of <paramref name="utf8Json"/> (a pooled request body, say): it is disposed once read, before
-    /// signing starts, so its blocks and the canonical form's are held together only behind the reader.
-    /// <paramref name="lease"/> holds the body's charge; behind the reader it is charged for the body and the canonical
-    /// form together, and only if the budget has room for both now. Once the body is disposed, the lease keeps only
-    /// what the canonical form takes.
+    /// signing starts, so its blocks and the canonical form's are held together only behind the reader. The request's
+    /// lease holds the body's charge; behind the reader it is charged for the body and the canonical form together, and
+    /// only if the budget has room for both now. Once the body is disposed, the lease keeps only what the canonical form takes.
     /// </para>
     /// </summary>
     /// <exception cref="EnvelopeFormatException">The body is not a valid envelope.</exception>
-    /// <exception cref="SigningKeyUnavailableException">No key is available yet.</exception>
-    /// <exception cref="ArgumentException"><paramref name="webhookId"/> breaks <see cref="StandardWebhooks.IsValidId"/>.</exception>
+    /// <exception cref="UnknownReceiverException">A receiver has no key; nothing is signed.</exception>
+    /// <exception cref="SigningKeyUnavailableException">A receiver's key cannot sign now; nothing is signed.</exception>
+    /// <exception cref="ArgumentException">The request's <see cref="SignRequest.WebhookId"/> breaks <see cref="StandardWebhooks.IsValidId"/>.</exception>
     /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
     /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
-    public ValueTask<SignedEnvelope> ReadAndSignAsync(
-        Stream utf8Json, WidgetEnvelopeReader reader, string? webhookId, EnvelopeBudgetLease? lease, CancellationToken cancellationToken) =>
-        ReadAndSignAsync(utf8Json, reader, SignPlan.WithId(SignatureForms.Both, webhookId), lease, cancellationToken);
-
-    /// <summary>
-    /// As <see cref="ReadAndSignAsync(Stream, WidgetEnvelopeReader, string?, EnvelopeBudgetLease?, CancellationToken)"/>,
-    /// with <c>webhook-id</c> derived from <paramref name="seed"/> and the canonical bytes (<see cref="WebhookIdSeed"/>), or
-    /// a new one when null.
-    /// </summary>
-    public ValueTask<SignedEnvelope> ReadAndSignAsync(
-        Stream utf8Json, WidgetEnvelopeReader reader, WebhookIdSeed? seed, EnvelopeBudgetLease? lease, CancellationToken cancellationToken) =>
-        ReadAndSignAsync(utf8Json, reader, SignPlan.WithSeed(SignatureForms.Both, seed), lease, cancellationToken);
-
-    /// <summary>
-    /// As <see cref="ReadAndSignAsync(Stream, WidgetEnvelopeReader, WebhookIdSeed?, EnvelopeBudgetLease?, CancellationToken)"/>,
-    /// making only the <paramref name="forms"/> asked for: one MAC chain per key and form fed behind the reader or after it,
-    /// none for a form left out.
-    /// </summary>
-    public ValueTask<SignedEnvelope> ReadAndSignAsync(
-        Stream utf8Json, WidgetEnvelopeReader reader, WebhookIdSeed? seed, SignatureForms forms, EnvelopeBudgetLease? lease, CancellationToken cancellationToken) =>
-        ReadAndSignAsync(utf8Json, reader, SignPlan.WithSeed(forms, seed), lease, cancellationToken);
-
     [System.Diagnostics.CodeAnalysis.SuppressMessage("Reliability", "CA2000:Dispose objects before losing scope", Justification = "The signed envelope is the result: the caller owns it through the ValueTask.")]
-    private ValueTask<SignedEnvelope> ReadAndSignAsync(
-        Stream utf8Json, WidgetEnvelopeReader reader, SignPlan id, EnvelopeBudgetLease? lease, CancellationToken cancellationToken)
+    public ValueTask<SignedEnvelope> ReadAndSignAsync(Stream utf8Json, WidgetEnvelopeReader reader, SignRequest request, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(utf8Json);
         WidgetEnvelope? envelope = null;
         SignedEnvelope? behind = null;
-        ValueTask<SigningKeys> pendingKeys = default;
+        ValueTask<ReceiverKeys[]> pendingKeys = default;
         var keysAsked = false;
+        var lease = request?.Lease;
         var inFlight = Interlocked.Increment(ref _inFlight);
         try
         {
             ArgumentNullException.ThrowIfNull(reader);
-            pendingKeys = _keys.GetSigningKeysAsync(cancellationToken);
+            ArgumentNullException.ThrowIfNull(request);
+            var plan = SignPlan.Of(request);
+            pendingKeys = KeysFor(request, cancellationToken);
             keysAsked = true;
             var helper = PipelinePays(utf8Json, inFlight);
             if (pendingKeys.IsCompletedSuccessfully && (helper || (SignsWhileReading && utf8Json.CanSeek)))
             {
                 // Taken once: a ValueTask may be consumed only once, and the fallback below awaits this one instead.
                 var keys = pendingKeys.Result;
-                pendingKeys = new ValueTask<SigningKeys>(keys);
-                behind = TryReadAndSignBehind(utf8Json, reader, keys, id, lease, helper);
+                pendingKeys = new ValueTask<ReceiverKeys[]>(keys);
+                behind = TryReadAndSignBehind(utf8Json, reader, keys, plan, lease, helper);
             }
 
-            // Otherwise read first, as before the pipeline: a bad body is a 400 even while the keys are still loading (or failing).
+            // Otherwise read first: a bad body is a 400 even while the keys are still loading (or failing).
             envelope = behind is null ? reader.Read(utf8Json) : null;
+            if (behind is null)
+            {
+                return SignAfterReadingAsync(envelope!, pendingKeys, plan, lease);
+            }
         }
         catch when (keysAsked && !pendingKeys.IsCompletedSuccessfully)
         {
@@ -216,61 +152,39 @@ public sealed class EnvelopeSigner
             utf8Json.Dispose();
         }
 
-        if (behind is not null)
-        {
-            behind.ReleaseAllButCanonical();
-            return ValueTask.FromResult(behind);
-        }
-
-        return SignAfterReadingAsync(envelope!, pendingKeys, id, lease);
+        behind.ReleaseAllButCanonical();
+        return ValueTask.FromResult(behind);
     }
 
-    private async ValueTask<SignedEnvelope> SignAfterReadingAsync(WidgetEnvelope envelope, ValueTask<SigningKeys> pendingKeys, SignPlan webhookId, EnvelopeBudgetLease? lease)
+    private ValueTask<ReceiverKeys[]> KeysFor(SignRequest request, CancellationToken cancellationToken)
+    {
+        if (request.Keys is not { } given)
+        {
+            return ReceiverKeyLookup.GetAsync(_keys, request.Receivers, cancellationToken);
+        }
+
+        if (given.Count != request.Receivers.Count || given.Where((k, i) => k.Receiver != request.Receivers[i]).Any())
+        {
+            throw new ArgumentException("A sign request's keys must be its receivers', in the same order.", nameof(request));
+        }
+
+        return ValueTask.FromResult(given as ReceiverKeys[] ?? [.. given]);
+    }
+
+    private async ValueTask<SignedEnvelope> SignAfterReadingAsync(WidgetEnvelope envelope, ValueTask<ReceiverKeys[]> pendingKeys, SignPlan plan, EnvelopeBudgetLease? lease)
     {
         var keys = await pendingKeys.ConfigureAwait(false);
-        var signed = SignAll(envelope, keys, webhookId, lease);
+        var signed = SignAll(envelope, keys, plan, lease);
 
         // The body went back to the pool before signing: its charge, where larger than the canonical form's, goes too.
         signed.ReleaseAllButCanonical();
         return signed;
     }
 
-    /// <summary>
-    /// Signs <paramref name="envelope"/>: both forms' MACs of every key (<c>X-Signature</c>, the Standard Webhooks form, and
-    /// both again per staged key) computed in one pass while the canonical bytes are written into the pooled blocks.
-    /// The canonical blocks are charged to <paramref name="lease"/>, which the result then owns. Dispose the result.
-    /// </summary>
-    /// <exception cref="ArgumentException"><paramref name="webhookId"/> breaks <see cref="StandardWebhooks.IsValidId"/>.</exception>
-    /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
-    /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
-    public SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, string webhookId, EnvelopeBudgetLease? lease = null) =>
-        SignAll(envelope, keys, webhookId, SignatureForms.Both, lease);
-
-    /// <summary>
-    /// As <see cref="SignAll(WidgetEnvelope, SigningKeys, string, EnvelopeBudgetLease?)"/>, making only the
-    /// <paramref name="forms"/> asked for (without the Standard Webhooks form, <paramref name="webhookId"/> is not used).
-    /// </summary>
-    /// <exception cref="ArgumentException"><paramref name="webhookId"/> breaks <see cref="StandardWebhooks.IsValidId"/> and the Standard Webhooks form is asked for.</exception>
-    public SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, string webhookId, SignatureForms forms, EnvelopeBudgetLease? lease = null)
+    private SignedEnvelope SignAll(WidgetEnvelope envelope, ReceiverKeys[] keys, SignPlan plan, EnvelopeBudgetLease? lease)
     {
-        ArgumentNullException.ThrowIfNull(webhookId);
-        return SignAll(envelope, keys, SignPlan.WithId(forms, webhookId), lease);
-    }
-
-    /// <summary>As <see cref="SignAll(WidgetEnvelope, SigningKeys, string, EnvelopeBudgetLease?)"/>, the id derived from <paramref name="seed"/> and the canonical bytes.</summary>
-    public SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, WebhookIdSeed seed, EnvelopeBudgetLease? lease = null) =>
-        SignAll(envelope, keys, seed, SignatureForms.Both, lease);
-
-    /// <summary>As <see cref="SignAll(WidgetEnvelope, SigningKeys, WebhookIdSeed, EnvelopeBudgetLease?)"/>, making only the <paramref name="forms"/> asked for.</summary>
-    public SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, WebhookIdSeed seed, SignatureForms forms, EnvelopeBudgetLease? lease = null) =>
-        SignAll(envelope, keys, SignPlan.WithSeed(forms, seed), lease);
-
-    private SignedEnvelope SignAll(WidgetEnvelope envelope, SigningKeys keys, SignPlan webhookId, EnvelopeBudgetLease? lease)
-    {
-        ArgumentNullException.ThrowIfNull(envelope);
-        ArgumentNullException.ThrowIfNull(keys);
         var timestamp = _time.GetUtcNow().ToUnixTimeSeconds();
-        var macs = CreateMacs(keys, webhookId, timestamp);
+        var macs = CreateMacs(keys, plan, timestamp);
         RecyclableMemoryStream? canonical = null;
         var inFlight = Interlocked.Increment(ref _inFlight);
         try
@@ -293,7 +207,7 @@ public sealed class EnvelopeSigner
                 CanonicalUtf8Writer.Write(envelope, new HashingBufferWriter(destination, macs.All));
             }
 
-            return Seal(canonical, macs, keys, webhookId, timestamp, envelope.Widgets.Count, lease);
+            return Seal(canonical, macs, keys, plan, timestamp, envelope.Widgets.Count, lease);
         }
         catch
         {
@@ -310,7 +224,7 @@ public sealed class EnvelopeSigner
     // Null when the budget has no room for the body and the canonical form together now: the caller reads, then signs.
     // With a helper, a spare core writes and hashes behind the reader; without, the reader's thread does after each run.
     // Either way no widget is kept once written, and a failure to write is thrown only once reading has succeeded.
-    private SignedEnvelope? TryReadAndSignBehind(Stream utf8Json, WidgetEnvelopeReader reader, SigningKeys keys, SignPlan webhookId, EnvelopeBudgetLease? lease, bool helper)
+    private SignedEnvelope? TryReadAndSignBehind(Stream utf8Json, WidgetEnvelopeReader reader, ReceiverKeys[] keys, SignPlan webhookId, EnvelopeBudgetLease? lease, bool helper)
     {
         var timestamp = _time.GetUtcNow().ToUnixTimeSeconds();
         var macs = CreateMacs(keys, webhookId, timestamp);
@@ -337,14 +251,14 @@ public sealed class EnvelopeSigner
                 destination,
                 (int)Math.Min(body / MinimumWidgetBytes, MaxHandOverWidgets),
                 leaveWhenBusy: Overlap == SigningOverlap.Adaptive,
-                sleepWhileWaiting: HelperSleeps,
+                sleepWhileWaiting: true,
                 inline: !helper);
             if (helper)
             {
                 pipeline.Start();
             }
 
-            if (helper && ScansAhead && utf8Json is RecyclableMemoryStream pooled)
+            if (helper && utf8Json is RecyclableMemoryStream pooled)
             {
                 // The spare core also scans the body's blocks ahead of the reader (~0.8 ms of a 1 MB body), beside the
                 // pipeline's helper, which mostly sleeps between runs.
@@ -390,7 +304,7 @@ public sealed class EnvelopeSigner
     // Only the chains the forms need: the plain form one per key; the Standard Webhooks form one per key, fed its
     // id.timestamp. prefix here when the id is known now, or after the pass (with a SHA-256 in the pass for the id) when
     // the id is derived from the bytes.
-    internal static KeyMacs CreateMacs(SigningKeys keys, SignPlan plan, long timestamp)
+    internal static KeyMacs CreateMacs(ReceiverKeys[] keys, SignPlan plan, long timestamp)
     {
         var plain = plan.Forms.HasPlain();
         if (!plan.Forms.HasWebhook())
@@ -413,49 +327,78 @@ public sealed class EnvelopeSigner
     /// </summary>
     internal readonly record struct SignPlan(SignatureForms Forms, string? Literal, WebhookIdSeed? Seed)
     {
-        /// <summary>The id <paramref name="webhookId"/>, or a new <c>msg_</c> id when null.</summary>
-        public static SignPlan WithId(SignatureForms forms, string? webhookId) =>
-            forms.HasWebhook() ? new(forms, webhookId ?? StandardWebhooks.NewId(), null) : new(forms, null, null);
-
-        /// <summary>Derived from <paramref name="seed"/>, or a new <c>msg_</c> id when there is none.</summary>
-        public static SignPlan WithSeed(SignatureForms forms, WebhookIdSeed? seed) =>
-            !forms.HasWebhook() ? new(forms, null, null) : seed is { } derived ? new(forms, null, derived) : new(forms, StandardWebhooks.NewId(), null);
-    }
-
-    // Labels the MACs: the current key's (X-Signature, and the first webhook-signature entry), then each staged key's.
-    private SignedEnvelope Seal(
-        RecyclableMemoryStream canonical, KeyMacs macs, SigningKeys keys, SignPlan plan, long timestamp, int widgetCount, EnvelopeBudgetLease? lease)
-    {
-        var values = macs.Complete();
-        var key = keys.Current;
-        var count = 1 + keys.Staged.Count;
-        SigningLog.Signed(_logger, widgetCount, canonical.Length, key.KeyId);
-        var signed = new SignedEnvelope(canonical, plan.Forms, plan.Forms.HasPlain() ? values[macs.PlainAt(0)] : null, key.KeyId, widgetCount, lease);
-        if (plan.Forms.HasPlain() && count > 1)
+        /// <summary>The plan <paramref name="request"/> asks for: its literal id, its seed, or a new <c>msg_</c> id.</summary>
+        public static SignPlan Of(SignRequest request)
         {
-            // The current key's is labelled already; each staged key's follows it.
-            var labelled = new KeySignature[count];
-            labelled[0] = signed.Signatures[0];
-            for (var i = 1; i < count; i++)
+            ArgumentNullException.ThrowIfNull(request);
+            var forms = request.Forms;
+            if (!forms.HasWebhook())
             {
-                labelled[i] = new KeySignature(keys.Staged[i - 1].KeyId, KeyState.Staged, values[macs.PlainAt(i)]);
+                return new(forms, null, null);
             }
 
-            signed.Signatures = labelled;
-        }
+            if (request.WebhookId is { } literal)
+            {
+                if (request.IdSeed is not null)
+                {
+                    throw new ArgumentException("A sign request gives either a webhook id or a seed to derive it from, not both.", nameof(request));
+                }
 
-        if (!plan.Forms.HasWebhook())
+                return StandardWebhooks.IsValidId(literal)
+                    ? new(forms, literal, null)
+                    : throw new ArgumentException($"The webhook id breaks the Standard Webhooks id rule.", nameof(request));
+            }
+
+            return request.IdSeed is { } seed ? new(forms, null, seed) : new(forms, StandardWebhooks.NewId(), null);
+        }
+    }
+
+    // Labels the MACs, receiver by receiver: its current key's (X-Signature, and the first webhook-signature entry), then
+    // each staged key's. The webhook id and timestamp are the envelope's, the same for every receiver.
+    private SignedEnvelope Seal(
+        RecyclableMemoryStream canonical, KeyMacs macs, ReceiverKeys[] keys, SignPlan plan, long timestamp, int widgetCount, EnvelopeBudgetLease? lease)
+    {
+        var values = macs.Complete();
+        var plain = plan.Forms.HasPlain();
+        string? webhookId = null;
+        var bytes = default(System.Buffers.ReadOnlySequence<byte>);
+        if (plan.Forms.HasWebhook())
         {
-            return signed;
+            // Derived id: known only now, so the Standard Webhooks MACs (id.timestamp. + bytes) take one pass over the
+            // written bytes, one per key.
+            webhookId = plan.Seed is { } seed ? seed.IdFor(values[macs.DigestAt].Bytes) : plan.Literal!;
+            bytes = plan.Seed is null ? default : canonical.GetReadOnlySequence();
         }
 
-        // Derived id: known only now, so the Standard Webhooks MACs (id.timestamp. + bytes) take one pass over the
-        // written bytes, one per key.
-        var webhookId = plan.Seed is { } seed ? seed.IdFor(values[macs.DigestAt].Bytes) : plan.Literal!;
-        var bytes = plan.Seed is null ? default : canonical.GetReadOnlySequence();
+        var receivers = new ReceiverSignature[keys.Length];
+        for (var r = 0; r < keys.Length; r++)
+        {
+            var first = macs.FirstKeyOf(r);
+            var count = macs.KeyCountOf(r);
+            var current = macs.Key(first);
+            KeySignature[] labelled = [];
+            if (plain)
+            {
+                labelled = new KeySignature[count];
+                for (var i = 0; i < count; i++)
+                {
+                    labelled[i] = new KeySignature(macs.Key(first + i).KeyId, i == 0 ? KeyState.Current : KeyState.Staged, values[macs.PlainAt(first + i)]);
+                }
+            }
 
-        // webhook-signature written once into a stack buffer ("v1," + 44 base64 characters + a space per key), so a
-        // signature costs one header string rather than a builder and a string per entry.
+            var header = webhookId is null ? null : WebhookHeader(macs, values, first, count, webhookId, timestamp, bytes, plan.Seed is null);
+            receivers[r] = new ReceiverSignature(keys[r].Receiver, current.KeyId, labelled, header);
+            SigningLog.Signed(_logger, widgetCount, canonical.Length, current.KeyId);
+        }
+
+        return new SignedEnvelope(canonical, plan.Forms, receivers, webhookId, timestamp, widgetCount, lease);
+    }
+
+    // webhook-signature written once into a stack buffer ("v1," + 44 base64 characters + a space per key), so a
+    // signature costs one header string rather than a builder and a string per entry.
+    private static string WebhookHeader(
+        KeyMacs macs, Signature[] values, int first, int count, string webhookId, long timestamp, System.Buffers.ReadOnlySequence<byte> bytes, bool prefixed)
+    {
         const int EntryChars = 3 + 44 + 1;
         var header = count <= 8 ? stackalloc char[count * EntryChars] : new char[count * EntryChars];
         var length = 0;
@@ -466,14 +409,11 @@ public sealed class EnvelopeSigner
                 header[length++] = ' ';
             }
 
-            var entry = plan.Seed is null
-                ? values[macs.PrefixedAt(i)]
-                : StandardWebhooks.Sign(i == 0 ? key : keys.Staged[i - 1], webhookId, timestamp, bytes);
+            var entry = prefixed ? values[macs.PrefixedAt(first + i)] : StandardWebhooks.Sign(macs.Key(first + i), webhookId, timestamp, bytes);
             length = AppendEntry(header, length, entry);
         }
 
-        signed.Webhook = new WebhookSignature(webhookId, timestamp, new string(header[..length]));
-        return signed;
+        return new string(header[..length]);
     }
 
     private static int AppendEntry(Span<char> header, int at, Signature signature)

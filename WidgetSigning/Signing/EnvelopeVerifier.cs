@@ -13,18 +13,18 @@ public sealed class EnvelopeVerifier
     private const string StreamTag = "canonical-envelope-verify";
 
     private readonly RecyclableMemoryStreamManager _streams;
-    private readonly ISigningKeySource _keys;
+    private readonly IReceiverKeySource _keys;
     private readonly TimeProvider _time;
     private readonly WebhookOptions _webhooks;
 
     /// <summary>Creates the verifier with the default webhook tolerance and the system clock.</summary>
-    public EnvelopeVerifier(RecyclableMemoryStreamManager streams, ISigningKeySource keys)
+    public EnvelopeVerifier(RecyclableMemoryStreamManager streams, IReceiverKeySource keys)
         : this(streams, keys, TimeProvider.System, Microsoft.Extensions.Options.Options.Create(new WebhookOptions()))
     {
     }
 
     /// <summary>Creates the verifier.</summary>
-    public EnvelopeVerifier(RecyclableMemoryStreamManager streams, ISigningKeySource keys, TimeProvider time, Microsoft.Extensions.Options.IOptions<WebhookOptions> webhooks)
+    public EnvelopeVerifier(RecyclableMemoryStreamManager streams, IReceiverKeySource keys, TimeProvider time, Microsoft.Extensions.Options.IOptions<WebhookOptions> webhooks)
     {
         ArgumentNullException.ThrowIfNull(webhooks);
         _streams = streams;
@@ -33,22 +33,22 @@ public sealed class EnvelopeVerifier
         _webhooks = webhooks.Value;
     }
 
-    /// <summary>Verifies <paramref name="signature"/> (see the overload with a webhook claim).</summary>
-    public ValueTask<VerificationOutcome> VerifyAsync(WidgetEnvelope envelope, Signature signature, string? keyId, CancellationToken cancellationToken) =>
-        VerifyAsync(envelope, signature, keyId, webhook: null, cancellationToken);
-
     /// <summary>
-    /// Verifies <paramref name="signature"/> over <paramref name="envelope"/> under <paramref name="keyId"/>, or,
-    /// without a key id, under every key still accepted (newest first).
+    /// Verifies <paramref name="signature"/> over <paramref name="envelope"/> under <paramref name="receiver"/>'s key
+    /// <paramref name="keyId"/>, or, without a key id, under every key of that receiver still accepted (newest first). No
+    /// other receiver's key is ever tried: a signature made for another receiver is invalid here.
     /// </summary>
-    /// <exception cref="Keys.SigningKeyUnavailableException">No key has been obtained yet.</exception>
+    /// <exception cref="UnknownReceiverException">No key exists for <paramref name="receiver"/>.</exception>
+    /// <exception cref="SigningKeyUnavailableException">The receiver's keys could not be obtained yet.</exception>
     /// <remarks>
     /// With <paramref name="webhook"/>, its timestamp must be within <c>Webhooks:TimestampTolerance</c> of now and one of its
     /// <c>v1</c> entries must match <c>id.timestamp.</c> + the canonical bytes under a key; with both, both must hold.
     /// </remarks>
-    public async ValueTask<VerificationOutcome> VerifyAsync(WidgetEnvelope envelope, Signature? signature, string? keyId, WebhookClaim? webhook, CancellationToken cancellationToken)
+    public async ValueTask<VerificationOutcome> VerifyAsync(
+        WidgetEnvelope envelope, ReceiverId receiver, Signature? signature, string? keyId, WebhookClaim? webhook, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(envelope);
+        ArgumentNullException.ThrowIfNull(receiver);
         if (signature is null && webhook is null)
         {
             throw new ArgumentException("A signature or a webhook claim is required.", nameof(signature));
@@ -71,20 +71,17 @@ public sealed class EnvelopeVerifier
             }
         }
 
-        IReadOnlyList<SigningKey> candidates;
+        IReadOnlyList<SigningKey> candidates = await _keys.GetVerificationKeysAsync(receiver, cancellationToken).ConfigureAwait(false);
         if (keyId is not null)
         {
-            var key = await _keys.FindKeyAsync(keyId, cancellationToken).ConfigureAwait(false);
+            // Only the receiver's own keys are searched: another receiver's key id is unknown here.
+            var key = candidates.FirstOrDefault(k => string.Equals(k.KeyId, keyId, StringComparison.Ordinal));
             if (key is null)
             {
                 return VerificationOutcome.Invalid(keyId, VerificationFailure.UnknownKeyId, count);
             }
 
             candidates = [key];
-        }
-        else
-        {
-            candidates = await _keys.GetVerificationKeysAsync(cancellationToken).ConfigureAwait(false);
         }
 
         using var canonical = _streams.GetStream(StreamTag);

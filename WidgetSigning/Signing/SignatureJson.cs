@@ -36,6 +36,51 @@ internal static class SignatureJson
         json.WriteEndObject();
     }
 
+    /// <summary>
+    /// Several receivers: the shared <c>webhook</c> id and timestamp, then <c>receivers</c>, each with its own key id, plain
+    /// signature(s) and <c>webhook-signature</c> value, so every signature is named for the receiver it is for.
+    /// </summary>
+    public static void WriteReceivers(JsonWriter json, IReadOnlyList<ReceiverSignature> receivers, bool plain, WebhookSignature? webhook)
+    {
+        if (webhook is not null)
+        {
+            json.WritePropertyName("webhook");
+            json.WriteStartObject();
+            json.WritePropertyName("id");
+            json.WriteValue(webhook.Id);
+            json.WritePropertyName("timestamp");
+            json.WriteValue(webhook.Timestamp);
+            json.WriteEndObject();
+        }
+
+        json.WritePropertyName("receivers");
+        json.WriteStartArray();
+        foreach (var receiver in receivers)
+        {
+            json.WriteStartObject();
+            json.WritePropertyName("receiver");
+            json.WriteValue(receiver.Receiver.Value);
+            json.WritePropertyName("keyId");
+            json.WriteValue(receiver.KeyId);
+            if (plain)
+            {
+                json.WritePropertyName("signature");
+                json.WriteValue(receiver.Signatures[0].Signature.ToHex());
+                WriteLabelled(json, receiver.Signatures);
+            }
+
+            if (receiver.WebhookHeader is { } header)
+            {
+                json.WritePropertyName("webhookSignature");
+                json.WriteValue(header);
+            }
+
+            json.WriteEndObject();
+        }
+
+        json.WriteEndArray();
+    }
+
     private static void WriteLabelled(JsonWriter json, IReadOnlyList<KeySignature> signatures)
     {
         json.WritePropertyName("signatures");

@@ -13,43 +13,53 @@ public sealed class SignedEnvelope : IDisposable, IAsyncDisposable
     public const string AlgorithmName = "HMACSHA256";
 
     private readonly EnvelopeBudgetLease? _lease;
-    private readonly Signature? _signature;
     private RecyclableMemoryStream? _canonical;
 
-    internal SignedEnvelope(RecyclableMemoryStream canonical, SignatureForms forms, Signature? signature, string keyId, int widgetCount, EnvelopeBudgetLease? lease = null)
+    internal SignedEnvelope(
+        RecyclableMemoryStream canonical, SignatureForms forms, IReadOnlyList<ReceiverSignature> receivers, string? webhookId, long timestamp, int widgetCount, EnvelopeBudgetLease? lease = null)
     {
         _canonical = canonical;
         _lease = lease;
-        _signature = signature;
         Forms = forms;
-        KeyId = keyId;
+        Receivers = receivers;
         WidgetCount = widgetCount;
         CanonicalLength = canonical.Length;
-        Signatures = signature is { } current ? [new KeySignature(keyId, KeyState.Current, current)] : [];
+        var first = receivers[0];
+        Webhook = webhookId is null ? null : new WebhookSignature(webhookId, timestamp, first.WebhookHeader!);
     }
 
     /// <summary>The forms made: the plain signature (<see cref="Signature"/>, <see cref="Signatures"/>), the Standard Webhooks one (<see cref="Webhook"/>), or both.</summary>
     public SignatureForms Forms { get; }
 
-    /// <summary>
-    /// Every key's plain signature, labelled: the current key's first (the same value as <see cref="Signature"/>), then each
-    /// staged key's, so receivers can switch to a new key before it becomes current. Empty without the plain form.
-    /// </summary>
-    public IReadOnlyList<KeySignature> Signatures { get; internal set; }
+    /// <summary>Each receiver's signatures, in the order asked for; each made with that receiver's keys only.</summary>
+    public IReadOnlyList<ReceiverSignature> Receivers { get; }
 
-    /// <summary>The Standard Webhooks headers over the same canonical bytes; null without that form.</summary>
-    public WebhookSignature? Webhook { get; internal set; }
+    /// <summary>The first (with one receiver, the only) receiver.</summary>
+    public ReceiverId Receiver => Receivers[0].Receiver;
+
+    /// <summary>
+    /// The first receiver's plain signatures, labelled: the current key's first (the same value as <see cref="Signature"/>),
+    /// then each staged key's, so the receiver can switch to a new key before it becomes current. Empty without the plain form.
+    /// </summary>
+    public IReadOnlyList<KeySignature> Signatures => Receivers[0].Signatures;
+
+    /// <summary>
+    /// The Standard Webhooks id and timestamp (the same for every receiver), with the first receiver's
+    /// <c>webhook-signature</c>; null without that form.
+    /// </summary>
+    public WebhookSignature? Webhook { get; }
 
     /// <summary>Always <see cref="AlgorithmName"/>.</summary>
     public string Algorithm => AlgorithmName;
 
-    /// <summary>The current key's HMAC-SHA256 of the canonical bytes (<c>X-Signature</c>).</summary>
+    /// <summary>The first receiver's current key's HMAC-SHA256 of the canonical bytes (<c>X-Signature</c>).</summary>
     /// <exception cref="InvalidOperationException">The plain form was not made (<see cref="Forms"/> is <see cref="SignatureForms.Webhook"/>): no such MAC was computed.</exception>
-    public Signature Signature => _signature
-        ?? throw new InvalidOperationException($"No plain signature was made: the forms made are '{SignatureFormNames.NameOf(Forms)}'.");
+    public Signature Signature => Forms.HasPlain()
+        ? Receivers[0].Signatures[0].Signature
+        : throw new InvalidOperationException($"No plain signature was made: the forms made are '{SignatureFormNames.NameOf(Forms)}'.");
 
-    /// <summary>The id of the current key, which made <see cref="Signature"/> and the first <c>webhook-signature</c> entry.</summary>
-    public string KeyId { get; }
+    /// <summary>The id of the first receiver's current key, which made <see cref="Signature"/> and its first <c>webhook-signature</c> entry.</summary>
+    public string KeyId => Receivers[0].KeyId;
 
     /// <summary>How many widgets were signed.</summary>
     public int WidgetCount { get; }

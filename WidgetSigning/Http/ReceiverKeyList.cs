@@ -1,0 +1,64 @@
+using WidgetSigning.Keys;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Mvc;
+
+namespace WidgetSigning.Http;
+
+/// <summary>
+/// <c>GET /api/keys</c> without <c>?receiver=</c>: one page of receivers, each with its keys' states (never material) or
+/// the problem type that stops it signing, and the token of the next page.
+/// </summary>
+public sealed class ReceiverKeyList : IActionResult
+{
+    /// <summary>Creates the result.</summary>
+    public ReceiverKeyList(IReadOnlyList<Entry> receivers, string? nextPageToken)
+    {
+        Receivers = receivers;
+        NextPageToken = nextPageToken;
+    }
+
+    /// <summary>The receivers on this page.</summary>
+    public IReadOnlyList<Entry> Receivers { get; }
+
+    /// <summary>Where the next page starts; null on the last page.</summary>
+    public string? NextPageToken { get; }
+
+    /// <inheritdoc />
+    public Task ExecuteResultAsync(ActionContext context)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        var response = context.HttpContext.Response;
+        response.Headers.CacheControl = "no-store";
+        return SmallJson.WriteAsync(response, StatusCodes.Status200OK, "application/json; charset=utf-8", json =>
+        {
+            json.WriteStartObject();
+            json.WritePropertyName("receivers");
+            json.WriteStartArray();
+            foreach (var entry in Receivers)
+            {
+                json.WriteStartObject();
+                json.WritePropertyName("receiver");
+                json.WriteValue(entry.Receiver.Value);
+                KeyListResult.WriteKeys(json, entry.Keys);
+                if (entry.Problem is not null)
+                {
+                    json.WritePropertyName("problem");
+                    json.WriteValue(entry.Problem);
+                }
+
+                json.WriteEndObject();
+            }
+
+            json.WriteEndArray();
+            json.WritePropertyName("nextPageToken");
+            json.WriteValue(NextPageToken);
+            json.WriteEndObject();
+        }, context.HttpContext.RequestAborted);
+    }
+
+    /// <summary>One receiver: its keys, or (with none) the problem type that stops it signing now.</summary>
+    /// <param name="Receiver">The receiver.</param>
+    /// <param name="Keys">Its keys' ids, states and windows.</param>
+    /// <param name="Problem">Why it cannot be described now (a problem type), or null.</param>
+    public sealed record Entry(ReceiverId Receiver, IReadOnlyList<KeyDescription> Keys, string? Problem);
+}

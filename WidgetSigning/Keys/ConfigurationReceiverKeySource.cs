@@ -1,0 +1,89 @@
+using Microsoft.Extensions.Options;
+
+namespace WidgetSigning.Keys;
+
+/// <summary>
+/// Receivers' development keys from configuration: <c>Signing:LocalKeys:&lt;id&gt;</c> for each receiver, and
+/// <c>Signing:LocalKey</c> for the default receiver (<c>Receivers:DefaultReceiver</c>). Every key's id is <c>local</c>;
+/// nothing is staged or retiring. Used only where <see cref="ConfigurationSigningKeySource"/> is: in development, never in Azure.
+/// </summary>
+public sealed class ConfigurationReceiverKeySource : IReceiverKeySource
+{
+    private readonly SortedDictionary<string, SigningKey> _keys = new(StringComparer.Ordinal);
+
+    /// <summary>Reads and checks every key once.</summary>
+    /// <exception cref="OptionsValidationException">A key is malformed, or a receiver id breaks <see cref="ReceiverId.Rule"/>.</exception>
+    public ConfigurationReceiverKeySource(IOptions<LocalKeyOptions> local, IOptions<ReceiverOptions> receivers)
+    {
+        ArgumentNullException.ThrowIfNull(local);
+        ArgumentNullException.ThrowIfNull(receivers);
+        DefaultReceiver = receivers.Value.Default;
+        foreach (var (id, value) in local.Value.LocalKeys)
+        {
+            if (ReceiverId.TryParse(id, out var receiver))
+            {
+                _keys[receiver.Value] = ConfigurationSigningKeySource.Parse(value, $"{LocalKeyOptions.LocalKeysSetting}:{id}");
+            }
+        }
+
+        if (DefaultReceiver is { } fallback && !string.IsNullOrWhiteSpace(local.Value.LocalKey))
+        {
+            _keys[fallback.Value] = ConfigurationSigningKeySource.Parse(local.Value.LocalKey);
+        }
+    }
+
+    /// <inheritdoc />
+    public ReceiverId? DefaultReceiver { get; }
+
+    /// <inheritdoc />
+    public ValueTask<SigningKeys> GetSigningKeysAsync(ReceiverId receiver, CancellationToken cancellationToken) =>
+        ValueTask.FromResult(new SigningKeys(Find(receiver), []));
+
+    /// <inheritdoc />
+    public ValueTask<IReadOnlyList<SigningKey>> GetVerificationKeysAsync(ReceiverId receiver, CancellationToken cancellationToken) =>
+        ValueTask.FromResult<IReadOnlyList<SigningKey>>([Find(receiver)]);
+
+    /// <inheritdoc />
+    public ValueTask<IReadOnlyList<KeyDescription>> DescribeKeysAsync(ReceiverId receiver, CancellationToken cancellationToken)
+    {
+        var key = Find(receiver);
+        return ValueTask.FromResult<IReadOnlyList<KeyDescription>>([new KeyDescription(key.KeyId, KeyState.Current, null, null, key.CreatedOn)]);
+    }
+
+    /// <inheritdoc />
+    /// <remarks>The page token is the last receiver id of the page before.</remarks>
+    public ValueTask<ReceiverPage> ListReceiversAsync(string? pageToken, int pageSize, CancellationToken cancellationToken)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(pageSize, 1);
+        if (pageToken is not null && !ReceiverId.TryParse(pageToken, out _))
+        {
+            throw new ArgumentException("The page token is not one this service handed out.", nameof(pageToken));
+        }
+
+        var page = new List<ReceiverId>(Math.Min(pageSize, _keys.Count));
+        string? last = null;
+        foreach (var id in _keys.Keys)
+        {
+            if (pageToken is not null && string.CompareOrdinal(id, pageToken) <= 0)
+            {
+                continue;
+            }
+
+            if (page.Count == pageSize)
+            {
+                return ValueTask.FromResult(new ReceiverPage(page, last));
+            }
+
+            page.Add(ReceiverId.Parse(id));
+            last = id;
+        }
+
+        return ValueTask.FromResult(new ReceiverPage(page, null));
+    }
+
+    private SigningKey Find(ReceiverId receiver)
+    {
+        ArgumentNullException.ThrowIfNull(receiver);
+        return _keys.TryGetValue(receiver.Value, out var key) ? key : throw new UnknownReceiverException(receiver);
+    }
+}

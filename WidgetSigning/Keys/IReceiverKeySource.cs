@@ -1,0 +1,31 @@
+namespace WidgetSigning.Keys;
+
+/// <summary>
+/// Every receiver's keys: one secret per receiver (Key Vault in Azure, configuration on a developer's machine). What signs
+/// for one receiver never signs for another, so a receiver that can verify its envelopes can forge no one else's.
+/// </summary>
+public interface IReceiverKeySource
+{
+    /// <summary>The receiver a request that names none is signed for (<c>Receivers:DefaultReceiver</c>); null when every request must name one.</summary>
+    ReceiverId? DefaultReceiver { get; }
+
+    /// <summary>The receiver's current key and staged keys.</summary>
+    /// <exception cref="UnknownReceiverException">No key exists for the receiver.</exception>
+    /// <exception cref="SigningKeyUnavailableException">The receiver's key cannot sign now (revoked, expired, unreadable); other receivers are unaffected.</exception>
+    /// <exception cref="ReceiverLookupsLimitedException">The receiver is not cached and lookups are rate-limited now.</exception>
+    ValueTask<SigningKeys> GetSigningKeysAsync(ReceiverId receiver, CancellationToken cancellationToken);
+
+    /// <summary>Every key of the receiver still accepted for verification, newest first.</summary>
+    /// <exception cref="UnknownReceiverException">No key exists for the receiver.</exception>
+    /// <exception cref="ReceiverLookupsLimitedException">The receiver is not cached and lookups are rate-limited now.</exception>
+    ValueTask<IReadOnlyList<SigningKey>> GetVerificationKeysAsync(ReceiverId receiver, CancellationToken cancellationToken);
+
+    /// <summary>The receiver's keys with their states and windows; never key material.</summary>
+    /// <exception cref="UnknownReceiverException">No key exists for the receiver.</exception>
+    /// <exception cref="ReceiverLookupsLimitedException">The receiver is not cached and lookups are rate-limited now.</exception>
+    ValueTask<IReadOnlyList<KeyDescription>> DescribeKeysAsync(ReceiverId receiver, CancellationToken cancellationToken);
+
+    /// <summary>One page of at most <paramref name="pageSize"/> receivers, from <paramref name="pageToken"/> (null for the first page).</summary>
+    /// <exception cref="ArgumentException"><paramref name="pageToken"/> is not a token this source handed out.</exception>
+    ValueTask<ReceiverPage> ListReceiversAsync(string? pageToken, int pageSize, CancellationToken cancellationToken);
+}
