@@ -10,15 +10,52 @@ public sealed class FakeAzureCli : IDisposable
         #!/usr/bin/env bash
         # Fake az for tests. FAKE_AZ_SHOW = exists | missing | forbidden | error (az resource show of the secret);
         # FAKE_AZ_CREATE = ok | deleted | error (az resource create). Any Key Vault data-plane call is recorded as a
-        # violation: the scripts must never need a Key Vault data role.
+        # violation (the pipeline's scripts must never need a Key Vault data role), unless FAKE_AZ_KV_SHOW is set: the
+        # operator's receiver-key.sh. FAKE_AZ_KV_SHOW = exists | disabled | missing | forbidden | error (secret show);
+        # FAKE_AZ_KV_SET = ok | deleted | error (secret set); FAKE_AZ_KV_VERSIONS = the tsv secret list-versions prints.
         echo "$*" >> "$FAKE_AZ_DIR/calls.log"
         for arg in "$@"; do
           if [[ -n "${FAKE_AZ_FORBIDDEN_TEXT:-}" && "$arg" == *"$FAKE_AZ_FORBIDDEN_TEXT"* ]]; then echo "secret on the command line" >> "$FAKE_AZ_DIR/violations"; fi
         done
         case "$1 $2" in
           "keyvault secret")
-            echo "Key Vault data plane used: $*" >> "$FAKE_AZ_DIR/violations"
-            echo "ERROR: (Forbidden) Caller is not authorized. Code: ForbiddenByRbac" >&2; exit 1 ;;
+            if [[ -z "${FAKE_AZ_KV_SHOW:-}" ]]; then
+              echo "Key Vault data plane used: $*" >> "$FAKE_AZ_DIR/violations"
+              echo "ERROR: (Forbidden) Caller is not authorized. Code: ForbiddenByRbac" >&2; exit 1
+            fi
+            case "$3" in
+              show)
+                case "$FAKE_AZ_KV_SHOW" in
+                  exists) echo "https://kv-test.vault.azure.net/secrets/receiver-partner-a/0123456789abcdef0123456789abcdef"; exit 0 ;;
+                  disabled) echo "ERROR: (Forbidden) Operation get is not allowed on a disabled secret. Code: Forbidden Inner error: { \"code\": \"SecretDisabled\" }" >&2; exit 1 ;;
+                  missing) echo "ERROR: (SecretNotFound) A secret with (name/id) receiver-partner-a was not found in this key vault. Code: SecretNotFound" >&2; exit 3 ;;
+                  forbidden) echo "ERROR: (Forbidden) Caller is not authorized to perform action on resource. Code: Forbidden Inner error: { \"code\": \"ForbiddenByRbac\" }" >&2; exit 1 ;;
+                  *) echo "ERROR: (ServiceUnavailable) try later" >&2; exit 1 ;;
+                esac ;;
+              set)
+                # Stores what az would: the file's text (--encoding utf-8, the default) or its base64 (--encoding base64).
+                file=""; encoding="utf-8"
+                while [[ $# -gt 0 ]]; do
+                  case "$1" in
+                    --file|-f) file="$2" ;;
+                    --encoding|-e) encoding="$2" ;;
+                    --value) echo "secret value passed on the command line" >> "$FAKE_AZ_DIR/violations" ;;
+                  esac
+                  shift
+                done
+                stat -c '%a' "$file" > "$FAKE_AZ_DIR/kv-file-mode"
+                case "$encoding" in
+                  base64) base64 "$file" > "$FAKE_AZ_DIR/kv-stored-secret" ;;
+                  *) cp "$file" "$FAKE_AZ_DIR/kv-stored-secret" ;;
+                esac
+                case "${FAKE_AZ_KV_SET:-ok}" in
+                  ok) exit 0 ;;
+                  deleted) rm -f "$FAKE_AZ_DIR/kv-stored-secret"; echo "ERROR: (Conflict) Secret receiver-partner-a is currently in a deleted but recoverable state, and its name cannot be reused; in this state, the secret can only be recovered or purged. Code: Conflict Inner error: { \"code\": \"ObjectIsDeletedButRecoverable\" }" >&2; exit 1 ;;
+                  *) rm -f "$FAKE_AZ_DIR/kv-stored-secret"; echo "ERROR: (InternalServerError) boom" >&2; exit 1 ;;
+                esac ;;
+              set-attributes) exit 0 ;;
+              list-versions) printf '%s\n' "${FAKE_AZ_KV_VERSIONS:-}"; exit 0 ;;
+            esac ;;
           "resource show")
             case "$FAKE_AZ_SHOW" in
               exists) echo "/subscriptions/s/resourceGroups/rg/providers/Microsoft.KeyVault/vaults/kv/secrets/key"; exit 0 ;;
@@ -97,6 +134,14 @@ public sealed class FakeAzureCli : IDisposable
     /// <summary>The properties body of the secret the script created through Resource Manager, if any.</summary>
     public System.Text.Json.Nodes.JsonNode? StoredProperties =>
         File.Exists(Path.Combine(Directory, "stored-properties")) ? System.Text.Json.Nodes.JsonNode.Parse(File.ReadAllText(Path.Combine(Directory, "stored-properties"))) : null;
+
+    /// <summary>The value the script set as a Key Vault secret through the data plane, as az would store it, if any.</summary>
+    public string? KeyVaultStoredSecret =>
+        File.Exists(Path.Combine(Directory, "kv-stored-secret")) ? File.ReadAllText(Path.Combine(Directory, "kv-stored-secret")) : null;
+
+    /// <summary>The octal mode of the file the script gave <c>az keyvault secret set --file</c>, if any.</summary>
+    public string? KeyVaultValueFileMode =>
+        File.Exists(Path.Combine(Directory, "kv-file-mode")) ? File.ReadAllText(Path.Combine(Directory, "kv-file-mode")).Trim() : null;
 
     /// <summary>The content the script put on a queue (base64, as sent), if any.</summary>
     public string? PutContent =>
