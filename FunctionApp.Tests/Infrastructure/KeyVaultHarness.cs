@@ -62,8 +62,9 @@ public sealed class KeyVaultHarness : IAsyncDisposable
         _loggers = new LoggerFactory([Logs]);
         Source = new KeyVaultSigningKeySource(Client, Microsoft.Extensions.Options.Options.Create(options), time, _loggers.CreateLogger<KeyVaultSigningKeySource>());
         Streams = StreamPoolFactory.Create(new StreamPoolOptions(), Logs.CreateLogger("pool"));
-        Signer = new EnvelopeSigner(Streams, Source, time, _loggers.CreateLogger<EnvelopeSigner>());
-        Verifier = new EnvelopeVerifier(Streams, Source, time, Microsoft.Extensions.Options.Options.Create(new WebhookOptions()));
+        Receivers = new SingleReceiverKeySource(Source);
+        Signer = new EnvelopeSigner(Streams, Receivers, time, _loggers.CreateLogger<EnvelopeSigner>());
+        Verifier = new EnvelopeVerifier(Streams, Receivers, time, Microsoft.Extensions.Options.Options.Create(new WebhookOptions()));
     }
 
     public FakeKeyVaultServer Server { get; }
@@ -77,6 +78,9 @@ public sealed class KeyVaultHarness : IAsyncDisposable
     public SecretClient Client { get; }
 
     public KeyVaultSigningKeySource Source { get; }
+
+    /// <summary><see cref="Source"/> as the default receiver's keys: what <see cref="Signer"/> and <see cref="Verifier"/> use.</summary>
+    public SingleReceiverKeySource Receivers { get; }
 
     public RecyclableMemoryStreamManager Streams { get; }
 

@@ -2,6 +2,7 @@ using WidgetSigning.Envelopes;
 using FunctionApp.Functions;
 using WidgetSigning.Http;
 using WidgetSigning.Keys;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Logging.Abstractions;
 
@@ -215,10 +216,10 @@ public sealed class KeyVaultOutageTests
         var envelope = Read();
 
         // Act
-        var error = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, CancellationToken.None));
+        var error = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
         harness.Server.Fault = FakeKeyVaultFault.None;
         await harness.AdvanceAsync(error.RetryAfter);
-        using var retried = await harness.Signer.SignAsync(envelope, CancellationToken.None);
+        using var retried = await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
 
         // Assert
         Assert.Equal(TimeSpan.FromSeconds(5), error.RetryAfter);
@@ -228,6 +229,7 @@ public sealed class KeyVaultOutageTests
     private static SignFunction CreateSignFunction(KeyVaultHarness harness) => new(new SignHandler(
         new HttpEnvelopeReader(new WidgetEnvelopeReader(), harness.Streams, Microsoft.Extensions.Options.Options.Create(new HttpOptions())),
         harness.Signer,
+        Microsoft.Extensions.Options.Options.Create(new ReceiverOptions()),
         NullLogger<SignHandler>.Instance));
 
     private static WidgetEnvelope Read()
@@ -238,7 +240,7 @@ public sealed class KeyVaultOutageTests
 
     private static async Task<string> SignAsync(KeyVaultHarness harness)
     {
-        using var signed = await harness.Signer.SignAsync(Read(), CancellationToken.None);
+        using var signed = await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
         return signed.KeyId;
     }
 }
