@@ -155,6 +155,23 @@ public sealed class KeyVaultHarness : IAsyncDisposable
         await Source.CurrentRefresh.WaitAsync(TimeSpan.FromSeconds(30));
     }
 
+    /// <summary>
+    /// Moves the clock to the next due refresh (a random 80-100 % of the refresh interval after the last) and lets it
+    /// finish: exactly one refresh, where advancing by the whole interval would also run the retries a failure schedules.
+    /// </summary>
+    public async Task AdvanceToNextRefreshAsync()
+    {
+        await Source.CurrentRefresh.WaitAsync(TimeSpan.FromSeconds(30));
+        var due = Source.NextAttemptAt;
+        var now = Time.GetUtcNow();
+        if (due > now)
+        {
+            Time.Advance(due - now);
+        }
+
+        await Source.CurrentRefresh.WaitAsync(TimeSpan.FromSeconds(30));
+    }
+
     public async ValueTask DisposeAsync()
     {
         Source.Dispose();

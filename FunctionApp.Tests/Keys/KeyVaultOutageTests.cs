@@ -26,7 +26,7 @@ public sealed class KeyVaultOutageTests
         harness.Server.Fault = fault;
 
         // Act
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         var keyId = await SignAsync(harness);
 
         // Assert
@@ -45,7 +45,7 @@ public sealed class KeyVaultOutageTests
         harness.Rotate();
         await SignAsync(harness);
         harness.Server.Fault = FakeKeyVaultFault.ServerError;
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         var second = harness.Rotate();
 
         // Act
@@ -71,7 +71,7 @@ public sealed class KeyVaultOutageTests
         var waits = new List<TimeSpan>();
 
         // Act
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         for (var i = 0; i < 4; i++)
         {
             var wait = harness.Source.NextAttemptAt - harness.Time.GetUtcNow();
@@ -94,7 +94,7 @@ public sealed class KeyVaultOutageTests
         await SignAsync(harness);
         harness.Server.Fault = FakeKeyVaultFault.Throttle;
         harness.Server.ThrottleRetryAfterSeconds = 120;
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         var requestsAfterThrottle = harness.Server.Requests;
 
         // Act

@@ -26,7 +26,7 @@ public sealed class KeyVaultRevocationFailClosedTests
 
         // Act: three refreshes with the list failing throughout.
         var refusals = new List<SigningKeyUnavailableException>();
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         for (var i = 0; i < 3; i++)
         {
             refusals.Add(await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None)));
@@ -59,7 +59,7 @@ public sealed class KeyVaultRevocationFailClosedTests
         harness.Server.Delete(KeyVaultHarness.SecretName);
 
         // Act
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         var refused = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
 
         // Assert
@@ -76,7 +76,7 @@ public sealed class KeyVaultRevocationFailClosedTests
         harness.Server.RevokeToken();
 
         // Act
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         var refused = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
 
         // Assert: not an outage (which would keep signing with the cached key), a refusal.
@@ -96,7 +96,7 @@ public sealed class KeyVaultRevocationFailClosedTests
         harness.Credential.IdentityDeleted = true;
 
         // Act
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         var refused = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
 
         // Assert
@@ -141,7 +141,7 @@ public sealed class KeyVaultRevocationFailClosedTests
         harness.Server.FailVersionsList = true;
 
         // Act
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         using var signed = await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
 
         // Assert

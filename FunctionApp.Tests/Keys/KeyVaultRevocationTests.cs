@@ -29,7 +29,7 @@ public sealed class KeyVaultRevocationTests
 
         // Act 1: an operator disables the version; Key Vault answers 403 from now on.
         harness.Server.Disable(KeyVaultHarness.SecretName, version);
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         var revoked = await PostAsync(function);
 
         // Assert 1: fail closed within one refresh interval, with a Retry-After, logged once.
@@ -67,7 +67,7 @@ public sealed class KeyVaultRevocationTests
 
         // Act
         harness.Server.Disable(KeyVaultHarness.SecretName, version);
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         var named = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, version, webhook: null, CancellationToken.None);
         var any = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, null, webhook: null, CancellationToken.None);
         harness.Server.Enable(KeyVaultHarness.SecretName, version);
@@ -95,9 +95,9 @@ public sealed class KeyVaultRevocationTests
         }
 
         var second = harness.Rotate();
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         harness.Server.Disable(KeyVaultHarness.SecretName, second);
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
 
         // Act
         var error = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
@@ -163,7 +163,7 @@ public sealed class KeyVaultRevocationTests
         harness.Server.Fault = FakeKeyVaultFault.ServerError;
 
         // Act
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         using var signed = await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
 
         // Assert
