@@ -391,7 +391,7 @@ public sealed class EnvelopeSigner
 
             var header = webhookId is null ? null : WebhookHeader(macs, values, first, count, webhookId, timestamp, bytes, plan.Seed is null);
             receivers[r] = new ReceiverSignature(keys[r].Receiver, current.KeyId, labelled, header);
-            SigningLog.Signed(_logger, widgetCount, canonical.Length, current.KeyId);
+            SigningLog.Signed(_logger, widgetCount, canonical.Length, keys[r].Receiver.Value, current.KeyId);
         }
 
         return new SignedEnvelope(canonical, plan.Forms, receivers, webhookId, timestamp, widgetCount, lease);
