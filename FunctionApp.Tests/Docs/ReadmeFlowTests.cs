@@ -20,11 +20,13 @@ public sealed partial class ReadmeFlowTests
 
         // Assert
         Assert.Equal(4, blocks.Count);
-        Assert.Contains("curl -sS -f -X POST \"http://localhost:7071/api/sign?output=canonical\"", blocks[0], StringComparison.Ordinal);
+        Assert.Contains("curl -sS -f -X POST \"http://localhost:7071/api/sign?receiver=partner-a&output=canonical\"", blocks[0], StringComparison.Ordinal);
         Assert.Contains("vectors/one-widget/input.json", blocks[0], StringComparison.Ordinal);
         Assert.Contains("openssl dgst -sha256 -mac HMAC", blocks[1], StringComparison.Ordinal);
         Assert.Contains("Signing:LocalKey", blocks[1], StringComparison.Ordinal);
         Assert.Contains("diff - computed.txt", blocks[1], StringComparison.Ordinal);
+        Assert.Contains("Signing:LocalKeys:partner-b", blocks[1], StringComparison.Ordinal);
+        Assert.Contains("\"valid\":false", blocks[2], StringComparison.Ordinal);
         Assert.Contains("http://localhost:7071/api/verify", blocks[2], StringComparison.Ordinal);
         Assert.Contains("node scripts/queue-sign.mjs", blocks[3], StringComparison.Ordinal);
         Assert.Contains("openssl dgst -sha256 -mac HMAC", blocks[3], StringComparison.Ordinal);

@@ -12,9 +12,12 @@ namespace FunctionApp.Tests.Docs;
 /// </summary>
 public sealed class SettingsTableTests
 {
-    /// <summary>Settings read outside an options class: the storage connection, the environment, the host's body limit.</summary>
+    /// <summary>
+    /// Settings read outside an options class (the storage connection, the environment, the host's body limit) or as a
+    /// section of one value per receiver (the development keys).
+    /// </summary>
     private static readonly string[] OtherSettings =
-        [QueueOptions.ConnectionSetting, AzureEnvironment.EnvironmentSetting, "FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"];
+        [QueueOptions.ConnectionSetting, AzureEnvironment.EnvironmentSetting, "FUNCTIONS_REQUEST_BODY_SIZE_LIMIT", LocalKeyOptions.LocalKeysSetting];
 
     /// <summary>The table's rows that name an app setting (not host.json), as setting → default cell.</summary>
     private static Dictionary<string, string> Documented() => MarkdownFile.Load("docs/operations.md").TableRows("setting")

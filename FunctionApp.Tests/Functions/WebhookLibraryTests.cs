@@ -62,6 +62,38 @@ public sealed class WebhookLibraryTests : IDisposable
     }
 
     [Fact]
+    public async Task SignFunction_CrossReceiverForgeryAttack_LibraryWithTheOtherReceiversSecretRejectsTheHeaders()
+    {
+        // Arrange: two receivers, each with its own key; an envelope signed for partner-a only.
+        var aKey = System.Security.Cryptography.RandomNumberGenerator.GetBytes(32);
+        var bKey = System.Security.Cryptography.RandomNumberGenerator.GetBytes(32);
+        await using var host = await FunctionsTestHost.StartAsync(
+            new Dictionary<string, string?>
+            {
+                ["Signing:LocalKey"] = Vector.KeyBase64,
+                ["Signing:LocalKeys:partner-a"] = Convert.ToBase64String(aKey),
+                ["Signing:LocalKeys:partner-b"] = Convert.ToBase64String(bKey),
+            },
+            typeof(SignFunction));
+
+        // Act: partner-b (or anyone holding only its secret) checks partner-a's headers, and partner-a checks its own.
+        var response = await host.InvokeHttpAsync(SignFunction.Name, TestRequests.Post("/api/sign", OneWidget.Input, query: "?receiver=partner-a&output=canonical"));
+        var (body, headers) = Save("cross-receiver", response.Body, response.Headers.ToDictionary(h => h.Key, h => h.Value.ToString()));
+        var asB = await ExternalTool.VerifyWebhookAsync(body, headers, "whsec_" + Convert.ToBase64String(bKey));
+        var asA = await ExternalTool.VerifyWebhookAsync(body, headers, "whsec_" + Convert.ToBase64String(aKey));
+
+        // Assert: the library refuses with partner-b's secret, on both forms, and accepts with partner-a's.
+        Assert.Equal(200, response.Status);
+        Assert.Equal("partner-a", response.Header(SignatureHeaders.Receiver));
+        Assert.Equal(1, asB.ExitCode);
+        var refused = Assert.Single(JObject.Parse(asB.Output)["results"]!);
+        Assert.NotEqual("valid", refused.Value<string>("webhook"));
+        Assert.NotEqual("valid", refused.Value<string>("xSignature"));
+        Assert.True(asA.ExitCode == 0, asA.Output + asA.Error);
+        Assert.NotEqual(await ExternalTool.OpensslHmacAsync(body, bKey), response.Header(SignatureHeaders.Signature));
+    }
+
+    [Fact]
     public async Task SignFunction_ReplayOutsideToleranceAttack_LibraryRejectsItAsTooOld()
     {
         // Arrange: an answer signed ten minutes ago (the signer's clock set back), presented now.
