@@ -26,10 +26,8 @@ public class EndToEndBenchmarks
     private ServiceProvider _services = null!;
     private SignFunction _function = null!;
     private SignFunction _readThenSignFunction = null!;
-    private SignFunction _helperSpinsFunction = null!;
     private SignFunction _signWhileReadingOneCoreFunction = null!;
     private SignFunction _readThenSignWhenBusyFunction = null!;
-    private SignFunction _scanOnReaderThreadFunction = null!;
     private SignHandler _handler = null!;
     private HttpEnvelopeReader _httpReader = null!;
     private byte[] _body = null!;
@@ -61,29 +59,22 @@ public class EndToEndBenchmarks
 
         // The same function over a signer of its own, as production wires it but for one knob.
         SignFunction With(EnvelopeSigner signer) => new(ActivatorUtilities.CreateInstance<SignHandler>(_services, signer));
-        EnvelopeSigner Signer(SigningOverlap overlap = SigningOverlap.Adaptive, bool helperSleeps = true, bool signsWhileReading = true, bool scansAhead = true) => new(
+        EnvelopeSigner Signer(SigningOverlap overlap = SigningOverlap.Adaptive, bool signsWhileReading = true) => new(
             _services.GetRequiredService<Microsoft.IO.RecyclableMemoryStreamManager>(),
-            _services.GetRequiredService<WidgetSigning.Keys.ISigningKeySource>(),
+            _services.GetRequiredService<WidgetSigning.Keys.IReceiverKeySource>(),
             _services.GetRequiredService<Microsoft.Extensions.Logging.ILogger<EnvelopeSigner>>())
         {
             Overlap = overlap,
-            HelperSleeps = helperSleeps,
             SignsWhileReading = signsWhileReading,
-            ScansAhead = scansAhead,
         };
 
-        // Issue 22's row: nothing handed to another core (read, then write and hash). Issue 30's: the pipeline's helper as
-        // before, spinning and yielding between runs instead of sleeping.
+        // Nothing handed to another core: read, then write and hash.
         _readThenSignFunction = With(Signer(overlap: SigningOverlap.Never, signsWhileReading: false));
-        _helperSpinsFunction = With(Signer(helperSleeps: false));
 
-        // Issue 30's: with no core to hand work to, the reader's thread writes and hashes each run as soon as it is read
-        // (production), against reading it all, then signing (before; the saturated runner's "before" row).
+        // With no core to hand work to, the reader's thread writes and hashes each run as soon as it is read
+        // (production), against reading it all, then signing (the saturated runner's comparison row).
         _signWhileReadingOneCoreFunction = With(Signer(overlap: SigningOverlap.Never));
         _readThenSignWhenBusyFunction = With(Signer(signsWhileReading: false));
-
-        // Issue 30's: the byte scan on the reader's thread, as before, instead of ahead on the spare core.
-        _scanOnReaderThreadFunction = With(Signer(scansAhead: false));
 
         var ours = RunOnceAsync(OurFunctionAsync).GetAwaiter().GetResult();
         var oneCoreResult = RunOnceAsync(_readThenSignFunction.RunAsync).GetAwaiter().GetResult();
@@ -145,20 +136,6 @@ public class EndToEndBenchmarks
     [Benchmark]
     public Task SignFunction_RunAsync_SignWhileReadingOneCore() => InvokeAsync(_signWhileReadingOneCoreFunction.RunAsync, Stream.Null);
 
-    /// <summary>
-    /// Issue 30's "before" row for the scan: the function with the byte scan on the reader's thread; the function row
-    /// scans ahead on the spare core (<c>ScanAheadStream</c>).
-    /// </summary>
-    [Benchmark]
-    public Task SignFunction_RunAsync_ScanOnReaderThread() => InvokeAsync(_scanOnReaderThreadFunction.RunAsync, Stream.Null);
-
-    /// <summary>
-    /// Issue 30's "before" row: the function with the pipeline's helper spinning and yielding between runs, as before;
-    /// the function row's helper sleeps after a few tens of µs.
-    /// </summary>
-    [Benchmark]
-    public Task SignFunction_RunAsync_HelperSpins() => InvokeAsync(_helperSpinsFunction.RunAsync, Stream.Null);
-
     /// <summary>Limit (issue 22): what reading costs, the body into the pool and the strict reader, answered with a bare 200.</summary>
     [Benchmark]
     public Task Limit_ReadOnly_HttpEnvelopeReader() => InvokeAsync(ReadOnlyAsync, Stream.Null);
@@ -195,7 +172,7 @@ public class EndToEndBenchmarks
 
     /// <summary>
     /// For <see cref="Load.SaturatedRunner"/>: a row's function over a body of its own per call (the rows share one), so
-    /// calls may overlap. Rows: function, function-read-then-sign-when-busy, function-scan-on-reader-thread, isolated, in-process, read.
+    /// calls may overlap. Rows: function, function-read-then-sign-when-busy, isolated, in-process, read.
     /// </summary>
     internal Func<Task> Concurrent(string row)
     {
@@ -203,7 +180,6 @@ public class EndToEndBenchmarks
         {
             "function" => OurFunctionAsync,
             "function-read-then-sign-when-busy" => _readThenSignWhenBusyFunction.RunAsync,
-            "function-scan-on-reader-thread" => _scanOnReaderThreadFunction.RunAsync,
             "isolated" => _handler.HandleAsync,
             "in-process" => BindThenRunAsync,
             "read" => ReadOnlyAsync,

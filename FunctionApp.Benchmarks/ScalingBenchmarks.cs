@@ -32,7 +32,7 @@ public class ScalingBenchmarks
     [Benchmark(Baseline = true)]
     public string SeedRecyclableMemoryStream() => SeedSerializeAndSign.SerializeToRecyclableMemoryStreamAndSign(_data.Seed);
 
-    /// <summary>Ours: <see cref="EnvelopeSigner.Sign(WidgetSigning.Envelopes.WidgetEnvelope, WidgetSigning.Keys.SigningKey)"/>, then hex.</summary>
+    /// <summary>Ours: <see cref="EnvelopeSigner.SignAsync"/>, then hex.</summary>
     [Benchmark]
     public string EnvelopeSigner_Sign()
     {

@@ -119,7 +119,7 @@ public class SignerBreakdownBenchmarks
     [Benchmark]
     public string Variant3b_Overlapped16KB() => SigningVariants.Overlapped(_streams, _data.Ours, BenchmarkData.Key, 16 * 1024);
 
-    /// <summary>Production: <see cref="EnvelopeSigner.Sign(WidgetSigning.Envelopes.WidgetEnvelope, WidgetSigning.Keys.SigningKey)"/> with both forms (the default), then hex.</summary>
+    /// <summary>Production: <see cref="EnvelopeSigner.SignAsync"/> with both forms (the default), then hex.</summary>
     [Benchmark]
     public string EnvelopeSigner_Sign()
     {

@@ -16,17 +16,17 @@ public static class SignerFactory
         return Create(streams, SigningOverlap.Adaptive);
     }
 
-    /// <summary>Creates a signer over <paramref name="streams"/> that hands work to a second core as <paramref name="overlap"/> says (issue 22's rows).</summary>
+    /// <summary>Creates a signer over <paramref name="streams"/> that hands work to a second core as <paramref name="overlap"/> says.</summary>
     internal static EnvelopeSigner Create(RecyclableMemoryStreamManager streams, SigningOverlap overlap) =>
         new(streams, Keys, NullLogger<EnvelopeSigner>.Instance) { Overlap = overlap };
 
     /// <summary>Reads <paramref name="body"/> and signs it as <c>/api/sign</c> does (<c>EnvelopeSigner.ReadAndSignAsync</c>); the hex signature.</summary>
     internal static string ReadAndSign(EnvelopeSigner signer, WidgetSigning.Envelopes.WidgetEnvelopeReader reader, byte[] body)
     {
-        using var signed = signer.ReadAndSignAsync(new MemoryStream(body, writable: false), reader, webhookId: null, lease: null, CancellationToken.None).AsTask().GetAwaiter().GetResult();
+        using var signed = signer.ReadAndSignAsync(new MemoryStream(body, writable: false), reader, SignRequest.For(BenchmarkSigning.Receiver), CancellationToken.None).AsTask().GetAwaiter().GetResult();
         return signed.Signature.ToHex();
     }
 
-    private static ConfigurationSigningKeySource Keys =>
-        new(Options.Create(new LocalKeyOptions { LocalKey = Convert.ToBase64String(BenchmarkData.KeyBytes) }));
+    private static ConfigurationReceiverKeySource Keys =>
+        new(Options.Create(new LocalKeyOptions { LocalKey = Convert.ToBase64String(BenchmarkData.KeyBytes) }), Options.Create(new ReceiverOptions()));
 }

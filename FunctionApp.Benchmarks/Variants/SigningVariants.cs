@@ -8,7 +8,7 @@ namespace FunctionApp.Benchmarks.Variants;
 /// <summary>
 /// The ways of producing the signature that issue 13 measured, side by side, each returning the hex signature of
 /// the same canonical bytes in a pooled stream sized as <see cref="EnvelopeSigner"/> sizes it. Production
-/// (<see cref="EnvelopeSigner.Sign(WidgetSigning.Envelopes.WidgetEnvelope, WidgetSigning.Keys.SigningKey)"/>) writes directly and hashes per block, or overlapped in 16 KB chunks when a core is spare.
+/// (<see cref="EnvelopeSigner.SignAsync"/>) writes directly and hashes per block, or overlapped in 16 KB chunks when a core is spare.
 /// </summary>
 public static class SigningVariants
 {

@@ -1,5 +1,7 @@
 using System.Text;
+using WidgetSigning.Keys;
 using WidgetSigning.Primitives;
+using WidgetSigning.Signing;
 using Newtonsoft.Json;
 
 namespace WidgetSigning.Queues;
@@ -17,30 +19,70 @@ public static class ClaimCheck
     // Like the envelope reader: invalid UTF-8 throws, a leading BOM is skipped.
     private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: true, throwOnInvalidBytes: true);
 
+    /// <summary>The member naming the receivers to sign for: an array of receiver ids.</summary>
+    public const string ReceiversMemberName = "receivers";
+
     /// <summary>
     /// Reads the body of <paramref name="message"/> as a claim check. False when the body is not one (its root is not an object whose
-    /// first member is <c>claimCheck</c>): the envelope reader then judges it.
+    /// first member is <c>claimCheck</c> or <c>receivers</c>): the envelope reader then judges it.
     /// </summary>
     /// <exception cref="MessageRejectedException">It is a claim check, but a malformed one.</exception>
-    public static bool TryRead(SigningQueueMessage message, string allowedContainer, out BlobReference? reference)
+    public static bool TryRead(SigningQueueMessage message, string allowedContainer, out BlobReference? reference) =>
+        TryRead(message, allowedContainer, SignRequest.MaxReceivers, out reference, out _);
+
+    /// <summary>
+    /// Reads the body of <paramref name="message"/> as a claim check: <c>claimCheck</c> (required) and <c>receivers</c>
+    /// (optional: 1 to <paramref name="maxReceivers"/> receiver ids, none twice), in either order, each once. False when the
+    /// body is not one (its root is not an object whose first member is one of those): the envelope reader then judges it.
+    /// </summary>
+    /// <exception cref="MessageRejectedException">It is a claim check, but a malformed one.</exception>
+    public static bool TryRead(
+        SigningQueueMessage message, string allowedContainer, int maxReceivers, out BlobReference? reference, out IReadOnlyList<ReceiverId>? receivers)
     {
         ArgumentNullException.ThrowIfNull(message);
         ArgumentException.ThrowIfNullOrEmpty(allowedContainer);
         reference = null;
+        receivers = null;
+        var started = false;
         using var reader = CreateReader(message.OpenBody());
         try
         {
-            if (!reader.Read() || reader.TokenType != JsonToken.StartObject ||
-                !reader.Read() || reader.TokenType != JsonToken.PropertyName ||
-                !string.Equals((string)reader.Value!, MemberName, StringComparison.OrdinalIgnoreCase))
+            if (!reader.Read() || reader.TokenType != JsonToken.StartObject)
             {
                 return false;
             }
 
-            reference = ReadReference(reader, allowedContainer);
-            if (reader.Read() && reader.TokenType == JsonToken.PropertyName)
+            while (reader.Read() && reader.TokenType == JsonToken.PropertyName)
             {
-                throw Invalid(reader, $"A claim check has only the member '{MemberName}'.");
+                var name = (string)reader.Value!;
+                if (string.Equals(name, MemberName, StringComparison.OrdinalIgnoreCase) && reference is null)
+                {
+                    reference = ReadReference(reader, allowedContainer);
+                }
+                else if (string.Equals(name, ReceiversMemberName, StringComparison.OrdinalIgnoreCase) && receivers is null)
+                {
+                    receivers = ReadReceivers(reader, maxReceivers);
+                }
+                else if (!started)
+                {
+                    return false;
+                }
+                else
+                {
+                    throw Invalid(reader, $"Unknown or duplicate member '{EchoText.Of(name)}'; a claim check has '{MemberName}' and optionally '{ReceiversMemberName}'.");
+                }
+
+                started = true;
+            }
+
+            if (reader.TokenType != JsonToken.EndObject)
+            {
+                throw Invalid(reader, "The claim check is not a JSON object.");
+            }
+
+            if (reference is null)
+            {
+                throw new MessageRejectedException($"The message names receivers but has no '{MemberName}': name receivers in the claim-check form.", "$");
             }
 
             if (reader.Read())
@@ -52,7 +94,7 @@ public static class ClaimCheck
         }
         catch (JsonReaderException ex)
         {
-            if (reference is null && string.IsNullOrEmpty(ex.Path))
+            if (!started && string.IsNullOrEmpty(ex.Path))
             {
                 // Not JSON at the very start: not a claim check; the envelope reader reports it with its own path.
                 return false;
@@ -66,6 +108,40 @@ public static class ClaimCheck
         {
             return false;
         }
+    }
+
+    private static ReceiverId[] ReadReceivers(JsonTextReader reader, int maxReceivers)
+    {
+        if (!reader.Read() || reader.TokenType != JsonToken.StartArray)
+        {
+            throw Invalid(reader, $"'{ReceiversMemberName}' must be an array of receiver ids.");
+        }
+
+        var receivers = new List<ReceiverId>();
+        while (reader.Read() && reader.TokenType != JsonToken.EndArray)
+        {
+            if (receivers.Count == maxReceivers)
+            {
+                throw new MessageRejectedException($"'{ReceiversMemberName}' names more than {maxReceivers} receivers (setting {ReceiverOptions.SectionName}:{nameof(ReceiverOptions.MaxPerRequest)}).", $"$.{ReceiversMemberName}");
+            }
+
+            var path = "$." + EchoText.Of(reader.Path, 256);
+            if (reader.TokenType != JsonToken.String || !ReceiverId.TryParse((string)reader.Value!, out var receiver))
+            {
+                throw new MessageRejectedException($"'{EchoText.Of(reader.Value as string)}' is not a receiver id: a receiver id is {ReceiverId.Rule}.", path);
+            }
+
+            if (receivers.Contains(receiver))
+            {
+                throw new MessageRejectedException($"'{ReceiversMemberName}' names receiver '{receiver}' twice.", path);
+            }
+
+            receivers.Add(receiver);
+        }
+
+        return receivers.Count > 0
+            ? [.. receivers]
+            : throw new MessageRejectedException($"'{ReceiversMemberName}' names no receiver; leave it out to sign for the queue's default receiver.", $"$.{ReceiversMemberName}");
     }
 
     private static BlobReference ReadReference(JsonTextReader reader, string allowedContainer)

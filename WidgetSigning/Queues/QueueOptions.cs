@@ -54,4 +54,12 @@ public sealed class QueueOptions
     /// </summary>
     [EnumDataType(typeof(Signing.SignatureForms), ErrorMessage = SectionName + ":" + nameof(SignatureForms) + " must be Plain, Webhook or Both.")]
     public Signing.SignatureForms SignatureForms { get; set; } = Signing.SignatureForms.Both;
+
+    /// <summary>
+    /// The receiver a message that names none is signed for (an inline envelope, or a claim check without
+    /// <c>receivers</c>). Setting: <c>Queues:DefaultReceiver</c>. Default: unset, meaning <c>Receivers:DefaultReceiver</c>.
+    /// With neither, a message that names no receiver is rejected.
+    /// </summary>
+    [RegularExpression("^[a-z0-9-]{1,63}$", ErrorMessage = SectionName + ":" + nameof(DefaultReceiver) + " must be a receiver id (" + Keys.ReceiverId.Rule + "), or unset.")]
+    public string? DefaultReceiver { get; set; }
 }

@@ -24,6 +24,7 @@ public sealed class QueueSigningProcessor
     private readonly ILogger<QueueSigningProcessor> _logger;
     private readonly EnvelopeMemoryBudget _budget;
     private readonly Keys.ReceiverId? _defaultReceiver;
+    private readonly int _maxReceivers;
 
     /// <summary>Creates the processor; without <paramref name="budget"/>, nothing is charged to a memory budget.</summary>
     public QueueSigningProcessor(
@@ -44,7 +45,9 @@ public sealed class QueueSigningProcessor
         _options = options.Value;
         _logger = logger;
         _budget = budget ?? EnvelopeMemoryBudget.Unlimited;
-        _defaultReceiver = (receivers?.Value ?? new Keys.ReceiverOptions()).Default;
+        var receiverOptions = receivers?.Value ?? new Keys.ReceiverOptions();
+        _maxReceivers = receiverOptions.MaxPerRequest;
+        _defaultReceiver = Keys.ReceiverId.TryParse(_options.DefaultReceiver, out var queueDefault) ? queueDefault : receiverOptions.Default;
     }
 
     /// <summary>Signs <paramref name="message"/> and returns the output message to forward.</summary>
@@ -93,7 +96,14 @@ public sealed class QueueSigningProcessor
             // check no longer holds ~2.4 times its size in widgets until it is signed. The signer disposes each body.
             Stream body;
             string? etag = null;
-            if (ClaimCheck.TryRead(message, _storage.Names.WidgetClaimsContainer, out var claim))
+            var isClaim = ClaimCheck.TryRead(message, _storage.Names.WidgetClaimsContainer, _maxReceivers, out var claim, out var named);
+
+            // Named in the claim check, or the queue's default; checked before any blob is read.
+            IReadOnlyList<Keys.ReceiverId> receivers = named
+                ?? (_defaultReceiver is { } fallback ? [fallback] : throw new MessageRejectedException(
+                    $"The message names no receiver and this deployment has no default receiver (settings {QueueOptions.SectionName}:{nameof(QueueOptions.DefaultReceiver)}, {Keys.ReceiverOptions.SectionName}:{nameof(Keys.ReceiverOptions.DefaultReceiver)}): name them in the claim-check form's '{ClaimCheck.ReceiversMemberName}'.",
+                    "$"));
+            if (isClaim)
             {
                 (body, etag) = await _blobs.ReadClaimAsync(claim!, cancellationToken, lease).ConfigureAwait(false);
                 QueueLog.ClaimCheckRead(_logger, message.Id, claim!.Container, EchoText.Of(claim.Blob, 256), body.Length);
@@ -107,9 +117,18 @@ public sealed class QueueSigningProcessor
             try
             {
                 // The signer disposes the body.
-                var receiver = _defaultReceiver ?? throw new MessageRejectedException("The message names no receiver and there is no default receiver.", "$");
-                var sign = new SignRequest { Receivers = [receiver], Forms = _options.SignatureForms, IdSeed = seed, Lease = lease };
+                var sign = new SignRequest { Receivers = receivers, Forms = _options.SignatureForms, IdSeed = seed, Lease = lease };
                 signed = await _signer.ReadAndSignAsync(body, _reader, sign, cancellationToken).ConfigureAwait(false);
+            }
+            catch (Keys.UnknownReceiverException ex)
+            {
+                // The producer named a receiver that has no key: nothing is signed for any of them.
+                throw new MessageRejectedException(ex.Message, $"$.{ClaimCheck.ReceiversMemberName}", ex);
+            }
+            catch (Keys.ReceiverLookupsLimitedException ex)
+            {
+                // Not the message's fault: it comes back once lookups are allowed again.
+                throw new MessageReleasedException(ex.Message, ex.RetryAfter, ex);
             }
             catch (EnvelopeFormatException ex) when (claim is not null)
             {
@@ -150,6 +169,7 @@ public sealed class QueueSigningProcessor
             DequeueCount = message.DequeueCount,
             Algorithm = signed.Algorithm,
             KeyId = signed.KeyId,
+            Receivers = signed.Receivers,
             Signature = signed.Forms.HasPlain() ? signed.Signature.ToHex() : null,
             WidgetCount = signed.WidgetCount,
             CanonicalLength = signed.CanonicalLength,

@@ -29,6 +29,13 @@ public sealed class SignatureMessage
     /// <summary>Every key's plain signature, labelled (current first, then each staged key); empty in messages built by hand and without the plain form.</summary>
     public IReadOnlyList<KeySignature> Signatures { get; init; } = [];
 
+    /// <summary>
+    /// Each receiver's signatures, in the order the message named them. With one receiver the message keeps the
+    /// single-receiver members (<c>receiver</c>, <c>keyId</c>, <c>signature</c>, <c>signatures</c>, <c>webhook</c>); with
+    /// several it carries <c>receivers</c>, each named, and no unnamed signature.
+    /// </summary>
+    public IReadOnlyList<ReceiverSignature> Receivers { get; init; } = [];
+
     /// <summary>The Standard Webhooks headers over the canonical bytes (<c>webhook-id</c> derived from the input message id and the canonical bytes: <c>queue_…</c>); null if not made.</summary>
     public WebhookSignature? Webhook { get; init; }
 
@@ -59,12 +66,22 @@ public sealed class SignatureMessage
             json.WriteValue(DequeueCount);
             json.WritePropertyName("algorithm");
             json.WriteValue(Algorithm);
-            json.WritePropertyName("keyId");
-            json.WriteValue(KeyId);
-            if (Signature is not null)
+            var single = Receivers.Count <= 1;
+            if (single)
             {
-                json.WritePropertyName("signature");
-                json.WriteValue(Signature);
+                if (Receivers.Count == 1)
+                {
+                    json.WritePropertyName("receiver");
+                    json.WriteValue(Receivers[0].Receiver.Value);
+                }
+
+                json.WritePropertyName("keyId");
+                json.WriteValue(KeyId);
+                if (Signature is not null)
+                {
+                    json.WritePropertyName("signature");
+                    json.WriteValue(Signature);
+                }
             }
 
             json.WritePropertyName("widgetCount");
@@ -77,7 +94,15 @@ public sealed class SignatureMessage
                 json.WriteValue(CanonicalBase64);
             }
 
-            SignatureJson.WriteSignatures(json, Signature is null ? null : Signatures, Webhook);
+            if (single)
+            {
+                SignatureJson.WriteSignatures(json, Signature is null ? null : Signatures, Webhook);
+            }
+            else
+            {
+                SignatureJson.WriteReceivers(json, Receivers, Signature is not null, Webhook);
+            }
+
             QueueJson.WriteBlob(json, "canonicalBlob", CanonicalBlob);
             QueueJson.WriteBlob(json, "claimCheck", ClaimCheck);
             json.WriteEndObject();

@@ -1,0 +1,30 @@
+using WidgetSigning.Envelopes;
+using WidgetSigning.Keys;
+using WidgetSigning.Signing;
+
+namespace FunctionApp.Benchmarks.Infrastructure;
+
+/// <summary>The benchmarks' calls into the signer, through its one request type, with the keys at hand.</summary>
+public static class BenchmarkSigning
+{
+    /// <summary>The receiver the benchmarks sign for.</summary>
+    public static readonly ReceiverId Receiver = ReceiverId.Parse("default");
+
+    /// <summary>Signs <paramref name="envelope"/> for one receiver holding <paramref name="key"/> (completes synchronously: the keys are given).</summary>
+    public static SignedEnvelope Sign(this EnvelopeSigner signer, WidgetEnvelope envelope, SigningKey key, SignatureForms forms = SignatureForms.Both) =>
+        signer.Sign(envelope, [new ReceiverKeys(Receiver, new SigningKeys(key, []))], forms);
+
+    /// <summary>Signs <paramref name="envelope"/> for every receiver of <paramref name="receivers"/> at once, each with its own key.</summary>
+    public static SignedEnvelope Sign(this EnvelopeSigner signer, WidgetEnvelope envelope, ReceiverKeys[] receivers, SignatureForms forms = SignatureForms.Both)
+    {
+        ArgumentNullException.ThrowIfNull(signer);
+        ArgumentNullException.ThrowIfNull(receivers);
+        var request = new SignRequest { Receivers = [.. receivers.Select(r => r.Receiver)], Keys = receivers, Forms = forms };
+        var pending = signer.SignAsync(envelope, request, CancellationToken.None);
+        return pending.IsCompletedSuccessfully ? pending.Result : pending.AsTask().GetAwaiter().GetResult();
+    }
+
+    /// <summary><paramref name="count"/> receivers (<c>r0</c>, <c>r1</c>, …), each with its own random key.</summary>
+    public static ReceiverKeys[] Receivers(int count) =>
+        [.. Enumerable.Range(0, count).Select(i => new ReceiverKeys(ReceiverId.Parse($"r{i}"), new SigningKeys(new SigningKey($"k{i}", System.Security.Cryptography.RandomNumberGenerator.GetBytes(32)), [])))];
+}
