@@ -8,7 +8,7 @@ namespace FunctionApp.Tests.Docs;
 
 /// <summary>
 /// The README prints the JSON answer its first <c>readme-flow</c> request gets without <c>?output=canonical</c>
-/// (<c>{"algorithm":"HMACSHA256","keyId":"local","signature":"ac8bfb14…",…}</c>). .ci/readme-flow runs the request and
+/// (<c>{"algorithm":"HMACSHA256","receiver":"partner-a","keyId":"local","signature":"bfdac605…",…}</c>). .ci/readme-flow runs the request and
 /// checks the signature header against openssl, but nothing there reads that printed line: this test sends the README's
 /// request to the app as <c>npm start</c> runs it, with the settings sample's key, and compares the answer with it.
 /// </summary>
@@ -33,6 +33,7 @@ public sealed partial class ReadmeSampleAnswerTests(ReadmeSampleHostFixture fixt
         // Assert
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);
         Assert.Equal(printed.Groups["algorithm"].Value, (string?)answer["algorithm"]);
+        Assert.Equal(printed.Groups["receiver"].Value, (string?)answer["receiver"]);
         Assert.Equal(printed.Groups["keyId"].Value, (string?)answer["keyId"]);
         Assert.StartsWith(printed.Groups["signature"].Value, (string?)answer["signature"], StringComparison.Ordinal);
         Assert.Equal(int.Parse(printed.Groups["widgetCount"].Value, System.Globalization.CultureInfo.InvariantCulture), (int?)answer["widgetCount"]);
@@ -40,9 +41,9 @@ public sealed partial class ReadmeSampleAnswerTests(ReadmeSampleHostFixture fixt
         Assert.Contains($"`{printed.Groups["signature"].Value}…` above", readme, StringComparison.Ordinal);
     }
 
-    [GeneratedRegex(@"^<!-- readme-flow -->\n```bash\ncurl [^\n]*""http://localhost:7071(?<path>/api/sign)\?output=canonical""[^\n]*\n[^\n]*--data-binary @(?<file>\S+)", RegexOptions.Multiline)]
+    [GeneratedRegex(@"^<!-- readme-flow -->\n```bash\ncurl [^\n]*""http://localhost:7071(?<path>/api/sign\?receiver=[a-z0-9-]+)&output=canonical""[^\n]*\n[^\n]*--data-binary @(?<file>\S+)", RegexOptions.Multiline)]
     private static partial Regex FirstFlowRequest();
 
-    [GeneratedRegex(@"`\{""algorithm"":""(?<algorithm>[^""]+)"",""keyId"":""(?<keyId>[^""]+)"",""signature"":""(?<signature>[0-9a-f]{8,})…"",""widgetCount"":(?<widgetCount>\d+),""canonicalLength"":(?<canonicalLength>\d+),…\}`")]
+    [GeneratedRegex(@"`\{""algorithm"":""(?<algorithm>[^""]+)"",""receiver"":""(?<receiver>[a-z0-9-]+)"",""keyId"":""(?<keyId>[^""]+)"",""signature"":""(?<signature>[0-9a-f]{8,})…"",""widgetCount"":(?<widgetCount>\d+),""canonicalLength"":(?<canonicalLength>\d+),…\}`")]
     private static partial Regex PrintedAnswer();
 }
