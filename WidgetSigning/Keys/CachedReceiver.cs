@@ -4,6 +4,7 @@ namespace WidgetSigning.Keys;
 internal sealed class CachedReceiver
 {
     private volatile bool _dropped;
+    private int _users;
 
     public CachedReceiver(ReceiverId receiver, KeyVaultSigningKeySource source, DateTimeOffset lastUsed)
     {
@@ -25,5 +26,14 @@ internal sealed class CachedReceiver
     /// </summary>
     public bool Dropped => _dropped;
 
+    /// <summary>Whether a request is using it now: eviction passes it over, so no request loses the source it waits on.</summary>
+    public bool InUse => Volatile.Read(ref _users) > 0;
+
     public void MarkDropped() => _dropped = true;
+
+    /// <summary>A request starts using it; called under the cache's lock, so eviction never races it.</summary>
+    public void Enter() => Interlocked.Increment(ref _users);
+
+    /// <summary>The request is done with it.</summary>
+    public void Exit() => Interlocked.Decrement(ref _users);
 }

@@ -1,3 +1,4 @@
+using Azure;
 using Azure.Security.KeyVault.Secrets;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
@@ -40,6 +41,9 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
     private readonly ITimer _sweep;
     private CachedReceiver? _default;
     private bool _disposed;
+
+    // Set when receivers in use held the cache over its bound; the last request to leave trims it.
+    private volatile bool _overCapacity;
     private long _refusedSinceLog;
     private DateTimeOffset _refusingSince;
     private DateTimeOffset _limitedLoggedAt = DateTimeOffset.MinValue;
@@ -129,21 +133,36 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
 
         var vault = _client.VaultUri;
         var link = SecretListLink.Build(vault, pageToken, pageSize);
-        await foreach (var page in _client.GetPropertiesOfSecretsAsync(cancellationToken).AsPages(link, Math.Min(pageSize, SecretListLink.MaxPageSize)).ConfigureAwait(false))
+        Page<SecretProperties>? page = null;
+        try
         {
-            var receivers = new List<ReceiverId>(page.Values.Count);
-            foreach (var secret in page.Values)
+            await foreach (var first in _client.GetPropertiesOfSecretsAsync(cancellationToken).AsPages(link, Math.Min(pageSize, SecretListLink.MaxPageSize)).ConfigureAwait(false))
             {
-                if (ReceiverOf(secret.Name) is { } receiver)
-                {
-                    receivers.Add(receiver);
-                }
+                page = first;
+                break;
             }
-
-            return new ReceiverPage(receivers, SecretListLink.TokenOf(vault, page.ContinuationToken));
+        }
+        catch (RequestFailedException ex) when (ex.Status == 400 && pageToken is not null)
+        {
+            // Well-formed but not Key Vault's: the vault refuses it, and so does this service (400, not a 5xx).
+            throw new ArgumentException("The page token is not one this service handed out.", nameof(pageToken), ex);
         }
 
-        return new ReceiverPage([], null);
+        if (page is null)
+        {
+            return new ReceiverPage([], null);
+        }
+
+        var receivers = new List<ReceiverId>(page.Values.Count);
+        foreach (var secret in page.Values)
+        {
+            if (ReceiverOf(secret.Name) is { } receiver)
+            {
+                receivers.Add(receiver);
+            }
+        }
+
+        return new ReceiverPage(receivers, SecretListLink.TokenOf(vault, page.ContinuationToken));
     }
 
     /// <inheritdoc />
@@ -231,6 +250,14 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
             {
                 throw new SigningKeyUnavailableException(e.Message, e) { RetryAfter = e.RetryAfter, Receiver = receiver };
             }
+            finally
+            {
+                entry.Exit();
+                if (_overCapacity)
+                {
+                    Trim();
+                }
+            }
 
             return IsUnknown(entry) ? throw Forget(entry) : result;
         }
@@ -251,11 +278,14 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
             var now = _time.GetUtcNow();
             if (receiver == DefaultReceiver)
             {
-                return _default ??= new CachedReceiver(receiver, Create(receiver), now);
+                _default ??= new CachedReceiver(receiver, Create(receiver), now);
+                _default.Enter();
+                return _default;
             }
 
             if (_cache.TryUse(receiver, now) is { } cached)
             {
+                cached.Enter();
                 return cached;
             }
 
@@ -267,7 +297,9 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
             if (paid || _lookups.TryTake(now, out retryAfter))
             {
                 entry = new CachedReceiver(receiver, Create(receiver), now);
+                entry.Enter();
                 _cache.Add(entry, evicted);
+                _overCapacity = _cache.Count > _receivers.MaxCachedReceivers;
             }
             else
             {
@@ -294,13 +326,29 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
             };
         }
 
+        DisposeEvicted(evicted);
+        return entry;
+    }
+
+    private void Trim()
+    {
+        var evicted = new List<CachedReceiver>(0);
+        lock (_gate)
+        {
+            _cache.Trim(evicted);
+            _overCapacity = _cache.Count > _receivers.MaxCachedReceivers;
+        }
+
+        DisposeEvicted(evicted);
+    }
+
+    private void DisposeEvicted(List<CachedReceiver> evicted)
+    {
         foreach (var old in evicted)
         {
             old.Source.Dispose();
             KeysLog.ReceiverEvicted(_logger, old.Receiver.Value, _receivers.MaxCachedReceivers);
         }
-
-        return entry;
     }
 
     private KeyVaultSigningKeySource Create(ReceiverId receiver) => new(_client, SecretNameOf(receiver), _options, _time, _logger);
@@ -343,6 +391,7 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
 
             var now = _time.GetUtcNow();
             _cache.RemoveIdle(now - _receivers.IdleTimeout, dropped);
+            _cache.Trim(dropped);
             _unknown.RemoveExpired(now);
             remaining = _cache.Count;
         }

@@ -2,7 +2,9 @@ namespace WidgetSigning.Keys;
 
 /// <summary>
 /// The receivers whose key sources one instance keeps: at most a bound, the least recently used dropped first, and those
-/// idle too long dropped by <see cref="RemoveIdle"/>. Dropped entries are marked and handed back; the caller disposes their
+/// idle too long dropped by <see cref="RemoveIdle"/>. A receiver a request is using is never dropped for the bound: while
+/// every older one is in use the cache holds more (at most one more per request in flight) until <see cref="Trim"/> or the
+/// next <see cref="Add"/>. Dropped entries are marked and handed back; the caller disposes their
 /// sources outside its lock. Not thread-safe: the caller holds a lock.
 /// </summary>
 internal sealed class ReceiverSourceCache
@@ -50,9 +52,22 @@ internal sealed class ReceiverSourceCache
         }
 
         _entries[entry.Receiver] = _recency.AddFirst(entry);
-        while (_entries.Count > _capacity)
+        Trim(evicted);
+    }
+
+    /// <summary>Drops the least recently used receivers not in use until the bound holds (or only receivers in use are left).</summary>
+    public void Trim(List<CachedReceiver> evicted)
+    {
+        var node = _recency.Last;
+        while (_entries.Count > _capacity && node is not null)
         {
-            Drop(_recency.Last!, evicted);
+            var newer = node.Previous;
+            if (!node.Value.InUse)
+            {
+                Drop(node, evicted);
+            }
+
+            node = newer;
         }
     }
 

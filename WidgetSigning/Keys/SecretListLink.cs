@@ -17,7 +17,10 @@ internal static class SecretListLink
 
     private const string SkipToken = "$skiptoken=";
 
-    /// <summary>Whether <paramref name="token"/> could be a skip token: 1-<see cref="MaxTokenLength"/> characters of base64, base64url and <c>.~</c>.</summary>
+    /// <summary>
+    /// Whether <paramref name="token"/> could be a skip token: 1-<see cref="MaxTokenLength"/> characters of base64 and
+    /// base64url. No '.', ':', '?', '&amp;', '%' or space, so no host, path step, query or escape can be spelled.
+    /// </summary>
     public static bool IsToken(string? token)
     {
         if (token is null || token.Length is 0 or > MaxTokenLength)
@@ -27,7 +30,7 @@ internal static class SecretListLink
 
         foreach (var c in token)
         {
-            if (c is not ((>= 'A' and <= 'Z') or (>= 'a' and <= 'z') or (>= '0' and <= '9') or '-' or '_' or '.' or '~' or '+' or '/' or '='))
+            if (c is not ((>= 'A' and <= 'Z') or (>= 'a' and <= 'z') or (>= '0' and <= '9') or '-' or '_' or '+' or '/' or '='))
             {
                 return false;
             }
