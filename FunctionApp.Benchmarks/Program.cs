@@ -31,6 +31,11 @@ public static class Program
             return PipelineInterleavedRunner.Run(args[1..], Console.Out);
         }
 
+        if (args.Length > 0 && args[0] == "probe-slow-mode")
+        {
+            return SlowModeProbe.Run(args[1..], Console.Out);
+        }
+
         if (args.Length > 0 && args[0] == "saturated")
         {
             return SaturatedRunner.Run(args[1..], Console.Out);

@@ -34,7 +34,7 @@ public sealed class KeyVaultHostTests
         Assert.Equal(200, verified.Status);
         Assert.True(verified.Json.Value<bool>("valid"));
         Assert.Equal(version, verified.Json.Value<string>("keyId"));
-        Assert.IsType<KeyVaultSigningKeySource>(host.GetService<ISigningKeySource>());
+        Assert.IsType<KeyVaultReceiverKeySource>(host.GetService<IReceiverKeySource>());
     }
 
     [Fact]

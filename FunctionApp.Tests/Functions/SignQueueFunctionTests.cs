@@ -202,7 +202,7 @@ public sealed class SignQueueFunctionTests
             _azurite,
             _output,
             new Dictionary<string, string?> { ["visibilityTimeout"] = "00:00:01", ["maxDequeueCount"] = "5" },
-            services => services.AddSingleton<ISigningKeySource>(keys));
+            services => services.AddSingleton<IReceiverKeySource>(keys));
         var vector = Vector.Load("one-widget");
 
         // Act
@@ -232,7 +232,7 @@ public sealed class SignQueueFunctionTests
             _azurite,
             _output,
             new Dictionary<string, string?> { ["visibilityTimeout"] = "00:00:01", ["maxDequeueCount"] = "3" },
-            services => services.AddSingleton<ISigningKeySource>(keys));
+            services => services.AddSingleton<IReceiverKeySource>(keys));
         var body = Vector.Load("one-widget").Input;
 
         // Act
@@ -421,21 +421,27 @@ public sealed class SignQueueFunctionTests
     }
 
     /// <summary>A key source that is unavailable for its first calls, as Key Vault is during an outage.</summary>
-    private sealed class FlakyKeySource(int failures) : ISigningKeySource
+    private sealed class FlakyKeySource(int failures) : IReceiverKeySource
     {
         private readonly SigningKey _key = new(ConfigurationSigningKeySource.LocalKeyId, Vector.Key);
         private int _calls;
 
         public int Calls => Volatile.Read(ref _calls);
 
-        public ValueTask<SigningKey> GetCurrentKeyAsync(CancellationToken cancellationToken) =>
+        public ReceiverId? DefaultReceiver => SigningTestExtensions.DefaultReceiver;
+
+        public ValueTask<SigningKeys> GetSigningKeysAsync(ReceiverId receiver, CancellationToken cancellationToken) =>
             Interlocked.Increment(ref _calls) <= failures
                 ? throw new SigningKeyUnavailableException("Key Vault is unreachable (test).")
-                : ValueTask.FromResult(_key);
+                : ValueTask.FromResult(new SigningKeys(_key, []));
 
-        public ValueTask<SigningKey?> FindKeyAsync(string keyId, CancellationToken cancellationToken) => ValueTask.FromResult<SigningKey?>(_key);
-
-        public ValueTask<IReadOnlyList<SigningKey>> GetVerificationKeysAsync(CancellationToken cancellationToken) =>
+        public ValueTask<IReadOnlyList<SigningKey>> GetVerificationKeysAsync(ReceiverId receiver, CancellationToken cancellationToken) =>
             ValueTask.FromResult<IReadOnlyList<SigningKey>>([_key]);
+
+        public ValueTask<IReadOnlyList<KeyDescription>> DescribeKeysAsync(ReceiverId receiver, CancellationToken cancellationToken) =>
+            ValueTask.FromResult<IReadOnlyList<KeyDescription>>([new KeyDescription(_key.KeyId, KeyState.Current, null, null, null)]);
+
+        public ValueTask<ReceiverPage> ListReceiversAsync(string? pageToken, int pageSize, CancellationToken cancellationToken) =>
+            ValueTask.FromResult(new ReceiverPage([SigningTestExtensions.DefaultReceiver], null));
     }
 }

@@ -47,7 +47,7 @@ public sealed class SignQueueKeyVaultOutageTests
         vault.Fault = fault;
         var logs = new CapturedLogs();
         await using var host = await StartHostAsync(vault, time, logs, visibilityTimeout: "00:00:01", maxDequeueCount: 20);
-        var source = Assert.IsType<KeyVaultSigningKeySource>(host.Services.GetRequiredService<ISigningKeySource>());
+        Assert.IsType<KeyVaultReceiverKeySource>(host.Services.GetRequiredService<IReceiverKeySource>());
 
         // Act: the message fails while no key was ever loaded; wait for a second failed attempt (a real retry).
         var id = await host.EnqueueAsync(OneWidget.Input);
@@ -57,7 +57,6 @@ public sealed class SignQueueKeyVaultOutageTests
         // The vault comes back; the source's own backoff timer (manual clock) reloads the key, in the same host.
         vault.Fault = FakeKeyVaultFault.None;
         time.Advance(FailureRetryDelay);
-        await source.CurrentRefresh.WaitAsync(Patience);
         var outputs = await QueueFunctionHost.ReceiveAsync(host.Output, 1, Patience);
         Assert.True(await QueueFunctionHost.WaitEmptyAsync(host.Input, Patience), "the input queue should be empty");
 

@@ -158,7 +158,7 @@ public sealed class VerifyFunctionTests
         harness.Rotate();
         harness.Server.Fault = FakeKeyVaultFault.ServerError;
         var function = new VerifyFunction(new VerifyHandler(
-            new HttpEnvelopeReader(new(), harness.Streams, Options.Create(new HttpOptions())), harness.Verifier, NullLogger<VerifyHandler>.Instance));
+            new HttpEnvelopeReader(new(), harness.Streams, Options.Create(new HttpOptions())), harness.Verifier, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), NullLogger<VerifyHandler>.Instance));
         var exchange = HttpExchange.Post(OneWidget.Input);
         exchange.Request.Headers[SignatureHeaders.Signature] = OneWidget.SignatureHex;
 
@@ -179,6 +179,7 @@ public sealed class VerifyFunctionTests
         var function = new VerifyFunction(new VerifyHandler(
             new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())),
             new EnvelopeVerifier(_services.Streams, _services.KeySource),
+            Options.Create(new WidgetSigning.Keys.ReceiverOptions()),
             NullLogger<VerifyHandler>.Instance));
         var exchange = HttpExchange.Post([]);
         exchange.Request.Headers[SignatureHeaders.Signature] = new string('a', 64);
@@ -207,6 +208,7 @@ public sealed class VerifyFunctionTests
         var function = new VerifyFunction(new VerifyHandler(
             new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions { MaxRequestBodyBytes = (int)maxBodyBytes })),
             new EnvelopeVerifier(_services.Streams, _services.KeySource),
+            Options.Create(new WidgetSigning.Keys.ReceiverOptions()),
             NullLogger<VerifyHandler>.Instance));
         var exchange = HttpExchange.Post(body, contentType, query);
         if (signatureHeader is not null)

@@ -267,7 +267,9 @@ public sealed class WebhookHeaderTests
 
         // Assert
         Assert.Equal(200, exchange.Status);
-        var key = Assert.Single(exchange.Json["keys"]!);
+        var receiver = Assert.Single(exchange.Json["receivers"]!);
+        Assert.Equal("default", receiver.Value<string>("receiver"));
+        var key = Assert.Single(receiver["keys"]!);
         Assert.Equal(("local", "current"), (key.Value<string>("keyId"), key.Value<string>("state")));
         KeyMaterialAssert.Absent(exchange.Body, Vector.Key);
     }
@@ -276,7 +278,7 @@ public sealed class WebhookHeaderTests
     {
         var signer = new EnvelopeSigner(_services.Streams, _services.KeySource, _time, NullLogger<EnvelopeSigner>.Instance);
         var function = new SignHandler(
-            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())), signer, NullLogger<SignHandler>.Instance);
+            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())), signer, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), NullLogger<SignHandler>.Instance);
         var exchange = HttpExchange.Post(body ?? OneWidget.Input, query: query);
         if (idempotencyKey is not null)
         {
@@ -291,7 +293,7 @@ public sealed class WebhookHeaderTests
     {
         var verifier = new EnvelopeVerifier(_services.Streams, _services.KeySource, _time, Options.Create(new WebhookOptions()));
         var function = new VerifyHandler(
-            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())), verifier, NullLogger<VerifyHandler>.Instance);
+            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())), verifier, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), NullLogger<VerifyHandler>.Instance);
         var exchange = HttpExchange.Post(OneWidget.Input);
         var headers = exchange.Request.Headers;
         if (id is not null)

@@ -91,7 +91,7 @@ public sealed class WebhookLibraryTests : IDisposable
         var stagedKey = System.Security.Cryptography.RandomNumberGenerator.GetBytes(32);
         var staged = new SigningKey("version-b", stagedKey);
         await using var host = await QueueFunctionHost.StartAsync(
-            _azurite, _output, overrideServices: services => services.AddSingleton<ISigningKeySource>(new StagedKeySource(current, staged)));
+            _azurite, _output, overrideServices: services => services.AddSingleton<IReceiverKeySource>(new FixedReceiverKeySource(current, staged)));
 
         // Act
         var id = await host.EnqueueAsync(OneWidget.Input);

@@ -42,7 +42,7 @@ public sealed class HttpLinearTimeTests(ITestOutputHelper output)
         try
         {
             var envelope = await reader.ReadAsync(TestRequests.Post("/api/sign", body, sendContentLength: false), CancellationToken.None);
-            using var signed = services.Signer.Sign(envelope, services.Key);
+            using var signed = services.Signer.SignWith(envelope, services.Key);
             return true;
         }
         catch (EnvelopeFormatException)

@@ -62,8 +62,9 @@ public sealed class KeyVaultHarness : IAsyncDisposable
         _loggers = new LoggerFactory([Logs]);
         Source = new KeyVaultSigningKeySource(Client, Microsoft.Extensions.Options.Options.Create(options), time, _loggers.CreateLogger<KeyVaultSigningKeySource>());
         Streams = StreamPoolFactory.Create(new StreamPoolOptions(), Logs.CreateLogger("pool"));
-        Signer = new EnvelopeSigner(Streams, Source, time, _loggers.CreateLogger<EnvelopeSigner>());
-        Verifier = new EnvelopeVerifier(Streams, Source, time, Microsoft.Extensions.Options.Options.Create(new WebhookOptions()));
+        Receivers = new SingleReceiverKeySource(Source);
+        Signer = new EnvelopeSigner(Streams, Receivers, time, _loggers.CreateLogger<EnvelopeSigner>());
+        Verifier = new EnvelopeVerifier(Streams, Receivers, time, Microsoft.Extensions.Options.Options.Create(new WebhookOptions()));
     }
 
     public FakeKeyVaultServer Server { get; }
@@ -77,6 +78,9 @@ public sealed class KeyVaultHarness : IAsyncDisposable
     public SecretClient Client { get; }
 
     public KeyVaultSigningKeySource Source { get; }
+
+    /// <summary><see cref="Source"/> as the default receiver's keys: what <see cref="Signer"/> and <see cref="Verifier"/> use.</summary>
+    public SingleReceiverKeySource Receivers { get; }
 
     public RecyclableMemoryStreamManager Streams { get; }
 
@@ -148,6 +152,23 @@ public sealed class KeyVaultHarness : IAsyncDisposable
         }
 
         Time.Advance(target - Time.GetUtcNow());
+        await Source.CurrentRefresh.WaitAsync(TimeSpan.FromSeconds(30));
+    }
+
+    /// <summary>
+    /// Moves the clock to the next due refresh (a random 80-100 % of the refresh interval after the last) and lets it
+    /// finish: exactly one refresh, where advancing by the whole interval would also run the retries a failure schedules.
+    /// </summary>
+    public async Task AdvanceToNextRefreshAsync()
+    {
+        await Source.CurrentRefresh.WaitAsync(TimeSpan.FromSeconds(30));
+        var due = Source.NextAttemptAt;
+        var now = Time.GetUtcNow();
+        if (due > now)
+        {
+            Time.Advance(due - now);
+        }
+
         await Source.CurrentRefresh.WaitAsync(TimeSpan.FromSeconds(30));
     }
 

@@ -14,7 +14,7 @@ public sealed class TestServices
     {
         Streams = StreamPoolFactory.Create(poolOptions ?? new StreamPoolOptions(), NullLogger.Instance);
         Key = new SigningKey(ConfigurationSigningKeySource.LocalKeyId, Vector.Key);
-        KeySource = new ConfigurationSigningKeySource(Options.Create(new LocalKeyOptions { LocalKey = Vector.KeyBase64 }));
+        KeySource = new ConfigurationReceiverKeySource(Options.Create(new LocalKeyOptions { LocalKey = Vector.KeyBase64 }), Options.Create(new ReceiverOptions()));
         Signer = new EnvelopeSigner(Streams, KeySource, NullLogger<EnvelopeSigner>.Instance);
     }
 
@@ -22,7 +22,7 @@ public sealed class TestServices
 
     public SigningKey Key { get; }
 
-    public ConfigurationSigningKeySource KeySource { get; }
+    public ConfigurationReceiverKeySource KeySource { get; }
 
     public EnvelopeSigner Signer { get; }
 

@@ -82,7 +82,7 @@ public sealed class KeyVaultOptionsTests
     {
         var options = Resolve(new FixedAzureEnvironment(true), Vaulted([]));
 
-        Assert.Equal(TimeSpan.FromMinutes(5), options.RefreshInterval);
+        Assert.Equal(TimeSpan.FromMinutes(15), options.RefreshInterval);
         Assert.Equal(2, options.AcceptedPreviousVersions);
     }
 

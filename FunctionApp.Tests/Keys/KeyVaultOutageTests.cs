@@ -2,6 +2,7 @@ using WidgetSigning.Envelopes;
 using FunctionApp.Functions;
 using WidgetSigning.Http;
 using WidgetSigning.Keys;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Logging.Abstractions;
 
@@ -25,7 +26,7 @@ public sealed class KeyVaultOutageTests
         harness.Server.Fault = fault;
 
         // Act
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         var keyId = await SignAsync(harness);
 
         // Assert
@@ -44,7 +45,7 @@ public sealed class KeyVaultOutageTests
         harness.Rotate();
         await SignAsync(harness);
         harness.Server.Fault = FakeKeyVaultFault.ServerError;
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         var second = harness.Rotate();
 
         // Act
@@ -70,7 +71,7 @@ public sealed class KeyVaultOutageTests
         var waits = new List<TimeSpan>();
 
         // Act
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         for (var i = 0; i < 4; i++)
         {
             var wait = harness.Source.NextAttemptAt - harness.Time.GetUtcNow();
@@ -93,7 +94,7 @@ public sealed class KeyVaultOutageTests
         await SignAsync(harness);
         harness.Server.Fault = FakeKeyVaultFault.Throttle;
         harness.Server.ThrottleRetryAfterSeconds = 120;
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         var requestsAfterThrottle = harness.Server.Requests;
 
         // Act
@@ -215,10 +216,10 @@ public sealed class KeyVaultOutageTests
         var envelope = Read();
 
         // Act
-        var error = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, CancellationToken.None));
+        var error = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
         harness.Server.Fault = FakeKeyVaultFault.None;
         await harness.AdvanceAsync(error.RetryAfter);
-        using var retried = await harness.Signer.SignAsync(envelope, CancellationToken.None);
+        using var retried = await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
 
         // Assert
         Assert.Equal(TimeSpan.FromSeconds(5), error.RetryAfter);
@@ -228,6 +229,7 @@ public sealed class KeyVaultOutageTests
     private static SignFunction CreateSignFunction(KeyVaultHarness harness) => new(new SignHandler(
         new HttpEnvelopeReader(new WidgetEnvelopeReader(), harness.Streams, Microsoft.Extensions.Options.Options.Create(new HttpOptions())),
         harness.Signer,
+        Microsoft.Extensions.Options.Options.Create(new ReceiverOptions()),
         NullLogger<SignHandler>.Instance));
 
     private static WidgetEnvelope Read()
@@ -238,7 +240,7 @@ public sealed class KeyVaultOutageTests
 
     private static async Task<string> SignAsync(KeyVaultHarness harness)
     {
-        using var signed = await harness.Signer.SignAsync(Read(), CancellationToken.None);
+        using var signed = await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
         return signed.KeyId;
     }
 }

@@ -1,5 +1,6 @@
 using WidgetSigning.Envelopes;
 using WidgetSigning.Keys;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 
 namespace FunctionApp.Tests.Keys;
@@ -19,16 +20,16 @@ public sealed class KeyVaultRevocationFailClosedTests
         // Arrange: signing works; then the operator disables the version while the versions list answers 500.
         await using var harness = await KeyVaultHarness.StartAsync();
         var version = harness.Rotate();
-        (await harness.Signer.SignAsync(Read(), CancellationToken.None)).Dispose();
+        (await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None)).Dispose();
         harness.Server.Disable(KeyVaultHarness.SecretName, version);
         harness.Server.FailVersionsList = true;
 
         // Act: three refreshes with the list failing throughout.
         var refusals = new List<SigningKeyUnavailableException>();
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         for (var i = 0; i < 3; i++)
         {
-            refusals.Add(await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), CancellationToken.None)));
+            refusals.Add(await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None)));
             await harness.AdvanceAsync(harness.Source.NextAttemptAt - harness.Time.GetUtcNow());
         }
 
@@ -43,7 +44,7 @@ public sealed class KeyVaultRevocationFailClosedTests
         harness.Server.Enable(KeyVaultHarness.SecretName, version);
         harness.Server.FailVersionsList = false;
         await harness.AdvanceAsync(harness.Source.NextAttemptAt - harness.Time.GetUtcNow());
-        using var resumed = await harness.Signer.SignAsync(Read(), CancellationToken.None);
+        using var resumed = await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
         Assert.Equal(version, resumed.KeyId);
     }
 
@@ -53,13 +54,13 @@ public sealed class KeyVaultRevocationFailClosedTests
         // Arrange
         await using var harness = await KeyVaultHarness.StartAsync();
         harness.Rotate();
-        (await harness.Signer.SignAsync(Read(), CancellationToken.None)).Dispose();
+        (await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None)).Dispose();
         harness.Server.FailVersionsList = true;
         harness.Server.Delete(KeyVaultHarness.SecretName);
 
         // Act
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
-        var refused = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), CancellationToken.None));
+        await harness.AdvanceToNextRefreshAsync();
+        var refused = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
 
         // Assert
         Assert.Contains("404", refused.Message, StringComparison.Ordinal);
@@ -71,12 +72,12 @@ public sealed class KeyVaultRevocationFailClosedTests
         // Arrange: the vault stops accepting the app's token (its access is gone); every call gets 401.
         await using var harness = await KeyVaultHarness.StartAsync();
         harness.Rotate();
-        (await harness.Signer.SignAsync(Read(), CancellationToken.None)).Dispose();
+        (await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None)).Dispose();
         harness.Server.RevokeToken();
 
         // Act
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
-        var refused = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), CancellationToken.None));
+        await harness.AdvanceToNextRefreshAsync();
+        var refused = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
 
         // Assert: not an outage (which would keep signing with the cached key), a refusal.
         Assert.Contains("401", refused.Message, StringComparison.Ordinal);
@@ -91,12 +92,12 @@ public sealed class KeyVaultRevocationFailClosedTests
         await using var harness = await KeyVaultHarness.StartAsync();
         harness.Credential.Lifetime = TimeSpan.Zero;
         harness.Rotate();
-        (await harness.Signer.SignAsync(Read(), CancellationToken.None)).Dispose();
+        (await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None)).Dispose();
         harness.Credential.IdentityDeleted = true;
 
         // Act
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
-        var refused = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), CancellationToken.None));
+        await harness.AdvanceToNextRefreshAsync();
+        var refused = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
 
         // Assert
         Assert.Contains("credential cannot get a token", refused.Message, StringComparison.Ordinal);
@@ -108,21 +109,21 @@ public sealed class KeyVaultRevocationFailClosedTests
         // Arrange: a revocation the app cannot see (the vault fails every call) must not let the cached key sign forever.
         await using var harness = await KeyVaultHarness.StartAsync(o => o.MaxCachedKeyAge = TimeSpan.FromMinutes(30));
         var version = harness.Rotate();
-        (await harness.Signer.SignAsync(Read(), CancellationToken.None)).Dispose();
+        (await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None)).Dispose();
         harness.Server.Fault = FakeKeyVaultFault.ServerError;
 
         // Act: within the age the cached key signs (an outage); past it, it does not.
         await harness.AdvanceAsync(TimeSpan.FromMinutes(29));
-        using (var stillSigning = await harness.Signer.SignAsync(Read(), CancellationToken.None))
+        using (var stillSigning = await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None))
         {
             Assert.Equal(version, stillSigning.KeyId);
         }
 
         await harness.AdvanceAsync(TimeSpan.FromMinutes(2));
-        var stale = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), CancellationToken.None));
+        var stale = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
         harness.Server.Fault = FakeKeyVaultFault.None;
         await harness.AdvanceAsync(harness.Source.NextAttemptAt - harness.Time.GetUtcNow());
-        using var resumed = await harness.Signer.SignAsync(Read(), CancellationToken.None);
+        using var resumed = await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
 
         // Assert
         Assert.Contains("KeyVault:MaxCachedKeyAge", stale.Message, StringComparison.Ordinal);
@@ -136,12 +137,12 @@ public sealed class KeyVaultRevocationFailClosedTests
         // Arrange: the contrast: the list fails, the probe of the current version succeeds: an outage, not a revocation.
         await using var harness = await KeyVaultHarness.StartAsync();
         var version = harness.Rotate();
-        (await harness.Signer.SignAsync(Read(), CancellationToken.None)).Dispose();
+        (await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None)).Dispose();
         harness.Server.FailVersionsList = true;
 
         // Act
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
-        using var signed = await harness.Signer.SignAsync(Read(), CancellationToken.None);
+        await harness.AdvanceToNextRefreshAsync();
+        using var signed = await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
 
         // Assert
         Assert.Equal(version, signed.KeyId);

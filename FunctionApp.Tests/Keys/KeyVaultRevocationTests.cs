@@ -29,7 +29,7 @@ public sealed class KeyVaultRevocationTests
 
         // Act 1: an operator disables the version; Key Vault answers 403 from now on.
         harness.Server.Disable(KeyVaultHarness.SecretName, version);
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         var revoked = await PostAsync(function);
 
         // Assert 1: fail closed within one refresh interval, with a Retry-After, logged once.
@@ -58,21 +58,21 @@ public sealed class KeyVaultRevocationTests
         var version = harness.Rotate();
         var envelope = Read();
         Signature signature;
-        using (var signed = await harness.Signer.SignAsync(envelope, CancellationToken.None))
+        using (var signed = await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None))
         {
             signature = signed.Signature;
         }
 
-        Assert.True((await harness.Verifier.VerifyAsync(envelope, signature, version, CancellationToken.None)).IsValid);
+        Assert.True((await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, version, webhook: null, CancellationToken.None)).IsValid);
 
         // Act
         harness.Server.Disable(KeyVaultHarness.SecretName, version);
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
-        var named = await harness.Verifier.VerifyAsync(envelope, signature, version, CancellationToken.None);
-        var any = await harness.Verifier.VerifyAsync(envelope, signature, null, CancellationToken.None);
+        await harness.AdvanceToNextRefreshAsync();
+        var named = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, version, webhook: null, CancellationToken.None);
+        var any = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, null, webhook: null, CancellationToken.None);
         harness.Server.Enable(KeyVaultHarness.SecretName, version);
         await harness.AdvanceAsync(harness.Options.FailureRetryDelay);
-        var afterReEnable = await harness.Verifier.VerifyAsync(envelope, signature, version, CancellationToken.None);
+        var afterReEnable = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, version, webhook: null, CancellationToken.None);
 
         // Assert
         Assert.False(named.IsValid);
@@ -89,19 +89,19 @@ public sealed class KeyVaultRevocationTests
         var first = harness.Rotate();
         var envelope = Read();
         Signature oldSignature;
-        using (var signed = await harness.Signer.SignAsync(envelope, CancellationToken.None))
+        using (var signed = await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None))
         {
             oldSignature = signed.Signature;
         }
 
         var second = harness.Rotate();
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         harness.Server.Disable(KeyVaultHarness.SecretName, second);
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
 
         // Act
-        var error = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, CancellationToken.None));
-        var older = await harness.Verifier.VerifyAsync(envelope, oldSignature, first, CancellationToken.None);
+        var error = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
+        var older = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, oldSignature, first, webhook: null, CancellationToken.None);
 
         // Assert: no signing; the earlier (still enabled, recently replaced) version still verifies what it signed.
         Assert.Contains("403", error.Message, StringComparison.Ordinal);
@@ -117,7 +117,7 @@ public sealed class KeyVaultRevocationTests
         var version = harness.Server.SetSecret(KeyVaultHarness.SecretName, Vector.KeyBase64, expiresOn: expires);
         var envelope = Read();
         Signature signature;
-        using (var signed = await harness.Signer.SignAsync(envelope, CancellationToken.None))
+        using (var signed = await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None))
         {
             Assert.Equal(version, signed.KeyId);
             signature = signed.Signature;
@@ -125,8 +125,8 @@ public sealed class KeyVaultRevocationTests
 
         // Act: a minute later, before the next refresh is due.
         harness.Time.Advance(TimeSpan.FromMinutes(1));
-        var error = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, CancellationToken.None));
-        var verified = await harness.Verifier.VerifyAsync(envelope, signature, version, CancellationToken.None);
+        var error = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
+        var verified = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, version, webhook: null, CancellationToken.None);
 
         // Assert
         Assert.Contains("expired", error.Message, StringComparison.Ordinal);
@@ -143,9 +143,9 @@ public sealed class KeyVaultRevocationTests
         var envelope = Read();
 
         // Act
-        var early = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, CancellationToken.None));
+        var early = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
         await harness.AdvanceAsync(TimeSpan.FromMinutes(2));
-        using var later = await harness.Signer.SignAsync(envelope, CancellationToken.None);
+        using var later = await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
 
         // Assert
         Assert.Contains("staged until", early.Message, StringComparison.Ordinal);
@@ -159,12 +159,12 @@ public sealed class KeyVaultRevocationTests
         await using var harness = await KeyVaultHarness.StartAsync();
         var version = harness.Rotate();
         var envelope = Read();
-        (await harness.Signer.SignAsync(envelope, CancellationToken.None)).Dispose();
+        (await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None)).Dispose();
         harness.Server.Fault = FakeKeyVaultFault.ServerError;
 
         // Act
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
-        using var signed = await harness.Signer.SignAsync(envelope, CancellationToken.None);
+        await harness.AdvanceToNextRefreshAsync();
+        using var signed = await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
 
         // Assert
         Assert.Equal(version, signed.KeyId);
@@ -174,6 +174,7 @@ public sealed class KeyVaultRevocationTests
     private static SignFunction CreateSignFunction(KeyVaultHarness harness) => new(new SignHandler(
         new HttpEnvelopeReader(new WidgetEnvelopeReader(), harness.Streams, Microsoft.Extensions.Options.Options.Create(new HttpOptions())),
         harness.Signer,
+        Microsoft.Extensions.Options.Options.Create(new ReceiverOptions()),
         NullLogger<SignHandler>.Instance));
 
     private static async Task<HttpExchange> PostAsync(SignFunction function)

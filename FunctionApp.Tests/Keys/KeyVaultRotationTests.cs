@@ -42,8 +42,8 @@ public sealed class KeyVaultRotationTests
         await harness.AdvanceAsync(harness.Options.RefreshInterval);
 
         // Act
-        var withoutKeyId = await harness.Verifier.VerifyAsync(envelope, signature, null, CancellationToken.None);
-        var withKeyId = await harness.Verifier.VerifyAsync(envelope, signature, keyId, CancellationToken.None);
+        var withoutKeyId = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, null, webhook: null, CancellationToken.None);
+        var withKeyId = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, keyId, webhook: null, CancellationToken.None);
 
         // Assert
         Assert.Equal(first, keyId);
@@ -67,9 +67,9 @@ public sealed class KeyVaultRotationTests
         await harness.AdvanceAsync(harness.Options.RefreshInterval);
 
         // Act
-        var oldestAny = await harness.Verifier.VerifyAsync(envelope, oldest, null, CancellationToken.None);
-        var oldestNamed = await harness.Verifier.VerifyAsync(envelope, oldest, oldestId, CancellationToken.None);
-        var middleNamed = await harness.Verifier.VerifyAsync(envelope, middle, middleId, CancellationToken.None);
+        var oldestAny = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, oldest, null, webhook: null, CancellationToken.None);
+        var oldestNamed = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, oldest, oldestId, webhook: null, CancellationToken.None);
+        var middleNamed = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, middle, middleId, webhook: null, CancellationToken.None);
 
         // Assert
         Assert.False(oldestAny.IsValid);
@@ -89,11 +89,11 @@ public sealed class KeyVaultRotationTests
         var (signature, keyId) = await SignWithIdAsync(harness);
         harness.Rotate();
         await harness.AdvanceAsync(harness.Options.RefreshInterval);
-        var justAfterRotation = await harness.Verifier.VerifyAsync(envelope, signature, keyId, CancellationToken.None);
+        var justAfterRotation = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, keyId, webhook: null, CancellationToken.None);
 
         // Act: the age limit applies at the moment of use, not only at the next refresh.
         harness.Time.Advance(TimeSpan.FromHours(1));
-        var anHourLater = await harness.Verifier.VerifyAsync(envelope, signature, keyId, CancellationToken.None);
+        var anHourLater = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, keyId, webhook: null, CancellationToken.None);
 
         // Assert
         Assert.True(justAfterRotation.IsValid);
@@ -115,7 +115,7 @@ public sealed class KeyVaultRotationTests
         // Act
         harness.Server.Disable(KeyVaultHarness.SecretName, first);
         await harness.AdvanceAsync(harness.Options.RefreshInterval);
-        var outcome = await harness.Verifier.VerifyAsync(envelope, signature, null, CancellationToken.None);
+        var outcome = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, null, webhook: null, CancellationToken.None);
 
         // Assert
         Assert.False(outcome.IsValid);
@@ -170,7 +170,7 @@ public sealed class KeyVaultRotationTests
 
     private static async Task<(Signature Signature, string KeyId)> SignWithIdAsync(KeyVaultHarness harness)
     {
-        using var signed = await harness.Signer.SignAsync(Read(), CancellationToken.None);
+        using var signed = await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
         return (signed.Signature, signed.KeyId);
     }
 }

@@ -45,7 +45,7 @@ public sealed class KeyVaultSecretFormatTests
         var bad = harness.Server.SetSecret(KeyVaultHarness.SecretName, value);
 
         // Act
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
         var key = await harness.Source.GetCurrentKeyAsync(CancellationToken.None);
 
         // Assert
@@ -83,7 +83,7 @@ public sealed class KeyVaultSecretFormatTests
         // Act
         await harness.Source.GetCurrentKeyAsync(CancellationToken.None);
         harness.Server.Fault = FakeKeyVaultFault.ServerError;
-        await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        await harness.AdvanceToNextRefreshAsync();
 
         // Assert
         Assert.NotEmpty(harness.Logs.Entries);

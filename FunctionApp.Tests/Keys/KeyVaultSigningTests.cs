@@ -1,3 +1,4 @@
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 
 namespace FunctionApp.Tests.Keys;
@@ -18,7 +19,7 @@ public sealed class KeyVaultSigningTests
         var envelope = new TestServices().Read(vector.Input);
 
         // Act
-        using var signed = await harness.Signer.SignAsync(envelope, CancellationToken.None);
+        using var signed = await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
 
         // Assert
         Assert.Equal(vector.SignatureHex, signed.Signature.ToHex());
@@ -54,12 +55,12 @@ public sealed class KeyVaultSigningTests
         // Act: concurrent first use, then a stream of requests inside one refresh interval.
         await Task.WhenAll(Enumerable.Range(0, 20).Select(async _ =>
         {
-            using var signed = await harness.Signer.SignAsync(envelope, CancellationToken.None);
+            using var signed = await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
         }));
         var readsAfterFirstUse = harness.Server.Requests;
         for (var i = 0; i < 50; i++)
         {
-            using var signed = await harness.Signer.SignAsync(envelope, CancellationToken.None);
+            using var signed = await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
         }
 
         // Assert

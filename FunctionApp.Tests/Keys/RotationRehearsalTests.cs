@@ -90,8 +90,8 @@ public sealed class RotationRehearsalTests
         await using var harness = await KeyVaultHarness.StartAsync();
         harness.Rotate();
         harness.Server.Fault = FakeKeyVaultFault.ServerError;
-        var function = new KeysFunction(new KeysHandler(harness.Source, NullLogger<KeysHandler>.Instance));
-        var exchange = HttpExchange.Post([]);
+        var function = new KeysFunction(new KeysHandler(harness.Receivers, NullLogger<KeysHandler>.Instance));
+        var exchange = HttpExchange.Post([], query: "?receiver=default");
 
         // Act
         await exchange.ExecuteAsync(await function.RunAsync(exchange.Request));
@@ -111,9 +111,9 @@ public sealed class RotationRehearsalTests
 
     private sealed class Functions(KeyVaultHarness harness)
     {
-        private readonly SignFunction _sign = new(new SignHandler(Reader(harness), harness.Signer, NullLogger<SignHandler>.Instance));
-        private readonly VerifyFunction _verify = new(new VerifyHandler(Reader(harness), harness.Verifier, NullLogger<VerifyHandler>.Instance));
-        private readonly KeysFunction _keys = new(new KeysHandler(harness.Source, NullLogger<KeysHandler>.Instance));
+        private readonly SignFunction _sign = new(new SignHandler(Reader(harness), harness.Signer, Microsoft.Extensions.Options.Options.Create(new WidgetSigning.Keys.ReceiverOptions()), NullLogger<SignHandler>.Instance));
+        private readonly VerifyFunction _verify = new(new VerifyHandler(Reader(harness), harness.Verifier, Microsoft.Extensions.Options.Options.Create(new WidgetSigning.Keys.ReceiverOptions()), NullLogger<VerifyHandler>.Instance));
+        private readonly KeysFunction _keys = new(new KeysHandler(harness.Receivers, NullLogger<KeysHandler>.Instance));
 
         /// <summary>The keys in the vault: /api/keys must never show any form of them.</summary>
         public List<byte[]> Materials { get; } = [];
@@ -128,7 +128,7 @@ public sealed class RotationRehearsalTests
 
         public async Task<JObject> KeysAsync()
         {
-            var exchange = HttpExchange.Post([]);
+            var exchange = HttpExchange.Post([], query: "?receiver=default");
             await exchange.ExecuteAsync(await _keys.RunAsync(exchange.Request));
             Assert.Equal(200, exchange.Status);
             foreach (var material in Materials)

@@ -22,9 +22,9 @@ public sealed class SigningKeySourceRegistrationTests
             ["KeyVault:SecretName"] = "widget-signing-key",
         });
 
-        var source = provider.GetRequiredService<ISigningKeySource>();
+        var source = provider.GetRequiredService<IReceiverKeySource>();
 
-        Assert.IsType<KeyVaultSigningKeySource>(source);
+        Assert.IsType<KeyVaultReceiverKeySource>(source);
         Assert.Same(provider.GetRequiredService<SecretClient>(), provider.GetRequiredService<SecretClient>());
     }
 
@@ -33,9 +33,9 @@ public sealed class SigningKeySourceRegistrationTests
     {
         using var provider = Build(inAzure: false, new() { ["Signing:LocalKey"] = Vector.KeyBase64 });
 
-        var source = provider.GetRequiredService<ISigningKeySource>();
+        var source = provider.GetRequiredService<IReceiverKeySource>();
 
-        Assert.IsType<ConfigurationSigningKeySource>(source);
+        Assert.IsType<ConfigurationReceiverKeySource>(source);
     }
 
     [Fact]
@@ -43,7 +43,7 @@ public sealed class SigningKeySourceRegistrationTests
     {
         using var provider = Build(inAzure: true, new() { ["Signing:LocalKey"] = Vector.KeyBase64 });
 
-        var error = Assert.Throws<OptionsValidationException>(() => provider.GetRequiredService<ISigningKeySource>());
+        var error = Assert.Throws<OptionsValidationException>(() => provider.GetRequiredService<IReceiverKeySource>());
 
         Assert.Contains("KeyVault:VaultUri", error.Message, StringComparison.Ordinal);
     }
@@ -63,7 +63,7 @@ public sealed class SigningKeySourceRegistrationTests
         using var provider = new ServiceCollection().AddLogging().AddWidgetSigning(configuration).BuildServiceProvider();
 
         // Act
-        var error = Assert.Throws<OptionsValidationException>(() => provider.GetRequiredService<ISigningKeySource>());
+        var error = Assert.Throws<OptionsValidationException>(() => provider.GetRequiredService<IReceiverKeySource>());
 
         // Assert
         Assert.Contains("AZURE_FUNCTIONS_ENVIRONMENT=Development", error.Message, StringComparison.Ordinal);
@@ -81,10 +81,10 @@ public sealed class SigningKeySourceRegistrationTests
         using var provider = new ServiceCollection().AddLogging().AddWidgetSigning(configuration).BuildServiceProvider();
 
         // Act
-        var source = provider.GetRequiredService<ISigningKeySource>();
+        var source = provider.GetRequiredService<IReceiverKeySource>();
 
         // Assert
-        Assert.IsType<ConfigurationSigningKeySource>(source);
+        Assert.IsType<ConfigurationReceiverKeySource>(source);
     }
 
     [Fact]
@@ -109,7 +109,7 @@ public sealed class SigningKeySourceRegistrationTests
         var envelope = new TestServices().Read(vector.Input);
 
         // Act
-        using var signed = await provider.GetRequiredService<EnvelopeSigner>().SignAsync(envelope, CancellationToken.None);
+        using var signed = await provider.GetRequiredService<EnvelopeSigner>().SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
 
         // Assert
         Assert.Equal(version, signed.KeyId);

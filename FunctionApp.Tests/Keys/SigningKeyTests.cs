@@ -106,7 +106,7 @@ public sealed class SigningKeyTests
         // Act + Assert
         for (var i = 0; i < 5; i++)
         {
-            Assert.Throws<ArgumentException>(() => services.Signer.Sign(envelope, services.Key));
+            Assert.Throws<ArgumentException>(() => services.Signer.SignWith(envelope, services.Key));
         }
 
         Assert.Equal(0, services.Streams.SmallPoolInUseSize);

@@ -22,7 +22,7 @@ public sealed class AllocationBudgetTests(ITestOutputHelper output)
         var envelope = services.Read(vector.Input);
         for (var i = 0; i < 5; i++)
         {
-            using var warm = services.Signer.Sign(envelope, services.Key);
+            using var warm = services.Signer.SignWith(envelope, services.Key);
         }
 
         // Act
@@ -30,7 +30,7 @@ public sealed class AllocationBudgetTests(ITestOutputHelper output)
         var before = GC.GetAllocatedBytesForCurrentThread();
         for (var i = 0; i < Calls; i++)
         {
-            using var signed = services.Signer.Sign(envelope, services.Key);
+            using var signed = services.Signer.SignWith(envelope, services.Key);
         }
 
         var perCall = (GC.GetAllocatedBytesForCurrentThread() - before) / Calls;
@@ -38,7 +38,7 @@ public sealed class AllocationBudgetTests(ITestOutputHelper output)
         output.WriteLine($"allocated per sign: {perCall} bytes");
 
         // Assert
-        using (var check = services.Signer.Sign(envelope, services.Key))
+        using (var check = services.Signer.SignWith(envelope, services.Key))
         {
             Assert.Equal(vector.SignatureHex, check.Signature.ToHex());
         }

@@ -133,7 +133,7 @@ public sealed class CanonicalUtf8WriterTests
         var expected = SeedShapes.SerializeWithNewtonsoft(theirs);
 
         // Act
-        using var signed = services.Signer.Sign(new WidgetSigning.Envelopes.WidgetEnvelope([big]), services.Key);
+        using var signed = services.Signer.SignWith(new WidgetSigning.Envelopes.WidgetEnvelope([big]), services.Key);
         using var canonical = new MemoryStream();
         signed.CopyCanonicalTo(canonical);
 

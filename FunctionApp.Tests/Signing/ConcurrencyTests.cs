@@ -1,4 +1,5 @@
 using System.Security.Cryptography;
+using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 
 namespace FunctionApp.Tests.Signing;
@@ -26,7 +27,7 @@ public sealed class ConcurrencyTests
         var actual = await Task.WhenAll(cases.Select(c => Task.Run(async () =>
         {
             await Task.Yield();
-            await using var signed = await services.Signer.SignAsync(c.Envelope, CancellationToken.None);
+            await using var signed = await services.Signer.SignAsync(c.Envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
             return signed.Signature.ToHex();
         })));
 

@@ -163,7 +163,7 @@ public sealed class EnvelopeMemoryBudgetTests
         var lease = budget.Lease();
 
         // Act
-        var error = Assert.Throws<CanonicalTooLargeException>(() => signer.Sign(envelope, services.Key, lease));
+        var error = Assert.Throws<CanonicalTooLargeException>(() => signer.SignWith(envelope, services.Key, lease: lease));
         var charged = lease.Charged;
         lease.Dispose();
 

@@ -21,7 +21,7 @@ public sealed class EnvelopeVerifierTests
         Assert.True(Signature.TryParseHex(vector.SignatureHex, out var signature));
 
         // Act
-        var outcome = await Verifier.VerifyAsync(_services.Read(vector.Input), signature, null, CancellationToken.None);
+        var outcome = await Verifier.VerifyAsync(_services.Read(vector.Input), SigningTestExtensions.DefaultReceiver, signature, null, webhook: null, CancellationToken.None);
 
         // Assert
         Assert.True(outcome.IsValid);
@@ -35,7 +35,7 @@ public sealed class EnvelopeVerifierTests
     {
         var (envelope, signature) = Signed("one-widget");
 
-        var outcome = await Verifier.VerifyAsync(envelope, signature, ConfigurationSigningKeySource.LocalKeyId, CancellationToken.None);
+        var outcome = await Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, ConfigurationSigningKeySource.LocalKeyId, webhook: null, CancellationToken.None);
 
         Assert.True(outcome.IsValid);
     }
@@ -52,7 +52,7 @@ public sealed class EnvelopeVerifierTests
         tampered = string.Concat(tampered.AsSpan(0, valueStart), "X", tampered.AsSpan(valueStart));
 
         // Act
-        var outcome = await Verifier.VerifyAsync(_services.Read(System.Text.Encoding.UTF8.GetBytes(tampered)), signature, null, CancellationToken.None);
+        var outcome = await Verifier.VerifyAsync(_services.Read(System.Text.Encoding.UTF8.GetBytes(tampered)), SigningTestExtensions.DefaultReceiver, signature, null, webhook: null, CancellationToken.None);
 
         // Assert
         Assert.False(outcome.IsValid);
@@ -69,7 +69,7 @@ public sealed class EnvelopeVerifierTests
         bytes[^1] ^= 1;
 
         // Act
-        var outcome = await Verifier.VerifyAsync(envelope, new Signature(bytes), ConfigurationSigningKeySource.LocalKeyId, CancellationToken.None);
+        var outcome = await Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, new Signature(bytes), ConfigurationSigningKeySource.LocalKeyId, webhook: null, CancellationToken.None);
 
         // Assert
         Assert.False(outcome.IsValid);
@@ -82,7 +82,7 @@ public sealed class EnvelopeVerifierTests
     {
         var (envelope, signature) = Signed("one-widget");
 
-        var outcome = await Verifier.VerifyAsync(envelope, signature, "0123456789abcdef0123456789abcdef", CancellationToken.None);
+        var outcome = await Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, "0123456789abcdef0123456789abcdef", webhook: null, CancellationToken.None);
 
         Assert.False(outcome.IsValid);
         Assert.Equal(VerificationFailure.UnknownKeyId, outcome.Failure);

@@ -29,7 +29,7 @@ public sealed class OverlappedSigningTests
         var envelope = services.Read(vector.Input);
 
         // Act
-        using var signed = signer.Sign(envelope, services.Key);
+        using var signed = signer.SignWith(envelope, services.Key);
 
         // Assert
         Assert.Equal(vector.Canonical, signed.GetCanonicalBytes().ToArray());
@@ -37,7 +37,7 @@ public sealed class OverlappedSigningTests
     }
 
     [Fact]
-    public void SignAll_OnTwoCoresWithTwoStagedKeys_EveryMacIsItsKeysHmacOverTheCanonicalBytes()
+    public async Task SignAsync_OnTwoCoresWithTwoStagedKeys_EveryMacIsItsKeysHmacOverTheCanonicalBytes()
     {
         // Arrange: a rotation with two versions staged, so six MACs are shared between the two threads.
         var services = new TestServices();
@@ -45,10 +45,10 @@ public sealed class OverlappedSigningTests
         var vector = Vector.Load("seed-3000-widgets");
         var envelope = services.Read(vector.Input);
         byte[][] material = [Vector.Key, [.. Enumerable.Range(100, 32).Select(i => (byte)i)], [.. Enumerable.Range(200, 32).Select(i => (byte)i)]];
-        var keys = new SigningKeys(services.Key, [new SigningKey("next", material[1]), new SigningKey("after-next", material[2])]);
+        SigningKey[] staged = [new SigningKey("next", material[1]), new SigningKey("after-next", material[2])];
 
         // Act
-        using var signed = signer.SignAll(envelope, keys, WebhookId);
+        using var signed = await signer.SignAsync(envelope, SigningTestExtensions.RequestWith(services.Key, staged, webhookId: WebhookId), CancellationToken.None);
 
         // Assert
         var canonical = vector.Canonical;

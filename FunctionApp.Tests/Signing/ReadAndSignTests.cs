@@ -50,7 +50,7 @@ public sealed class ReadAndSignTests
         using var body = new MemoryStream(vector.Input, writable: false);
 
         // Act
-        var signed = await signer.ReadAndSignAsync(body, services.Reader, WebhookId, lease: null, CancellationToken.None);
+        var signed = await signer.ReadAndSignAsync(body, services.Reader, Request(), CancellationToken.None);
         var canonical = signed.GetCanonicalBytes().ToArray();
         signed.Dispose();
 
@@ -77,8 +77,8 @@ public sealed class ReadAndSignTests
             var body = Serialize(RandomEnvelopes.Create(seed, widgets: 1 + (seed * 37 % 400)).Ours);
 
             // Act
-            await using var one = await behind.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, WebhookId, null, CancellationToken.None);
-            await using var other = await after.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, WebhookId, null, CancellationToken.None);
+            await using var one = await behind.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, Request(), CancellationToken.None);
+            await using var other = await after.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, Request(), CancellationToken.None);
 
             // Assert
             Assert.Equal(other.GetCanonicalBytes().ToArray(), one.GetCanonicalBytes().ToArray());
@@ -93,11 +93,11 @@ public sealed class ReadAndSignTests
         // Arrange: a rotation in progress, so four MACs are fed at once.
         var services = new TestServices();
         var staged = new SigningKey("next", Enumerable.Range(100, 32).Select(i => (byte)i).ToArray());
-        var signer = new EnvelopeSigner(services.Streams, new StagedKeySource(services.Key, staged), NullLogger<EnvelopeSigner>.Instance) { Overlap = SigningOverlap.Always };
+        var signer = new EnvelopeSigner(services.Streams, new FixedReceiverKeySource(services.Key, staged), NullLogger<EnvelopeSigner>.Instance) { Overlap = SigningOverlap.Always };
         var vector = Vector.Load("seed-3000-widgets");
 
         // Act
-        await using var signed = await signer.ReadAndSignAsync(new MemoryStream(vector.Input, writable: false), services.Reader, WebhookId, null, CancellationToken.None);
+        await using var signed = await signer.ReadAndSignAsync(new MemoryStream(vector.Input, writable: false), services.Reader, Request(), CancellationToken.None);
 
         // Assert
         Assert.Equal(vector.SignatureHex, signed.Signatures[0].Signature.ToHex());
@@ -115,7 +115,7 @@ public sealed class ReadAndSignTests
         // Arrange: a rotation in progress and a derived id (issue 29), behind the reader or after it.
         var services = new TestServices();
         var stagedKey = Enumerable.Range(100, 32).Select(i => (byte)i).ToArray();
-        var signer = new EnvelopeSigner(services.Streams, new StagedKeySource(services.Key, new SigningKey("next", stagedKey)), NullLogger<EnvelopeSigner>.Instance)
+        var signer = new EnvelopeSigner(services.Streams, new FixedReceiverKeySource(services.Key, new SigningKey("next", stagedKey)), NullLogger<EnvelopeSigner>.Instance)
         {
             Overlap = mode == Helper ? SigningOverlap.Always : SigningOverlap.Never,
             SignsWhileReading = mode != After,
@@ -124,7 +124,9 @@ public sealed class ReadAndSignTests
 
         // Act
         await using var signed = await signer.ReadAndSignAsync(
-            new MemoryStream(vector.Input, writable: false), services.Reader, WebhookIdSeed.FromIdempotencyKey("order-42"), null, CancellationToken.None);
+            new MemoryStream(vector.Input, writable: false), services.Reader,
+            new SignRequest { Receivers = [SigningTestExtensions.DefaultReceiver], IdSeed = WebhookIdSeed.FromIdempotencyKey("order-42") },
+            CancellationToken.None);
 
         // Assert: the documented id, and each key's v1 entry the spec's formula over it.
         var id = DerivedWebhookId.ForIdempotencyKey("order-42", vector.Canonical);
@@ -151,7 +153,7 @@ public sealed class ReadAndSignTests
 
         // Act
         var error = await Assert.ThrowsAsync<EnvelopeFormatException>(async () =>
-            await signer.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, WebhookId, lease, CancellationToken.None));
+            await signer.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, Request(lease), CancellationToken.None));
         lease.Dispose();
 
         // Assert
@@ -174,7 +176,7 @@ public sealed class ReadAndSignTests
 
         // Act
         var error = await Assert.ThrowsAsync<EnvelopeFormatException>(async () =>
-            await signer.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, WebhookId, null, CancellationToken.None));
+            await signer.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, Request(), CancellationToken.None));
 
         // Assert
         Assert.Equal("$.widgets[399].id", error.JsonPath);
@@ -194,7 +196,7 @@ public sealed class ReadAndSignTests
 
         // Act
         await Assert.ThrowsAsync<CanonicalTooLargeException>(async () =>
-            await signer.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, WebhookId, null, CancellationToken.None));
+            await signer.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, Request(), CancellationToken.None));
 
         // Assert
         Assert.Equal(0, PoolInUse(services));
@@ -212,7 +214,7 @@ public sealed class ReadAndSignTests
         lease.Cover(vector.Input.Length);
 
         // Act
-        await using var signed = await signer.ReadAndSignAsync(new MemoryStream(vector.Input, writable: false), services.Reader, WebhookId, lease, CancellationToken.None);
+        await using var signed = await signer.ReadAndSignAsync(new MemoryStream(vector.Input, writable: false), services.Reader, Request(lease), CancellationToken.None);
 
         // Assert: signed (not a 503), within the budget.
         Assert.Equal(vector.SignatureHex, signed.Signature.ToHex());
@@ -235,7 +237,7 @@ public sealed class ReadAndSignTests
         var body = new MemoryStream(vector.Input, writable: false);
 
         // Act
-        var signed = await signer.ReadAndSignAsync(body, services.Reader, WebhookId, lease, CancellationToken.None);
+        var signed = await signer.ReadAndSignAsync(body, services.Reader, Request(lease), CancellationToken.None);
         var charged = budget.InUse;
         signed.Dispose();
 
@@ -255,14 +257,14 @@ public sealed class ReadAndSignTests
         var bodies = Enumerable.Range(0, 24).Select(i => Serialize(RandomEnvelopes.Create(1000 + i, 300 + (i * 11)).Ours)).ToArray();
         var expected = bodies.Select(b =>
         {
-            using var signed = services.Signer.Sign(services.Read(b), services.Key);
+            using var signed = services.Signer.SignWith(services.Read(b), services.Key);
             return signed.Signature.ToHex();
         }).ToArray();
 
         // Act
         var actual = await Task.WhenAll(bodies.Select(b => Task.Run(async () =>
         {
-            await using var signed = await signer.ReadAndSignAsync(new MemoryStream(b, writable: false), services.Reader, WebhookId, null, CancellationToken.None);
+            await using var signed = await signer.ReadAndSignAsync(new MemoryStream(b, writable: false), services.Reader, Request(), CancellationToken.None);
             return signed.Signature.ToHex();
         })));
 
@@ -277,6 +279,10 @@ public sealed class ReadAndSignTests
             Overlap = mode == Helper ? SigningOverlap.Always : SigningOverlap.Never,
             SignsWhileReading = mode != After,
         };
+
+    // The default receiver from the signer's key source, under the fixed webhook id.
+    private static SignRequest Request(EnvelopeBudgetLease? lease = null) =>
+        new() { Receivers = [SigningTestExtensions.DefaultReceiver], WebhookId = WebhookId, Lease = lease };
 
     private static long PoolInUse(TestServices services) => services.Streams.SmallPoolInUseSize + services.Streams.LargePoolInUseSize;
 

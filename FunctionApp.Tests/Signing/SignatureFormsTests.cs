@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.Security.Cryptography;
 using System.Text;
+using WidgetSigning.Envelopes;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
@@ -53,7 +54,7 @@ public sealed class SignatureFormsTests
         var signer = Signer(twoCores);
 
         // Act
-        using var signed = signer.Sign(envelope, _services.Key, SignatureForms.Plain);
+        using var signed = signer.SignWith(envelope, _services.Key, SignatureForms.Plain);
 
         // Assert
         Assert.Equal(vector.Canonical, signed.GetCanonicalBytes().ToArray());
@@ -74,7 +75,7 @@ public sealed class SignatureFormsTests
         var envelope = _services.Read(vector.Vector.Input);
 
         // Act
-        using var signed = signer.SignAll(envelope, new SigningKeys(key, []), vector.Id, SignatureForms.Webhook);
+        using var signed = SignAll(signer, envelope, key, [], vector.Id, SignatureForms.Webhook);
 
         // Assert
         Assert.Equal(vector.Vector.Canonical, signed.GetCanonicalBytes().ToArray());
@@ -95,7 +96,7 @@ public sealed class SignatureFormsTests
         var envelope = _services.Read(vector.Vector.Input);
 
         // Act
-        using var signed = signer.SignAll(envelope, new SigningKeys(key, []), vector.Id, SignatureForms.Both);
+        using var signed = SignAll(signer, envelope, key, [], vector.Id, SignatureForms.Both);
 
         // Assert
         Assert.Equal(vector.Signature, signed.Webhook!.Signature);
@@ -117,7 +118,9 @@ public sealed class SignatureFormsTests
 
         // Act
         await using var signed = await signer.ReadAndSignAsync(
-            new MemoryStream(vector.Input, writable: false), _services.Reader, seed, forms, lease: null, CancellationToken.None);
+            new MemoryStream(vector.Input, writable: false), _services.Reader,
+            new SignRequest { Receivers = [SigningTestExtensions.DefaultReceiver], IdSeed = seed, Forms = forms },
+            CancellationToken.None);
 
         // Assert: computed here from the formulas, not with the service's code.
         Assert.Equal(vector.Canonical, signed.GetCanonicalBytes().ToArray());
@@ -146,7 +149,7 @@ public sealed class SignatureFormsTests
         var envelope = _services.Read(vector.Vector.Input);
 
         // Act
-        using var signed = signer.SignAll(envelope, new SigningKeys(current, [staged]), vector.Id, SignatureForms.Webhook);
+        using var signed = SignAll(signer, envelope, current, [staged], vector.Id, SignatureForms.Webhook);
 
         // Assert
         var prefixed = Encoding.ASCII.GetBytes($"{vector.Id}.{vector.Timestamp}.").Concat(vector.Vector.Canonical).ToArray();
@@ -160,11 +163,11 @@ public sealed class SignatureFormsTests
         // Arrange
         var vector = Vector.Load("one-widget");
         var stagedKey = Enumerable.Range(7, 32).Select(i => (byte)i).ToArray();
-        var keys = new SigningKeys(_services.Key, [new SigningKey("staged-version", stagedKey)]);
+        var staged = new SigningKey("staged-version", stagedKey);
         var envelope = _services.Read(vector.Input);
 
         // Act
-        using var signed = Signer(twoCores: true).SignAll(envelope, keys, WebhookId, SignatureForms.Plain);
+        using var signed = SignAll(Signer(twoCores: true), envelope, _services.Key, [staged], WebhookId, SignatureForms.Plain);
 
         // Assert
         Assert.Collection(
@@ -184,11 +187,11 @@ public sealed class SignatureFormsTests
         var envelope = _services.Read(vector.Input);
 
         // Act
-        using var signed = _services.Signer.SignAll(envelope, new SigningKeys(_services.Key, []), "not valid!", SignatureForms.Plain);
+        using var signed = SignAll(_services.Signer, envelope, _services.Key, [], "not valid!", SignatureForms.Plain);
 
         // Assert
         Assert.Equal(vector.SignatureHex, signed.Signature.ToHex());
-        Assert.Throws<ArgumentException>(() => _services.Signer.SignAll(envelope, new SigningKeys(_services.Key, []), "not valid!", SignatureForms.Webhook));
+        Assert.Throws<ArgumentException>(() => SignAll(_services.Signer, envelope, _services.Key, [], "not valid!", SignatureForms.Webhook));
     }
 
     [Theory]
@@ -207,10 +210,12 @@ public sealed class SignatureFormsTests
     {
         // Arrange: what the pass over the canonical bytes feeds. A derived id adds the SHA-256 it comes from and moves the
         // Standard Webhooks MACs after the pass; without that form, no id is made and no SHA-256 is fed.
-        var keys = new SigningKeys(_services.Key, [.. Enumerable.Range(0, stagedKeys).Select(i => new SigningKey($"staged-{i}", RandomNumberGenerator.GetBytes(32)))]);
-        var plan = derivedId
-            ? EnvelopeSigner.SignPlan.WithSeed(forms, WebhookIdSeed.FromIdempotencyKey("k"))
-            : EnvelopeSigner.SignPlan.WithId(forms, WebhookId);
+        var staged = Enumerable.Range(0, stagedKeys).Select(i => new SigningKey($"staged-{i}", RandomNumberGenerator.GetBytes(32))).ToArray();
+        var request = derivedId
+            ? SigningTestExtensions.RequestWith(_services.Key, staged, forms, seed: WebhookIdSeed.FromIdempotencyKey("k"))
+            : SigningTestExtensions.RequestWith(_services.Key, staged, forms, webhookId: WebhookId);
+        var keys = request.Keys!.ToArray();
+        var plan = EnvelopeSigner.SignPlan.Of(request);
 
         // Act
         var macs = EnvelopeSigner.CreateMacs(keys, plan, timestamp: 1);
@@ -225,12 +230,16 @@ public sealed class SignatureFormsTests
     public void CreateMacs_PlainOnlyWithASeed_NoWebhookIdAndNoDigest()
     {
         // Act
-        var plan = EnvelopeSigner.SignPlan.WithSeed(SignatureForms.Plain, WebhookIdSeed.FromIdempotencyKey("k"));
+        var plan = EnvelopeSigner.SignPlan.Of(SigningTestExtensions.RequestWith(_services.Key, forms: SignatureForms.Plain, seed: WebhookIdSeed.FromIdempotencyKey("k")));
 
         // Assert: neither a derived nor a generated id; nothing to feed but X-Signature's MAC.
         Assert.Null(plan.Seed);
         Assert.Null(plan.Literal);
     }
+
+    // Signs with the keys given, under the literal id, making only the forms asked for.
+    private static SignedEnvelope SignAll(EnvelopeSigner signer, WidgetEnvelope envelope, SigningKey current, SigningKey[] staged, string webhookId, SignatureForms forms) =>
+        signer.SignAsync(envelope, SigningTestExtensions.RequestWith(current, staged, forms, webhookId: webhookId), CancellationToken.None).AsTask().GetAwaiter().GetResult();
 
     private EnvelopeSigner Signer(bool twoCores, long? timestamp = null) =>
         new(_services.Streams, _services.KeySource, timestamp is { } t ? new ManualTimeProvider(DateTimeOffset.FromUnixTimeSeconds(t)) : TimeProvider.System, NullLogger<EnvelopeSigner>.Instance)

@@ -31,7 +31,7 @@ public sealed class WebhookKnownAnswerTests
 
     [Theory]
     [MemberData(nameof(Vectors))]
-    public void SignAll_WebhookVectorInputAtItsTimestamp_WebhookHeaderAndHexSignatureBothMatch(string name)
+    public async Task SignAsync_WebhookVectorInputAtItsTimestamp_WebhookHeaderAndHexSignatureBothMatch(string name)
     {
         // Arrange: the whole signer, from input.json, with the clock at the vector's timestamp.
         var vector = WebhookVector.Load(name);
@@ -41,7 +41,7 @@ public sealed class WebhookKnownAnswerTests
         var envelope = _services.Read(vector.Vector.Input);
 
         // Act
-        using var signed = signer.SignAll(envelope, new SigningKeys(key, []), vector.Id);
+        using var signed = await signer.SignAsync(envelope, SigningTestExtensions.RequestWith(key, webhookId: vector.Id), CancellationToken.None);
 
         // Assert: the new header, and the old hex signature unchanged (the same key as the vectors' key.b64).
         Assert.Equal(vector.Id, signed.Webhook!.Id);
@@ -71,7 +71,7 @@ public sealed class WebhookKnownAnswerTests
     }
 
     [Fact]
-    public void SignAll_StagedKey_AddsALabelledHexAndASecondV1Entry()
+    public async Task SignAsync_StagedKey_AddsALabelledHexAndASecondV1Entry()
     {
         // Arrange
         var vector = WebhookVector.Load("one-widget");
@@ -82,7 +82,7 @@ public sealed class WebhookKnownAnswerTests
         var envelope = _services.Read(vector.Vector.Input);
 
         // Act
-        using var signed = signer.SignAll(envelope, new SigningKeys(current, [staged]), vector.Id);
+        using var signed = await signer.SignAsync(envelope, SigningTestExtensions.RequestWith(current, [staged], webhookId: vector.Id), CancellationToken.None);
 
         // Assert
         var entries = signed.Webhook!.Signature.Split(' ');

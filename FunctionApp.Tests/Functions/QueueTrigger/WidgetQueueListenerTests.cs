@@ -33,7 +33,7 @@ public sealed class WidgetQueueListenerTests
         // Arrange: visibility 2 s; the first signing is held for 7 s (three and a half leases).
         var keys = new ScriptedKeySource(call => call == 1 ? Task.Delay(TimeSpan.FromSeconds(7)) : Task.CompletedTask);
         await using var host = await QueueFunctionHost.StartAsync(
-            _azurite, _output, new Dictionary<string, string?> { ["visibilityTimeout"] = "00:00:02" }, services => services.AddSingleton<ISigningKeySource>(keys));
+            _azurite, _output, new Dictionary<string, string?> { ["visibilityTimeout"] = "00:00:02" }, services => services.AddSingleton<IReceiverKeySource>(keys));
         var vector = Vector.Load("one-widget");
 
         // Act
@@ -73,7 +73,7 @@ public sealed class WidgetQueueListenerTests
             new Dictionary<string, string?> { ["visibilityTimeout"] = "00:00:02", ["maxDequeueCount"] = "1" },
             services =>
             {
-                services.AddSingleton<ISigningKeySource>(keys);
+                services.AddSingleton<IReceiverKeySource>(keys);
                 services.AddSingleton<ILoggerProvider>(logs);
                 services.AddSingleton(provider => new WidgetStorageClientFactory(provider.GetRequiredService<Microsoft.Extensions.Configuration.IConfiguration>(), transport: transport));
             });
@@ -118,7 +118,7 @@ public sealed class WidgetQueueListenerTests
             new Dictionary<string, string?> { ["maxDequeueCount"] = "1" },
             services =>
             {
-                services.AddSingleton<ISigningKeySource>(keys);
+                services.AddSingleton<IReceiverKeySource>(keys);
                 services.AddSingleton<ILoggerProvider>(logs);
                 services.AddSingleton(provider => new WidgetStorageClientFactory(provider.GetRequiredService<Microsoft.Extensions.Configuration.IConfiguration>(), transport: transport));
             });
@@ -148,7 +148,7 @@ public sealed class WidgetQueueListenerTests
             started.TrySetResult();
             return Task.Delay(TimeSpan.FromSeconds(1.5));
         });
-        var host = await QueueFunctionHost.StartAsync(_azurite, _output, overrideServices: services => services.AddSingleton<ISigningKeySource>(keys));
+        var host = await QueueFunctionHost.StartAsync(_azurite, _output, overrideServices: services => services.AddSingleton<IReceiverKeySource>(keys));
         await using (host)
         {
             var id = await host.EnqueueAsync(Vector.Load("one-widget").Input);
@@ -182,7 +182,7 @@ public sealed class WidgetQueueListenerTests
             _azurite,
             _output,
             new Dictionary<string, string?> { ["shutdownTimeout"] = "00:00:01", ["maxDequeueCount"] = "1", ["visibilityTimeout"] = "00:01:00" },
-            services => services.AddSingleton<ISigningKeySource>(keys));
+            services => services.AddSingleton<IReceiverKeySource>(keys));
         await using (host)
         {
             var id = await host.EnqueueAsync(Vector.Load("one-widget").Input);
@@ -240,7 +240,7 @@ public sealed class WidgetQueueListenerTests
         var gate = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var keys = new ScriptedKeySource(_ => gate.Task);
         await using var host = await QueueFunctionHost.StartAsync(
-            _azurite, _output, new Dictionary<string, string?> { ["batchSize"] = "1", ["newBatchThreshold"] = "0" }, services => services.AddSingleton<ISigningKeySource>(keys));
+            _azurite, _output, new Dictionary<string, string?> { ["batchSize"] = "1", ["newBatchThreshold"] = "0" }, services => services.AddSingleton<IReceiverKeySource>(keys));
         for (var i = 0; i < 5; i++)
         {
             await host.EnqueueAsync(Vector.Load("one-widget").Input);
@@ -258,7 +258,7 @@ public sealed class WidgetQueueListenerTests
     }
 
     /// <summary>A key source whose every call first runs a scripted step (a delay, a throw), numbered from 1, given the run's cancellation.</summary>
-    private sealed class ScriptedKeySource(Func<int, CancellationToken, Task> step) : ISigningKeySource
+    private sealed class ScriptedKeySource(Func<int, CancellationToken, Task> step) : IReceiverKeySource
     {
         private readonly SigningKey _key = new(ConfigurationSigningKeySource.LocalKeyId, Vector.Key);
         private int _calls;
@@ -270,15 +270,21 @@ public sealed class WidgetQueueListenerTests
 
         public int Calls => Volatile.Read(ref _calls);
 
-        public async ValueTask<SigningKey> GetCurrentKeyAsync(CancellationToken cancellationToken)
+        public ReceiverId? DefaultReceiver => SigningTestExtensions.DefaultReceiver;
+
+        public async ValueTask<SigningKeys> GetSigningKeysAsync(ReceiverId receiver, CancellationToken cancellationToken)
         {
             await step(Interlocked.Increment(ref _calls), cancellationToken).WaitAsync(cancellationToken);
-            return _key;
+            return new SigningKeys(_key, []);
         }
 
-        public ValueTask<SigningKey?> FindKeyAsync(string keyId, CancellationToken cancellationToken) => ValueTask.FromResult<SigningKey?>(_key);
-
-        public ValueTask<IReadOnlyList<SigningKey>> GetVerificationKeysAsync(CancellationToken cancellationToken) =>
+        public ValueTask<IReadOnlyList<SigningKey>> GetVerificationKeysAsync(ReceiverId receiver, CancellationToken cancellationToken) =>
             ValueTask.FromResult<IReadOnlyList<SigningKey>>([_key]);
+
+        public ValueTask<IReadOnlyList<KeyDescription>> DescribeKeysAsync(ReceiverId receiver, CancellationToken cancellationToken) =>
+            ValueTask.FromResult<IReadOnlyList<KeyDescription>>([new KeyDescription(_key.KeyId, KeyState.Current, null, null, null)]);
+
+        public ValueTask<ReceiverPage> ListReceiversAsync(string? pageToken, int pageSize, CancellationToken cancellationToken) =>
+            ValueTask.FromResult(new ReceiverPage([SigningTestExtensions.DefaultReceiver], null));
     }
 }
