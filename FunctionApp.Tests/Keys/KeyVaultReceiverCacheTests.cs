@@ -51,6 +51,29 @@ public sealed class KeyVaultReceiverCacheTests
     }
 
     [Fact]
+    public async Task GetSigningKeysAsync_PastMaxUnknownReceivers_OldestUnknownForgottenFirst()
+    {
+        // Arrange: room for two unknown ids; x, y, then z are asked for.
+        await using var harness = await ReceiverVaultHarness.StartAsync(r => r.MaxUnknownReceivers = 2);
+        foreach (var id in new[] { "x", "y", "z" })
+        {
+            await Assert.ThrowsAsync<UnknownReceiverException>(() => harness.Source.GetSigningKeysAsync(ReceiverId.Parse(id), CancellationToken.None).AsTask());
+        }
+
+        // Act
+        var before = harness.Server.Requests;
+        await Assert.ThrowsAsync<UnknownReceiverException>(() => harness.Source.GetSigningKeysAsync(ReceiverId.Parse("z"), CancellationToken.None).AsTask());
+        var zCalls = harness.Server.Requests - before;
+        await Assert.ThrowsAsync<UnknownReceiverException>(() => harness.Source.GetSigningKeysAsync(ReceiverId.Parse("x"), CancellationToken.None).AsTask());
+        var xCalls = harness.Server.Requests - before - zCalls;
+
+        // Assert: z still remembered; x, the oldest, was forgotten and asked of the vault again.
+        Assert.Equal(0, zCalls);
+        Assert.Equal(1, xCalls);
+        Assert.Equal(2, harness.Source.UnknownReceivers);
+    }
+
+    [Fact]
     public async Task GetSigningKeysAsync_DefaultReceiversSecretMissing_UnavailableNotUnknown()
     {
         // Arrange: no secret KeyVault:SecretName at all.
