@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Net;
 using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
+using System.Text;
 using System.Text.Json;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
@@ -345,13 +346,12 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
 
     /// <summary>
     /// One page of every secret (its newest version's attributes, id without a version, as Key Vault lists them), in name
-    /// order; <c>$skiptoken</c> is the index to start at, <c>maxresults</c> the page size (1-25).
+    /// order; <c>maxresults</c> is the page size (1-25) and <c>$skiptoken</c> has Key Vault's shape (<see cref="SkipTokenFor"/>).
     /// </summary>
     private async Task WriteSecretListPageAsync(HttpRequest request, HttpResponse response)
     {
-        var skip = 0;
-        if (request.Query.TryGetValue("$skiptoken", out var skipToken) &&
-            !int.TryParse(skipToken, NumberStyles.None, CultureInfo.InvariantCulture, out skip))
+        string? from = null;
+        if (request.Query.TryGetValue("$skiptoken", out var skipToken) && (from = NameInSkipToken(skipToken.ToString())) is null)
         {
             // What a real vault answers to a skip token it did not hand out.
             await WriteErrorAsync(response, 400, "BadParameter", "The skip token is not valid.").ConfigureAwait(false);
@@ -366,12 +366,14 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
         }
 
         List<(string Name, StoredVersion Newest)> page;
-        bool more;
+        string? next;
         lock (_gate)
         {
             var names = _secrets.Where(s => s.Value.Count > 0).Select(s => s.Key).Order(StringComparer.OrdinalIgnoreCase).ToList();
+            var skip = from is null ? 0 : names.FindIndex(n => StringComparer.OrdinalIgnoreCase.Compare(n, from) >= 0);
+            skip = skip < 0 ? names.Count : skip;
             page = [.. names.Skip(skip).Take(size).Select(n => (n, _secrets[n][^1]))];
-            more = skip + page.Count < names.Count;
+            next = skip + page.Count < names.Count ? names[skip + page.Count] : null;
         }
 
         await WriteJsonAsync(response, 200, json =>
@@ -386,9 +388,9 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
             }
 
             json.WriteEndArray();
-            if (more)
+            if (next is not null)
             {
-                json.WriteString("nextLink", new Uri(BaseUri(request), $"secrets?api-version={request.Query["api-version"]}&$skiptoken={skip + page.Count}&maxresults={size}").AbsoluteUri);
+                json.WriteString("nextLink", new Uri(BaseUri(request), $"secrets?api-version={request.Query["api-version"]}&$skiptoken={SkipTokenFor(next)}&maxresults={size}").AbsoluteUri);
             }
             else
             {
@@ -397,6 +399,37 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
 
             json.WriteEndObject();
         }).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// A skip token shaped as Key Vault's: unpadded base64 of <c>{"NextMarker":"2!&lt;n&gt;!&lt;base64 of the next secret's
+    /// upper-cased name and a date&gt;","TargetLocation":0}</c>, so it grows with the name as a real one does (about 270
+    /// characters for a 72-character name).
+    /// </summary>
+    public static string SkipTokenFor(string nextName)
+    {
+        var inner = Convert.ToBase64String(Encoding.UTF8.GetBytes(
+            $"{nextName.Length + 7:D6}!secret/{nextName.ToUpperInvariant()}!000028!9999-12-31T23:59:59.9999999Z!")).Replace('=', '-');
+        var marker = JsonSerializer.Serialize(new { NextMarker = $"2!{inner.Length}!{inner}", TargetLocation = 0 });
+        return Convert.ToBase64String(Encoding.UTF8.GetBytes(marker)).TrimEnd('=');
+    }
+
+    /// <summary>The secret name a skip token of <see cref="SkipTokenFor"/>'s shape starts at; null for anything else.</summary>
+    private static string? NameInSkipToken(string token)
+    {
+        try
+        {
+            var padded = token + new string('=', (4 - (token.Length % 4)) % 4);
+            using var json = JsonDocument.Parse(Convert.FromBase64String(padded));
+            var parts = json.RootElement.GetProperty("NextMarker").GetString()!.Split('!');
+            var inner = Encoding.UTF8.GetString(Convert.FromBase64String(parts[2].Replace('-', '=')));
+            var name = inner.Split('!')[1];
+            return name.StartsWith("secret/", StringComparison.Ordinal) ? name["secret/".Length..] : null;
+        }
+        catch (Exception ex) when (ex is FormatException or JsonException or KeyNotFoundException or IndexOutOfRangeException or InvalidOperationException)
+        {
+            return null;
+        }
     }
 
     private async Task WriteVersionsPageAsync(HttpRequest request, HttpResponse response, string name, List<StoredVersion> versions)

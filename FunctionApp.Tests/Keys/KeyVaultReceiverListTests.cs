@@ -65,6 +65,39 @@ public sealed class KeyVaultReceiverListTests
         Assert.Null(second.NextPageToken);
     }
 
+    [Fact]
+    public async Task ListReceiversAsync_LongestReceiverIds_KeyVaultShapedTokensAcceptedBack()
+    {
+        // Arrange: receivers with 63-character ids, whose skip tokens (carrying the next secret's name) are the longest.
+        await using var harness = await ReceiverVaultHarness.StartAsync(captureLogs: false);
+        var expected = Enumerable.Range(0, 12).Select(i => $"{i:D2}-" + new string('z', ReceiverId.MaxLength - 3)).ToList();
+        foreach (var id in expected)
+        {
+            harness.SetKey(id);
+        }
+
+        // Act
+        var listed = new List<string>();
+        var tokens = new List<string>();
+        string? token = null;
+        do
+        {
+            var page = await harness.Source.ListReceiversAsync(token, 5, CancellationToken.None);
+            listed.AddRange(page.Receivers.Select(r => r.Value));
+            token = page.NextPageToken;
+            if (token is not null)
+            {
+                tokens.Add(token);
+            }
+        }
+        while (token is not null && tokens.Count < 10);
+
+        // Assert
+        Assert.Equal(expected, listed);
+        Assert.Equal(2, tokens.Count);
+        Assert.All(tokens, t => Assert.InRange(t.Length, 200, SecretListLink.MaxTokenLength));
+    }
+
     public static TheoryData<string> TokensOutsideTheRule()
     {
         var evil = "https://evil.example/secrets?api-version=7.2&$skiptoken=1";
