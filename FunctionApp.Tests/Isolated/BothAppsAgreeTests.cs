@@ -12,7 +12,7 @@ namespace FunctionApp.Tests.Isolated;
 /// </summary>
 public sealed class BothAppsAgreeTests(BothAppsFixture fixture) : IClassFixture<BothAppsFixture>
 {
-    private static readonly string[] ComparedHeaders = ["Content-Type", "X-Signature", "X-Signatures", "X-Signature-Key-Id", "X-Signature-Algorithm", "webhook-id", "Allow"];
+    private static readonly string[] ComparedHeaders = ["Content-Type", "X-Signature", "X-Signatures", "X-Signature-Key-Id", "X-Signature-Algorithm", "X-Signature-Receiver", "X-Signature-Receivers", "X-Signatures-For-partner-a", "X-Signatures-For-partner-b", "webhook-id", "Allow"];
 
     public static TheoryData<string, string> Requests()
     {
@@ -24,6 +24,9 @@ public sealed class BothAppsAgreeTests(BothAppsFixture fixture) : IClassFixture<
             data.Add(vector.Name, "/api/sign?forms=plain");
             data.Add(vector.Name, "/api/sign?forms=webhook&output=canonical");
             data.Add(vector.Name, "/api/verify");
+            data.Add(vector.Name, "/api/sign?receiver=partner-a&receiver=partner-b");
+            data.Add(vector.Name, "/api/sign?receiver=partner-b&receiver=partner-a&output=canonical");
+            data.Add(vector.Name, "/api/verify?receiver=partner-a");
         }
 
         return data;
@@ -74,6 +77,11 @@ public sealed class BothAppsAgreeTests(BothAppsFixture fixture) : IClassFixture<
 
     [Theory]
     [InlineData("GET", "/api/keys")]
+    [InlineData("GET", "/api/keys?receiver=partner-b")]
+    [InlineData("GET", "/api/keys?receiver=nobody")]
+    [InlineData("POST", "/api/sign?receiver=nobody")]
+    [InlineData("POST", "/api/sign?receiver=..%2Fx")]
+    [InlineData("POST", "/api/sign?receiver=a&receiver=b&receiver=c&receiver=d&receiver=e&receiver=f&receiver=g&receiver=h&receiver=i")]
     [InlineData("POST", "/api/sign?output=nonsense")]
     [InlineData("POST", "/api/sign?forms=nonsense")]
     [InlineData("POST", "/api/sign?forms=plain&forms=webhook")]
@@ -130,6 +138,11 @@ public sealed class BothAppsAgreeTests(BothAppsFixture fixture) : IClassFixture<
         {
             webhook.Remove("timestamp");
             webhook.Remove("signature");
+        }
+
+        foreach (var receiver in json["receivers"]?.Children<JObject>() ?? [])
+        {
+            receiver.Remove("webhookSignature");
         }
 
         return json.ToString(Newtonsoft.Json.Formatting.None);

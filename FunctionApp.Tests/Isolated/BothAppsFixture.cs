@@ -30,13 +30,21 @@ public sealed class BothAppsFixture : IAsyncLifetime
     {
         await _azurite.InitializeAsync();
         _isolated = await IsolatedAppHost.StartAsync(IsolatedAppHost.Settings(_azurite.ConnectionString));
-        _inProcess = LocalHostProcess.Start(Hosting.AppBuildOutput.Path, new Dictionary<string, string>
+        var inProcessSettings = new Dictionary<string, string>
         {
             ["Signing:LocalKey"] = Vector.KeyBase64,
             ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
             ["AzureWebJobsStorage"] = _azurite.ConnectionString,
             ["WidgetStorage"] = _azurite.ConnectionString,
-        });
+        };
+
+        // The same receivers as the isolated app, from the same sample.
+        foreach (var (name, value) in IsolatedAppHost.Settings(storage: null).Where(s => s.Key.StartsWith("Signing:LocalKeys:", StringComparison.Ordinal)))
+        {
+            inProcessSettings[name] = value;
+        }
+
+        _inProcess = LocalHostProcess.Start(Hosting.AppBuildOutput.Path, inProcessSettings);
         var inProcessAddress = await _inProcess.ReadyAsync(TimeSpan.FromSeconds(90));
         Isolated = new HttpClient { BaseAddress = _isolated.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
         InProcess = new HttpClient { BaseAddress = inProcessAddress, Timeout = TimeSpan.FromSeconds(60) };

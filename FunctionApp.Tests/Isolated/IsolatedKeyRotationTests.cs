@@ -303,7 +303,7 @@ public sealed class IsolatedKeyRotationFixture : IAsyncLifetime
                 SignStatuses.Add(signed.StatusCode);
             }
 
-            using var response = await _client!.GetAsync("/api/keys");
+            using var response = await _client!.GetAsync("/api/keys?receiver=default");
             last = $"{(int)response.StatusCode} {await response.Content.ReadAsStringAsync()}";
             if (response.IsSuccessStatusCode && reached(JObject.Parse(last[4..])))
             {
@@ -328,7 +328,7 @@ public sealed class IsolatedKeyRotationFixture : IAsyncLifetime
             ["webhook-signature"] = Header(signed, "webhook-signature"),
         };
 
-        using var keys = await _client!.GetAsync("/api/keys");
+        using var keys = await _client!.GetAsync("/api/keys?receiver=default");
         var keysBody = await keys.Content.ReadAsStringAsync();
         return new StateAnswers(
             signed.StatusCode,

@@ -177,7 +177,7 @@ public sealed class IsolatedVectorTests(IsolatedHostFixture fixture) : IClassFix
     public async Task Keys_Get_ListsTheLocalKeyAndNoKeyMaterial()
     {
         // Act
-        using var response = await fixture.Client.GetAsync("/api/keys");
+        using var response = await fixture.Client.GetAsync("/api/keys?receiver=default");
         var body = await response.Content.ReadAsStringAsync();
 
         // Assert

@@ -11,8 +11,8 @@ internal static partial class HttpLog
     [LoggerMessage(EventId = 4003, Level = LogLevel.Information, Message = "{Function}: client closed request before it was answered; nothing was signed")]
     public static partial void ClientClosedRequest(ILogger logger, string function);
 
-    [LoggerMessage(EventId = 4002, Level = LogLevel.Information, Message = "{Function} signed {WidgetCount} widgets with key {KeyId}")]
-    public static partial void Signed(ILogger logger, string function, int widgetCount, string keyId);
+    [LoggerMessage(EventId = 4002, Level = LogLevel.Information, Message = "{Function} signed {WidgetCount} widgets for {Receivers} (first receiver's key {KeyId})")]
+    public static partial void Signed(ILogger logger, string function, int widgetCount, string receivers, string keyId);
 
     [LoggerMessage(EventId = 4010, Level = LogLevel.Information, Message = "{Function} verified {WidgetCount} widgets: valid {Valid} under key {KeyId} ({Reason})")]
     public static partial void Verified(ILogger logger, string function, int widgetCount, bool valid, string? keyId, string reason);

@@ -57,7 +57,7 @@ public sealed class SignHandler
 
             // Safety net: if the host never executes the result, the pooled stream still goes back.
             request.HttpContext.Response.RegisterForDispose(signed);
-            HttpLog.Signed(_logger, FunctionName, signed.WidgetCount, signed.KeyId);
+            HttpLog.Signed(_logger, FunctionName, signed.WidgetCount, string.Join(",", signed.Receivers.Select(r => r.Receiver.Value)), signed.KeyId);
             return new SignatureResult(signed, canonicalBody, _reader.Options);
         }
         catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))

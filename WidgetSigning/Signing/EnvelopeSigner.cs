@@ -116,12 +116,13 @@ public sealed class EnvelopeSigner
         ValueTask<ReceiverKeys[]> pendingKeys = default;
         var keysAsked = false;
         var lease = request?.Lease;
+        SignPlan plan = default;
         var inFlight = Interlocked.Increment(ref _inFlight);
         try
         {
             ArgumentNullException.ThrowIfNull(reader);
             ArgumentNullException.ThrowIfNull(request);
-            var plan = SignPlan.Of(request);
+            plan = SignPlan.Of(request);
             pendingKeys = KeysFor(request, cancellationToken);
             keysAsked = true;
             var helper = PipelinePays(utf8Json, inFlight);
@@ -135,10 +136,6 @@ public sealed class EnvelopeSigner
 
             // Otherwise read first: a bad body is a 400 even while the keys are still loading (or failing).
             envelope = behind is null ? reader.Read(utf8Json) : null;
-            if (behind is null)
-            {
-                return SignAfterReadingAsync(envelope!, pendingKeys, plan, lease);
-            }
         }
         catch when (keysAsked && !pendingKeys.IsCompletedSuccessfully)
         {
@@ -150,6 +147,12 @@ public sealed class EnvelopeSigner
         {
             Interlocked.Decrement(ref _inFlight);
             utf8Json.Dispose();
+        }
+
+        if (behind is null)
+        {
+            // Only now, with the body back in the pool (above): its blocks and the canonical form's are never held together here.
+            return SignAfterReadingAsync(envelope!, pendingKeys, plan, lease);
         }
 
         behind.ReleaseAllButCanonical();
@@ -388,7 +391,7 @@ public sealed class EnvelopeSigner
 
             var header = webhookId is null ? null : WebhookHeader(macs, values, first, count, webhookId, timestamp, bytes, plan.Seed is null);
             receivers[r] = new ReceiverSignature(keys[r].Receiver, current.KeyId, labelled, header);
-            SigningLog.Signed(_logger, widgetCount, canonical.Length, current.KeyId);
+            SigningLog.Signed(_logger, widgetCount, canonical.Length, keys[r].Receiver.Value, current.KeyId);
         }
 
         return new SignedEnvelope(canonical, plan.Forms, receivers, webhookId, timestamp, widgetCount, lease);
