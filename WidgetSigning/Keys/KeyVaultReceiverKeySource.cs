@@ -242,6 +242,15 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
                 // Dropped (evicted, idle, found unknown) while this request loaded it: ask again, from a fresh source or the negative cache.
                 continue;
             }
+            catch (ObjectDisposedException e) when (entry.Dropped)
+            {
+                // Dropped on every attempt: a 503 to retry, never a 500.
+                throw new SigningKeyUnavailableException($"Receiver '{receiver.Value}' could not be kept cached long enough to load its key.", e)
+                {
+                    RetryAfter = TimeSpan.FromSeconds(1),
+                    Receiver = receiver,
+                };
+            }
             catch (SigningKeyUnavailableException) when (IsUnknown(entry))
             {
                 throw Forget(entry);
