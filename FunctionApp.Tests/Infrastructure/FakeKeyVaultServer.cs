@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Net;
 using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
+using System.Text;
 using System.Text.Json;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
@@ -12,7 +13,8 @@ namespace FunctionApp.Tests.Infrastructure;
 
 /// <summary>
 /// A local HTTPS server that speaks the part of the Key Vault secrets REST API (7.x) the service uses:
-/// challenge-based bearer auth, <c>GET /secrets/{name}/{version?}</c> and paged <c>GET /secrets/{name}/versions</c>.
+/// challenge-based bearer auth, <c>GET /secrets/{name}/{version?}</c>, paged <c>GET /secrets/{name}/versions</c> and the
+/// paged secret list <c>GET /secrets</c> (<c>$skiptoken</c>, <c>maxresults</c>).
 /// Faults can be switched on to play an outage. It listens on 127.0.0.1 with a self-signed certificate, which only
 /// <see cref="CreateHandler"/>'s handler trusts. Started with host names (<see cref="StartAsync(Func{DateTimeOffset}, string[])"/>),
 /// it also answers as the Microsoft Entra authority its challenge names (<see cref="Authority"/>): instance discovery and the
@@ -29,11 +31,14 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
 
     private readonly object _gate = new();
     private readonly Dictionary<string, List<StoredVersion>> _secrets = new(StringComparer.OrdinalIgnoreCase);
+    private readonly HashSet<string> _hostsSeen = new(StringComparer.OrdinalIgnoreCase);
     private readonly Func<DateTimeOffset> _clock;
     private readonly X509Certificate2 _certificate;
     private WebApplication? _app;
     private int _secretReads;
     private int _listReads;
+    private int _secretListReads;
+    private int _notFound;
     private int _challenges;
     private int _faulted;
     private int _tokensIssued;
@@ -101,6 +106,27 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
     /// <summary>Authorized reads of a page of versions.</summary>
     public int ListReads => Volatile.Read(ref _listReads);
 
+    /// <summary>Authorized reads of a page of the secret list (<c>GET /secrets</c>).</summary>
+    public int SecretListReads => Volatile.Read(ref _secretListReads);
+
+    /// <summary>Authorized requests answered 404 (no such secret or version, or not part of the fake vault).</summary>
+    public int NotFound => Volatile.Read(ref _notFound);
+
+    /// <summary>How many secrets one page of the secret list holds when the request names no <c>maxresults</c>.</summary>
+    public int SecretListPageSize { get; set; } = 25;
+
+    /// <summary>Every request host the server saw (the vault's own name, or any other a client was sent to).</summary>
+    public IReadOnlyCollection<string> HostsSeen
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return [.. _hostsSeen];
+            }
+        }
+    }
+
     /// <summary>401 challenges sent.</summary>
     public int Challenges => Volatile.Read(ref _challenges);
 
@@ -108,7 +134,7 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
     public int Faulted => Volatile.Read(ref _faulted);
 
     /// <summary>Every request that reached the server (authorized or not, faulted or not).</summary>
-    public int Requests => SecretReads + ListReads + Challenges + Faulted;
+    public int Requests => SecretReads + ListReads + SecretListReads + NotFound + Challenges + Faulted;
 
     public static Task<FakeKeyVaultServer> StartAsync(Func<DateTimeOffset> clock) => StartAsync(clock, []);
 
@@ -198,6 +224,11 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
     {
         var request = context.Request;
         var response = context.Response;
+        lock (_gate)
+        {
+            _hostsSeen.Add(request.Host.Value ?? string.Empty);
+        }
+
         if (string.Equals(request.Host.Host, Authority, StringComparison.OrdinalIgnoreCase))
         {
             await HandleAuthorityAsync(request, response).ConfigureAwait(false);
@@ -248,8 +279,16 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
         }
 
         var segments = request.Path.Value!.Split('/', StringSplitOptions.RemoveEmptyEntries);
+        if (request.Method == HttpMethods.Get && segments is ["secrets"])
+        {
+            Interlocked.Increment(ref _secretListReads);
+            await WriteSecretListPageAsync(request, response).ConfigureAwait(false);
+            return;
+        }
+
         if (request.Method != HttpMethods.Get || segments.Length is < 2 or > 3 || segments[0] != "secrets")
         {
+            Interlocked.Increment(ref _notFound);
             await WriteErrorAsync(response, 404, "NotFound", "Not part of the fake vault.").ConfigureAwait(false);
             return;
         }
@@ -270,6 +309,7 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
 
         if (versions.Count == 0)
         {
+            Interlocked.Increment(ref _notFound);
             await WriteErrorAsync(response, 404, "SecretNotFound", $"A secret with (name/id) {name} was not found in this key vault.").ConfigureAwait(false);
             return;
         }
@@ -302,6 +342,94 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
             WriteItem(json, BaseUri(request), name, found);
             json.WriteEndObject();
         }).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// One page of every secret (its newest version's attributes, id without a version, as Key Vault lists them), in name
+    /// order; <c>maxresults</c> is the page size (1-25) and <c>$skiptoken</c> has Key Vault's shape (<see cref="SkipTokenFor"/>).
+    /// </summary>
+    private async Task WriteSecretListPageAsync(HttpRequest request, HttpResponse response)
+    {
+        string? from = null;
+        if (request.Query.TryGetValue("$skiptoken", out var skipToken) && (from = NameInSkipToken(skipToken.ToString())) is null)
+        {
+            // What a real vault answers to a skip token it did not hand out.
+            await WriteErrorAsync(response, 400, "BadParameter", "The skip token is not valid.").ConfigureAwait(false);
+            return;
+        }
+
+        var size = int.TryParse(request.Query["maxresults"], NumberStyles.None, CultureInfo.InvariantCulture, out var max) ? max : SecretListPageSize;
+        if (size is < 1 or > 25)
+        {
+            await WriteErrorAsync(response, 400, "BadParameter", "maxresults must be between 1 and 25.").ConfigureAwait(false);
+            return;
+        }
+
+        List<(string Name, StoredVersion Newest)> page;
+        string? next;
+        lock (_gate)
+        {
+            var names = _secrets.Where(s => s.Value.Count > 0).Select(s => s.Key).Order(StringComparer.OrdinalIgnoreCase).ToList();
+            var skip = from is null ? 0 : names.FindIndex(n => StringComparer.OrdinalIgnoreCase.Compare(n, from) >= 0);
+            skip = skip < 0 ? names.Count : skip;
+            page = [.. names.Skip(skip).Take(size).Select(n => (n, _secrets[n][^1]))];
+            next = skip + page.Count < names.Count ? names[skip + page.Count] : null;
+        }
+
+        await WriteJsonAsync(response, 200, json =>
+        {
+            json.WriteStartObject();
+            json.WriteStartArray("value");
+            foreach (var (name, newest) in page)
+            {
+                json.WriteStartObject();
+                WriteItem(json, BaseUri(request), name, newest, withVersion: false);
+                json.WriteEndObject();
+            }
+
+            json.WriteEndArray();
+            if (next is not null)
+            {
+                json.WriteString("nextLink", new Uri(BaseUri(request), $"secrets?api-version={request.Query["api-version"]}&$skiptoken={SkipTokenFor(next)}&maxresults={size}").AbsoluteUri);
+            }
+            else
+            {
+                json.WriteNull("nextLink");
+            }
+
+            json.WriteEndObject();
+        }).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// A skip token shaped as Key Vault's: unpadded base64 of <c>{"NextMarker":"2!&lt;n&gt;!&lt;base64 of the next secret's
+    /// upper-cased name and a date&gt;","TargetLocation":0}</c>, so it grows with the name as a real one does (about 270
+    /// characters for a 72-character name).
+    /// </summary>
+    public static string SkipTokenFor(string nextName)
+    {
+        var inner = Convert.ToBase64String(Encoding.UTF8.GetBytes(
+            $"{nextName.Length + 7:D6}!secret/{nextName.ToUpperInvariant()}!000028!9999-12-31T23:59:59.9999999Z!")).Replace('=', '-');
+        var marker = JsonSerializer.Serialize(new { NextMarker = $"2!{inner.Length}!{inner}", TargetLocation = 0 });
+        return Convert.ToBase64String(Encoding.UTF8.GetBytes(marker)).TrimEnd('=');
+    }
+
+    /// <summary>The secret name a skip token of <see cref="SkipTokenFor"/>'s shape starts at; null for anything else.</summary>
+    private static string? NameInSkipToken(string token)
+    {
+        try
+        {
+            var padded = token + new string('=', (4 - (token.Length % 4)) % 4);
+            using var json = JsonDocument.Parse(Convert.FromBase64String(padded));
+            var parts = json.RootElement.GetProperty("NextMarker").GetString()!.Split('!');
+            var inner = Encoding.UTF8.GetString(Convert.FromBase64String(parts[2].Replace('-', '=')));
+            var name = inner.Split('!')[1];
+            return name.StartsWith("secret/", StringComparison.Ordinal) ? name["secret/".Length..] : null;
+        }
+        catch (Exception ex) when (ex is FormatException or JsonException or KeyNotFoundException or IndexOutOfRangeException or InvalidOperationException)
+        {
+            return null;
+        }
     }
 
     private async Task WriteVersionsPageAsync(HttpRequest request, HttpResponse response, string name, List<StoredVersion> versions)
@@ -337,9 +465,9 @@ public sealed class FakeKeyVaultServer : IAsyncDisposable
     /// <summary>The vault as the client named it (ids and next links use it, as a real vault's do).</summary>
     private static Uri BaseUri(HttpRequest request) => new($"https://{request.Host}/", UriKind.Absolute);
 
-    private static void WriteItem(Utf8JsonWriter json, Uri vault, string name, StoredVersion version)
+    private static void WriteItem(Utf8JsonWriter json, Uri vault, string name, StoredVersion version, bool withVersion = true)
     {
-        json.WriteString("id", new Uri(vault, $"secrets/{name}/{version.Version}").AbsoluteUri);
+        json.WriteString("id", new Uri(vault, withVersion ? $"secrets/{name}/{version.Version}" : $"secrets/{name}").AbsoluteUri);
         json.WriteStartObject("attributes");
         json.WriteBoolean("enabled", version.Enabled);
         json.WriteNumber("created", version.Created.ToUnixTimeSeconds());

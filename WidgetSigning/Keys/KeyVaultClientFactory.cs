@@ -7,6 +7,9 @@ namespace WidgetSigning.Keys;
 /// <summary>Builds the one <see cref="SecretClient"/>: its credential, retries and timeouts.</summary>
 public static class KeyVaultClientFactory
 {
+    /// <summary>The Key Vault REST API version the client speaks (<see cref="SecretClientOptions.ServiceVersion.V7_2"/>); list links this service builds name it too.</summary>
+    internal const string ApiVersion = "7.2";
+
     /// <summary>
     /// In Azure, a <see cref="ManagedIdentityCredential"/> (user-assigned when <c>KeyVault:ManagedIdentityClientId</c>
     /// is set, system-assigned otherwise): deterministic, no probing of other credential types. Locally, the

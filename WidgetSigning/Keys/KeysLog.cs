@@ -31,4 +31,16 @@ internal static partial class KeysLog
 
     [LoggerMessage(EventId = 3009, Level = LogLevel.Information, Message = "Signing key {SecretName} version {KeyId} is staged until {NotBefore}: it signs alongside the current version (labelled) and becomes current after that time")]
     public static partial void Staged(ILogger logger, string secretName, string keyId, DateTimeOffset notBefore);
+
+    [LoggerMessage(EventId = 3010, Level = LogLevel.Debug, Message = "Receiver {Receiver} dropped from the key cache as the least recently used of {MaxCachedReceivers}; its key is no longer refreshed until it is used again")]
+    public static partial void ReceiverEvicted(ILogger logger, string receiver, int maxCachedReceivers);
+
+    [LoggerMessage(EventId = 3011, Level = LogLevel.Information, Message = "{Count} receivers unused for {IdleTimeout} dropped from the key cache; {Remaining} remain cached and refreshed")]
+    public static partial void IdleReceiversDropped(ILogger logger, int count, TimeSpan idleTimeout, int remaining);
+
+    [LoggerMessage(EventId = 3012, Level = LogLevel.Information, Message = "Receiver {Receiver} is unknown: Key Vault has no secret {SecretName}. Requests naming it get 404 without a Key Vault call for {Duration}")]
+    public static partial void ReceiverUnknown(ILogger logger, string receiver, string secretName, TimeSpan duration);
+
+    [LoggerMessage(EventId = 3013, Level = LogLevel.Warning, Message = "Lookups of receivers not cached are limited to {MaxLookupsPerSecond} per second: {Refused} refused with 429 since {Since}")]
+    public static partial void LookupsLimited(ILogger logger, int maxLookupsPerSecond, long refused, DateTimeOffset since);
 }
