@@ -24,7 +24,7 @@ public sealed class KeysHandler
     public const int MaxPageSize = 25;
 
     /// <summary>The longest page token accepted.</summary>
-    public const int MaxPageTokenLength = 256;
+    public const int MaxPageTokenLength = 1024;
 
     private readonly IReceiverKeySource _keys;
     private readonly ILogger<KeysHandler> _logger;
@@ -65,7 +65,7 @@ public sealed class KeysHandler
             var entries = new List<ReceiverKeyList.Entry>(page.Receivers.Count);
             foreach (var receiver in page.Receivers)
             {
-                entries.Add(await DescribeAsync(receiver, cancellationToken).ConfigureAwait(false));
+                entries.Add(Describe(receiver));
             }
 
             return new ReceiverKeyList(entries, page.NextPageToken);
@@ -77,18 +77,9 @@ public sealed class KeysHandler
         }
     }
 
-    // A receiver that cannot be described now is listed with its problem: one bad receiver does not fail the page.
-    private async Task<ReceiverKeyList.Entry> DescribeAsync(ReceiverId receiver, CancellationToken cancellationToken)
-    {
-        try
-        {
-            return new(receiver, await _keys.DescribeKeysAsync(receiver, cancellationToken).ConfigureAwait(false), null);
-        }
-        catch (Exception ex) when (ex is not OperationCanceledException && ProblemMapper.TryMap(ex, out var problem))
-        {
-            return new(receiver, [], problem.Type);
-        }
-    }
+    // Only what this instance holds already: a page lists many receivers, and loading each would spend Key Vault calls
+    // and lookup tokens meant for signing (and keep them cached). ?receiver= loads one.
+    private ReceiverKeyList.Entry Describe(ReceiverId receiver) => new(receiver, _keys.DescribeLoadedKeys(receiver));
 
     private static int ReadPageSize(HttpRequest request)
     {

@@ -5,8 +5,8 @@ using Microsoft.AspNetCore.Mvc;
 namespace WidgetSigning.Http;
 
 /// <summary>
-/// <c>GET /api/keys</c> without <c>?receiver=</c>: one page of receivers, each with its keys' states (never material) or
-/// the problem type that stops it signing, and the token of the next page.
+/// <c>GET /api/keys</c> without <c>?receiver=</c>: one page of receivers, each with its keys' states (never material) as
+/// this instance holds them (null when it has not loaded the receiver), and the token of the next page.
 /// </summary>
 public sealed class ReceiverKeyList : IActionResult
 {
@@ -39,11 +39,14 @@ public sealed class ReceiverKeyList : IActionResult
                 json.WriteStartObject();
                 json.WritePropertyName("receiver");
                 json.WriteValue(entry.Receiver.Value);
-                KeyListResult.WriteKeys(json, entry.Keys);
-                if (entry.Problem is not null)
+                if (entry.Keys is null)
                 {
-                    json.WritePropertyName("problem");
-                    json.WriteValue(entry.Problem);
+                    json.WritePropertyName("keys");
+                    json.WriteNull();
+                }
+                else
+                {
+                    KeyListResult.WriteKeys(json, entry.Keys);
                 }
 
                 json.WriteEndObject();
@@ -56,9 +59,8 @@ public sealed class ReceiverKeyList : IActionResult
         }, context.HttpContext.RequestAborted);
     }
 
-    /// <summary>One receiver: its keys, or (with none) the problem type that stops it signing now.</summary>
+    /// <summary>One receiver and its keys as this instance holds them.</summary>
     /// <param name="Receiver">The receiver.</param>
-    /// <param name="Keys">Its keys' ids, states and windows.</param>
-    /// <param name="Problem">Why it cannot be described now (a problem type), or null.</param>
-    public sealed record Entry(ReceiverId Receiver, IReadOnlyList<KeyDescription> Keys, string? Problem);
+    /// <param name="Keys">Its keys' ids, states and windows; null when this instance has not loaded the receiver.</param>
+    public sealed record Entry(ReceiverId Receiver, IReadOnlyList<KeyDescription>? Keys);
 }

@@ -51,6 +51,13 @@ public sealed class ConfigurationReceiverKeySource : IReceiverKeySource
     }
 
     /// <inheritdoc />
+    public IReadOnlyList<KeyDescription>? DescribeLoadedKeys(ReceiverId receiver)
+    {
+        ArgumentNullException.ThrowIfNull(receiver);
+        return _keys.TryGetValue(receiver.Value, out var key) ? [new KeyDescription(key.KeyId, KeyState.Current, null, null, key.CreatedOn)] : null;
+    }
+
+    /// <inheritdoc />
     /// <remarks>The page token is the last receiver id of the page before.</remarks>
     public ValueTask<ReceiverPage> ListReceiversAsync(string? pageToken, int pageSize, CancellationToken cancellationToken)
     {

@@ -25,6 +25,12 @@ public interface IReceiverKeySource
     /// <exception cref="ReceiverLookupsLimitedException">The receiver is not cached and lookups are rate-limited now.</exception>
     ValueTask<IReadOnlyList<KeyDescription>> DescribeKeysAsync(ReceiverId receiver, CancellationToken cancellationToken);
 
+    /// <summary>
+    /// The receiver's keys if this instance holds them now: no Key Vault call, no lookup, and the receiver is not marked as
+    /// used. Null when it is not loaded here (a source that loads nothing ahead says so for every receiver).
+    /// </summary>
+    IReadOnlyList<KeyDescription>? DescribeLoadedKeys(ReceiverId receiver) => null;
+
     /// <summary>One page of at most <paramref name="pageSize"/> receivers, from <paramref name="pageToken"/> (null for the first page).</summary>
     /// <exception cref="ArgumentException"><paramref name="pageToken"/> is not a token this source handed out.</exception>
     ValueTask<ReceiverPage> ListReceiversAsync(string? pageToken, int pageSize, CancellationToken cancellationToken);

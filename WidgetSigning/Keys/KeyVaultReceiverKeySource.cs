@@ -119,6 +119,19 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
         UseAsync(receiver, static (source, ct) => source.DescribeKeysAsync(ct), cancellationToken);
 
     /// <inheritdoc />
+    public IReadOnlyList<KeyDescription>? DescribeLoadedKeys(ReceiverId receiver)
+    {
+        ArgumentNullException.ThrowIfNull(receiver);
+        KeyVaultSigningKeySource? source;
+        lock (_gate)
+        {
+            source = receiver == DefaultReceiver ? _default?.Source : _cache.Peek(receiver)?.Source;
+        }
+
+        return source?.DescribeLoaded();
+    }
+
+    /// <inheritdoc />
     /// <remarks>
     /// One page of Key Vault's own secret list (up to 25 secrets) per call, so a page may hold fewer receivers than asked
     /// for (secrets that are not receivers' are skipped) and still have a next page. The token is Key Vault's skip token.

@@ -116,6 +116,9 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         return keys.Describe(_time.GetUtcNow(), _options.MaxVersionAge);
     }
 
+    /// <summary>The keys' states as last loaded, without loading or waiting; null before the first load finished.</summary>
+    internal IReadOnlyList<KeyDescription>? DescribeLoaded() => _keys?.Describe(_time.GetUtcNow(), _options.MaxVersionAge);
+
     /// <inheritdoc />
     /// <remarks>Only cached keys are searched: an unknown id never causes a Key Vault call.</remarks>
     public async ValueTask<SigningKey?> FindKeyAsync(string keyId, CancellationToken cancellationToken)

@@ -25,6 +25,9 @@ internal sealed class ReceiverSourceCache
 
     public IEnumerable<CachedReceiver> Entries => _recency;
 
+    /// <summary>The cached receiver, not marked as used (its place and idle time unchanged); null when not cached.</summary>
+    public CachedReceiver? Peek(ReceiverId receiver) => _entries.TryGetValue(receiver, out var node) ? node.Value : null;
+
     /// <summary>The cached receiver, marked as used at <paramref name="now"/>; null when not cached.</summary>
     public CachedReceiver? TryUse(ReceiverId receiver, DateTimeOffset now)
     {
