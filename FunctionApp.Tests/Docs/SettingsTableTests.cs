@@ -79,6 +79,7 @@ public sealed class SettingsTableTests
         return value switch
         {
             null => text == "–",
+            string { Length: 0 } => text == "(empty)",
             TimeSpan span => TimeSpan.TryParse(text, CultureInfo.InvariantCulture, out var parsed) && parsed == span,
             int or long => long.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var number) && number == Convert.ToInt64(value, CultureInfo.InvariantCulture),
             _ => text == Convert.ToString(value, CultureInfo.InvariantCulture),

@@ -24,6 +24,10 @@ public static class AppOptionsCatalog
     public static IReadOnlyList<PropertyInfo> Properties(Type options) =>
         options.GetProperties(BindingFlags.Public | BindingFlags.Instance).Where(p => p.CanWrite && p.SetMethod!.IsPublic).ToList();
 
+    /// <summary>The dictionary properties of an options class: one setting per key, <c>Section:Property:key</c> (the receivers' development keys).</summary>
+    public static IReadOnlyList<PropertyInfo> Dictionaries(Type options) =>
+        options.GetProperties(BindingFlags.Public | BindingFlags.Instance).Where(p => p.PropertyType.IsGenericType && p.PropertyType.GetGenericTypeDefinition() == typeof(Dictionary<,>)).ToList();
+
     /// <summary>Every option as <c>Section:Property</c> (or the bare name of a flat one) with its documented default (a fresh instance's value).</summary>
     public static IReadOnlyDictionary<string, object?> Defaults { get; } = Sections
         .SelectMany(s =>
@@ -73,7 +77,8 @@ public static class AppOptionsCatalog
             return false;
         }
 
-        known = parts.Length == 2 && Properties(options).Any(p => string.Equals(p.Name, parts[1], StringComparison.OrdinalIgnoreCase));
+        known = (parts.Length == 2 && Properties(options).Any(p => string.Equals(p.Name, parts[1], StringComparison.OrdinalIgnoreCase)))
+            || (parts.Length == 3 && Dictionaries(options).Any(p => string.Equals(p.Name, parts[1], StringComparison.OrdinalIgnoreCase)));
         return true;
     }
 }

@@ -57,9 +57,9 @@ public sealed class QueueOptions
 
     /// <summary>
     /// The receiver a message that names none is signed for (an inline envelope, or a claim check without
-    /// <c>receivers</c>). Setting: <c>Queues:DefaultReceiver</c>. Default: unset, meaning <c>Receivers:DefaultReceiver</c>.
+    /// <c>receivers</c>). Setting: <c>Queues:DefaultReceiver</c>. Default: empty, meaning <c>Receivers:DefaultReceiver</c>.
     /// With neither, a message that names no receiver is rejected.
     /// </summary>
-    [RegularExpression("^[a-z0-9-]{1,63}$", ErrorMessage = SectionName + ":" + nameof(DefaultReceiver) + " must be a receiver id (" + Keys.ReceiverId.Rule + "), or unset.")]
-    public string? DefaultReceiver { get; set; }
+    [RegularExpression("^[a-z0-9-]{1,63}$", ErrorMessage = SectionName + ":" + nameof(DefaultReceiver) + " must be a receiver id (" + Keys.ReceiverId.Rule + "), or empty.")]
+    public string DefaultReceiver { get; set; } = string.Empty;
 }
