@@ -495,9 +495,9 @@ public sealed class QueueSigningProcessorTests
         Assert.Equal(2, (int)again["dequeueCount"]!);
         Assert.Equal((string?)first["webhook"]!["id"], (string?)again["webhook"]!["id"]);
         Assert.True(JToken.DeepEquals(first["canonicalBlob"], again["canonicalBlob"]), "both deliveries should point at one canonical blob");
-        var signatures = ((JArray)first["receivers"]!).Select(r => (string)r["signature"]!).ToList();
-        Assert.Equal(signatures, ((JArray)again["receivers"]!).Select(r => (string)r["signature"]!));
-        Assert.Equal([HmacHex(PartnerAKey, vector.Canonical), HmacHex(PartnerBKey, vector.Canonical)], signatures);
+        static List<string> Signed(JObject output) => ((JArray)output["receivers"]!).Select(r => $"{r["receiver"]}={r["signature"]}").ToList();
+        Assert.Equal(Signed(first), Signed(again));
+        Assert.Equal([$"partner-a={HmacHex(PartnerAKey, vector.Canonical)}", $"partner-b={HmacHex(PartnerBKey, vector.Canonical)}"], Signed(first));
         Assert.Equal(vector.Canonical, await DownloadAsync(new BlobReference((string)again["canonicalBlob"]!["container"]!, (string)again["canonicalBlob"]!["blob"]!)));
     }
 
