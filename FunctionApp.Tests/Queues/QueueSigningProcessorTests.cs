@@ -501,6 +501,39 @@ public sealed class QueueSigningProcessorTests
         Assert.Equal(vector.Canonical, await DownloadAsync(new BlobReference((string)again["canonicalBlob"]!["container"]!, (string)again["canonicalBlob"]!["blob"]!)));
     }
 
+    [Fact]
+    public async Task SignAsync_MostReceiversAtTheInlineBound_OutputFitsAQueueMessageWithItsCanonicalBytesInABlob()
+    {
+        // Arrange: the largest settings allowed (64 receivers, 30 KiB inline): 64 receivers' signatures beside 40 KiB of
+        // base64 are more than a queue message holds, yet every input is within its bounds.
+        var ids = Enumerable.Range(0, SignRequest.MaxReceivers).Select(i => $"receiver-{i:D2}").ToList();
+        var keys = ids.ToDictionary(id => id, _ => RandomNumberGenerator.GetBytes(32));
+        var settings = keys.ToDictionary(p => "Signing:LocalKeys:" + p.Key, p => (string?)Convert.ToBase64String(p.Value));
+        settings["Receivers:MaxPerRequest"] = SignRequest.MaxReceivers.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        settings["Queues:InlineCanonicalMaxBytes"] = QueueOptions.MaxInlineCanonicalBytes.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        var (processor, names) = Create(settings);
+        var envelope = await LargestInlineEnvelopeAsync(processor);
+        var container = Container(names.WidgetClaimsContainer);
+        await container.CreateIfNotExistsAsync();
+        await container.GetBlobClient("many.json").UploadAsync(new BinaryData(envelope));
+        var body = new JObject { ["claimCheck"] = new JObject { ["blob"] = "many.json" }, ["receivers"] = new JArray(ids) };
+        var message = new SigningQueueMessage("m-many", 1, null, Encoding.UTF8.GetBytes(body.ToString(Newtonsoft.Json.Formatting.None)));
+
+        // Act
+        var signed = await processor.SignAsync(message, CancellationToken.None);
+        var text = QueueSigningProcessor.EncodeOutput(signed);
+
+        // Assert: forwarded, not rejected; every receiver's signature over the bytes the output points to.
+        Assert.True(text.Length <= QueueOptions.MaxQueueMessageChars, $"{text.Length} characters");
+        Assert.Null(signed.CanonicalBase64);
+        var canonical = await DownloadAsync(signed.CanonicalBlob!);
+        Assert.Equal(signed.CanonicalLength, canonical.Length);
+        Assert.True(canonical.Length > QueueOptions.MaxInlineCanonicalBytes - 1024, $"{canonical.Length} canonical bytes");
+        var receivers = (JArray)JObject.Parse(signed.ToJson())["receivers"]!;
+        Assert.Equal(ids, receivers.Select(r => (string)r["receiver"]!));
+        Assert.All(receivers, r => Assert.Equal(HmacHex(keys[(string)r["receiver"]!], canonical), (string?)r["signature"]));
+    }
+
     private (QueueSigningProcessor Processor, QueueNames Names) Create(Dictionary<string, string?> settings)
     {
         var (processor, names, _) = CreateWithServices(settings);
@@ -548,6 +581,26 @@ public sealed class QueueSigningProcessorTests
         await container.CreateIfNotExistsAsync();
         await container.GetBlobClient(id + ".json").UploadAsync(new BinaryData(vector.Input), overwrite: true);
         return new SigningQueueMessage(id, 1, null, Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"" + id + ".json\"}," + receivers + "}"));
+    }
+
+    /// <summary>The seed's first widgets, as many as keep the canonical form within the inline bound.</summary>
+    private static async Task<byte[]> LargestInlineEnvelopeAsync(QueueSigningProcessor processor)
+    {
+        var widgets = (JArray)JObject.Parse(Encoding.UTF8.GetString(Vector.Load("seed-3000-widgets").Input))["widgets"]!;
+        byte[]? best = null;
+        for (var count = 1; count <= widgets.Count; count++)
+        {
+            var envelope = Encoding.UTF8.GetBytes(new JObject { ["widgets"] = new JArray(widgets.Take(count)) }.ToString(Newtonsoft.Json.Formatting.None));
+            var signed = await processor.SignAsync(new SigningQueueMessage("m-size", 1, null, envelope), CancellationToken.None);
+            if (signed.CanonicalLength > QueueOptions.MaxInlineCanonicalBytes)
+            {
+                return best!;
+            }
+
+            best = envelope;
+        }
+
+        throw new InvalidOperationException("the seed's canonical form fits inline");
     }
 
     private BlobContainerClient Container(string name) => new BlobServiceClient(_azurite.ConnectionString).GetBlobContainerClient(name);
