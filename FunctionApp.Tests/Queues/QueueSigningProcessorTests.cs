@@ -477,6 +477,30 @@ public sealed class QueueSigningProcessorTests
     }
 
     [Fact]
+    public async Task SignAsync_NoReceiverNamedAndNoDefaultReceiver_IsRejectedNamingTheSettingsBeforeAnyBlobIsRead()
+    {
+        // Arrange: neither default set; the claim check points at a blob that does not exist.
+        var settings = ReceiverKeys();
+        settings["Receivers:DefaultReceiver"] = string.Empty;
+        var (processor, names) = Create(settings);
+        await Container(names.WidgetClaimsContainer).CreateIfNotExistsAsync();
+        var inline = new SigningQueueMessage("m-none-inline", 1, null, Vector.Load("one-widget").Input);
+        var claim = new SigningQueueMessage("m-none-claim", 1, null, Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"absent.json\"}}"));
+
+        // Act
+        var inlineError = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(inline, CancellationToken.None));
+        var claimError = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(claim, CancellationToken.None));
+
+        // Assert: the reason is the missing default, not the missing blob: receivers are settled first.
+        foreach (var error in new[] { inlineError, claimError })
+        {
+            Assert.Equal("$", error.JsonPath);
+            Assert.Contains("Queues:DefaultReceiver", error.Message, StringComparison.Ordinal);
+            Assert.Contains("Receivers:DefaultReceiver", error.Message, StringComparison.Ordinal);
+        }
+    }
+
+    [Fact]
     public async Task SignAsync_TwoReceiverMessageRedelivered_SameMessageIdSignaturesAndCanonicalBlob()
     {
         // Arrange: into a blob, so a redelivery must also find its create-only canonical blob.
