@@ -390,6 +390,44 @@ public sealed class SignQueueFunctionTests
         Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Rejected));
     }
 
+    [Fact]
+    public async Task RunAsync_ClaimChecksNamingReceivers_ForwardsEachReceiversSignatureOrRejectsAnUnknownOne()
+    {
+        // Arrange: each receiver's own random key; the default receiver keeps the vectors' key.
+        var partnerA = RandomNumberGenerator.GetBytes(32);
+        var partnerB = RandomNumberGenerator.GetBytes(32);
+        await using var host = await QueueFunctionHost.StartAsync(_azurite, _output, appSettings: new Dictionary<string, string?>
+        {
+            ["Signing:LocalKeys:partner-a"] = Convert.ToBase64String(partnerA),
+            ["Signing:LocalKeys:partner-b"] = Convert.ToBase64String(partnerB),
+        });
+        var vector = Vector.Load("escapes-and-unicode");
+        await host.Claims.GetBlobClient("named.json").UploadAsync(new BinaryData(vector.Input));
+
+        // Act
+        var signed = await host.EnqueueAsync(ClaimCheckWithReceivers(host, "named.json", "partner-a", "partner-b"));
+        var unknown = await host.EnqueueAsync(ClaimCheckWithReceivers(host, "named.json", "partner-a", "nobody"));
+        var output = Assert.Single(await QueueFunctionHost.ReceiveAsync(host.Output, 1, Patience));
+        var rejected = Assert.Single(await QueueFunctionHost.ReceiveAsync(host.Rejected, 1, Patience));
+        Assert.True(await QueueFunctionHost.WaitEmptyAsync(host.Input, Patience), "the input queue should be empty");
+
+        // Assert: the known receivers' message forwarded with each one's HMAC; the unknown one's rejected naming it, nothing signed for it.
+        Assert.Equal(signed, output.Value<string>("messageId"));
+        Assert.Equal(vector.Canonical, Convert.FromBase64String(output.Value<string>("canonicalBase64")!));
+        Assert.Equal(["partner-a", "partner-b"], output["receivers"]!.Select(r => r.Value<string>("receiver")));
+        Assert.Equal([Hmac(partnerA, vector.Canonical), Hmac(partnerB, vector.Canonical)], output["receivers"]!.Select(r => r.Value<string>("signature")));
+        Assert.Equal(unknown, rejected.Value<string>("messageId"));
+        Assert.Equal("$.receivers", rejected.Value<string>("jsonPath"));
+        Assert.Contains("'nobody'", rejected.Value<string>("reason"), StringComparison.Ordinal);
+        Assert.Equal("named.json", rejected["claimCheck"]!.Value<string>("blob"));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Output));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Poison));
+    }
+
+    private static byte[] ClaimCheckWithReceivers(QueueFunctionHost host, string blob, params string[] receivers) => Encoding.UTF8.GetBytes(
+        new JObject { ["claimCheck"] = new JObject { ["container"] = host.Claims.Name, ["blob"] = blob }, ["receivers"] = new JArray(receivers) }
+            .ToString(Newtonsoft.Json.Formatting.None));
+
     private static string ClaimCheckJsonFor(QueueFunctionHost host, string blob) =>
         new JObject { ["claimCheck"] = new JObject { ["container"] = host.Claims.Name, ["blob"] = blob } }.ToString(Newtonsoft.Json.Formatting.None);
 
@@ -398,7 +436,9 @@ public sealed class SignQueueFunctionTests
         File.Exists("/proc/loadavg") ? File.ReadAllText("/proc/loadavg").Split(' ')[0] : "n/a";
 
     /// <summary>The signature computed independently of the service: plain HMACSHA256 over the canonical bytes.</summary>
-    private static string Hmac(byte[] canonical) => Convert.ToHexString(HMACSHA256.HashData(Vector.Key, canonical)).ToLowerInvariant();
+    private static string Hmac(byte[] canonical) => Hmac(Vector.Key, canonical);
+
+    private static string Hmac(byte[] key, byte[] canonical) => Convert.ToHexString(HMACSHA256.HashData(key, canonical)).ToLowerInvariant();
 
     /// <summary>
     /// For the real HTTP transport: every delete of a message with the first pop receipt it sees for that message fails

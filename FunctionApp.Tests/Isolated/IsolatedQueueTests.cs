@@ -118,6 +118,45 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
     }
 
     [Fact]
+    public async Task SignQueue_ClaimCheckNamingTwoReceivers_EachReceiversSignatureIsItsOwnKeysHmac()
+    {
+        // Arrange: the receivers' keys are those of the settings sample the host runs with.
+        await using var app = await QueueApp.StartAsync(_azurite.ConnectionString, _output);
+        var sample = JObject.Parse(File.ReadAllText(Path.Combine(RepoRoot.Path, "FunctionApp.Isolated", "local.settings.sample.json")))["Values"]!;
+        var keys = new[] { "partner-a", "partner-b" }.Select(r => Convert.FromBase64String(sample.Value<string>("Signing:LocalKeys:" + r)!)).ToList();
+        var vector = Vector.Load("escapes-and-unicode");
+        await app.Claims.GetBlobClient("named.json").UploadAsync(new BinaryData(vector.Input));
+        var message = new JObject
+        {
+            ["claimCheck"] = new JObject { ["blob"] = "named.json" },
+            ["receivers"] = new JArray("partner-a", "partner-b"),
+        };
+
+        // Act
+        var id = await app.EnqueueAsync(Encoding.UTF8.GetBytes(message.ToString(Newtonsoft.Json.Formatting.None)));
+        var output = Assert.Single(await QueueFunctionHost.ReceiveAsync(app.Output, 1, Patience));
+
+        // Assert: no unnamed signature; each receiver's plain and Standard Webhooks signature made with its own key.
+        Assert.Equal(id, output.Value<string>("messageId"));
+        Assert.Null(output["signature"]);
+        Assert.Equal(vector.Canonical, Convert.FromBase64String(output.Value<string>("canonicalBase64")!));
+        var webhookId = output["webhook"]!.Value<string>("id")!;
+        var timestamp = output["webhook"]!.Value<long>("timestamp").ToString(System.Globalization.CultureInfo.InvariantCulture);
+        Assert.Equal(DerivedWebhookId.ForQueueMessage(id, vector.Canonical), webhookId);
+        var receivers = output["receivers"]!.ToList();
+        Assert.Equal(["partner-a", "partner-b"], receivers.Select(r => r.Value<string>("receiver")));
+        for (var i = 0; i < keys.Count; i++)
+        {
+            Assert.Equal(Hmac(keys[i], vector.Canonical), receivers[i].Value<string>("signature"));
+            Assert.Equal(DerivedWebhookId.WebhookSignature(keys[i], webhookId, timestamp, vector.Canonical), receivers[i].Value<string>("webhookSignature"));
+        }
+
+        Assert.True(await QueueFunctionHost.WaitEmptyAsync(app.Input, Patience), "the input queue should be empty");
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(app.Rejected));
+        Assert.Equal(0, await QueueFunctionHost.CountAsync(app.Poison));
+    }
+
+    [Fact]
     public async Task SignQueue_InvalidEnvelope_LandsOnTheRejectedQueueWithItsJsonPathAndIsNotPoisoned()
     {
         // Arrange
@@ -356,7 +395,9 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
     /// <summary>Runs of the function the WebJobs host logged as failed (its Host.Results / Function log lines).</summary>
     private static int FailedRuns(string hostOutput) => FailedRun().Matches(hostOutput).Count;
 
-    private static string Hmac(byte[] canonical) => Convert.ToHexString(HMACSHA256.HashData(Vector.Key, canonical)).ToLowerInvariant();
+    private static string Hmac(byte[] canonical) => Hmac(Vector.Key, canonical);
+
+    private static string Hmac(byte[] key, byte[] canonical) => Convert.ToHexString(HMACSHA256.HashData(key, canonical)).ToLowerInvariant();
 
     [GeneratedRegex(@"Executed '(?:Functions\.)?SignQueue' \(Failed")]
     private static partial Regex FailedRun();

@@ -1,3 +1,4 @@
+using System.Security.Cryptography;
 using System.Text;
 using WidgetSigning.Queues;
 using WidgetSigning.Signing;
@@ -18,6 +19,10 @@ namespace FunctionApp.Tests.Queues;
 [Collection(AzuriteCollection.Name)]
 public sealed class QueueSigningProcessorTests
 {
+    // Each receiver's own key, random per run: a signature can only match if it was made with the right one.
+    private static readonly byte[] PartnerAKey = RandomNumberGenerator.GetBytes(32);
+    private static readonly byte[] PartnerBKey = RandomNumberGenerator.GetBytes(32);
+
     private readonly AzuriteFixture _azurite;
 
     public QueueSigningProcessorTests(AzuriteFixture azurite)
@@ -382,6 +387,177 @@ public sealed class QueueSigningProcessorTests
         Assert.Equal(2, sent.Value.Length);
     }
 
+    public static TheoryData<string> PositiveVectors => Vector.Names(reject: false);
+
+    [Theory]
+    [MemberData(nameof(PositiveVectors))]
+    public async Task SignAsync_ClaimCheckNamingTwoReceivers_EachReceiverSignedWithItsOwnKeyOverTheVectorsCanonicalBytes(string name)
+    {
+        // Arrange
+        var (processor, names) = Create(ReceiverKeys());
+        var vector = Vector.Load(name);
+        var message = await ClaimCheckMessageAsync(names, "m-two-" + name, vector, "\"receivers\":[\"partner-a\",\"partner-b\"]");
+
+        // Act
+        var signed = await processor.SignAsync(message, CancellationToken.None);
+        var json = JObject.Parse(signed.ToJson());
+
+        // Assert: no unnamed signature; each receiver's plain and Standard Webhooks signatures made with its own key.
+        var canonical = signed.CanonicalBase64 is { } inline ? Convert.FromBase64String(inline) : await DownloadAsync(signed.CanonicalBlob!);
+        Assert.Equal(vector.Canonical, canonical);
+        Assert.Null(json["signature"]);
+        Assert.Null(json["receiver"]);
+        var id = DerivedWebhookId.ForQueueMessage(message.Id, vector.Canonical);
+        var timestamp = (string)json["webhook"]!["timestamp"]!;
+        Assert.Equal(id, (string?)json["webhook"]!["id"]);
+        var receivers = (JArray)json["receivers"]!;
+        Assert.Equal(["partner-a", "partner-b"], receivers.Select(r => (string)r["receiver"]!));
+        foreach (var (receiver, key) in receivers.Zip([PartnerAKey, PartnerBKey]))
+        {
+            Assert.Equal(HmacHex(key, vector.Canonical), (string?)receiver["signature"]);
+            Assert.Equal(HmacHex(key, vector.Canonical), (string?)Assert.Single(receiver["signatures"]!)["signature"]);
+            Assert.Equal(DerivedWebhookId.WebhookSignature(key, id, timestamp, vector.Canonical), (string?)receiver["webhookSignature"]);
+        }
+    }
+
+    [Fact]
+    public async Task SignAsync_InlineEnvelopes_SignedForTheDefaultReceiverWithItsKey()
+    {
+        // Arrange: receivers' keys are configured too; an inline envelope names none, so it gets the default receiver's.
+        var (processor, _) = Create(ReceiverKeys());
+        var vectors = Vector.All().Where(v => !v.Reject && v.Input.Length < 40 * 1024).ToList();
+        Assert.NotEmpty(vectors);
+
+        foreach (var vector in vectors)
+        {
+            // Act
+            var signed = await processor.SignAsync(new SigningQueueMessage("m-default-" + vector.Name, 1, null, vector.Input), CancellationToken.None);
+            var json = JObject.Parse(signed.ToJson());
+
+            // Assert
+            Assert.Equal("default", (string?)json["receiver"]);
+            Assert.Equal(vector.SignatureHex, (string?)json["signature"]);
+            Assert.Null(json["receivers"]);
+            Assert.Equal(vector.Canonical, Convert.FromBase64String(signed.CanonicalBase64!));
+        }
+    }
+
+    [Fact]
+    public async Task SignAsync_QueueDefaultReceiverSet_InlineEnvelopeSignedWithThatReceiversKey()
+    {
+        // Arrange
+        var settings = ReceiverKeys();
+        settings["Queues:DefaultReceiver"] = "partner-b";
+        var (processor, _) = Create(settings);
+        var vector = Vector.Load("escapes-and-unicode");
+
+        // Act
+        var signed = await processor.SignAsync(new SigningQueueMessage("m-queue-default", 1, null, vector.Input), CancellationToken.None);
+        var json = JObject.Parse(signed.ToJson());
+
+        // Assert
+        Assert.Equal("partner-b", (string?)json["receiver"]);
+        Assert.Equal(HmacHex(PartnerBKey, vector.Canonical), (string?)json["signature"]);
+        Assert.NotEqual(vector.SignatureHex, (string?)json["signature"]);
+    }
+
+    [Fact]
+    public async Task SignAsync_ClaimCheckNamingAnUnknownReceiver_IsRejectedNamingItAtTheReceiversPath()
+    {
+        // Arrange
+        var (processor, names) = Create(ReceiverKeys());
+        var message = await ClaimCheckMessageAsync(names, "m-unknown", Vector.Load("one-widget"), "\"receivers\":[\"partner-a\",\"nobody\"]");
+
+        // Act
+        var error = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(message, CancellationToken.None));
+
+        // Assert
+        Assert.Equal("$.receivers", error.JsonPath);
+        Assert.Contains("'nobody'", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task SignAsync_NoReceiverNamedAndNoDefaultReceiver_IsRejectedNamingTheSettingsBeforeAnyBlobIsRead()
+    {
+        // Arrange: neither default set; the claim check points at a blob that does not exist.
+        var settings = ReceiverKeys();
+        settings["Receivers:DefaultReceiver"] = string.Empty;
+        var (processor, names) = Create(settings);
+        await Container(names.WidgetClaimsContainer).CreateIfNotExistsAsync();
+        var inline = new SigningQueueMessage("m-none-inline", 1, null, Vector.Load("one-widget").Input);
+        var claim = new SigningQueueMessage("m-none-claim", 1, null, Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"absent.json\"}}"));
+
+        // Act
+        var inlineError = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(inline, CancellationToken.None));
+        var claimError = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(claim, CancellationToken.None));
+
+        // Assert: the reason is the missing default, not the missing blob: receivers are settled first.
+        foreach (var error in new[] { inlineError, claimError })
+        {
+            Assert.Equal("$", error.JsonPath);
+            Assert.Contains("Queues:DefaultReceiver", error.Message, StringComparison.Ordinal);
+            Assert.Contains("Receivers:DefaultReceiver", error.Message, StringComparison.Ordinal);
+        }
+    }
+
+    [Fact]
+    public async Task SignAsync_TwoReceiverMessageRedelivered_SameMessageIdSignaturesAndCanonicalBlob()
+    {
+        // Arrange: into a blob, so a redelivery must also find its create-only canonical blob.
+        var settings = ReceiverKeys();
+        settings["Queues:InlineCanonicalMaxBytes"] = "0";
+        var (processor, names) = Create(settings);
+        var vector = Vector.Load("one-widget");
+        var message = await ClaimCheckMessageAsync(names, "m-redelivered", vector, "\"receivers\":[\"partner-a\",\"partner-b\"]");
+
+        // Act
+        var first = JObject.Parse((await processor.SignAsync(message, CancellationToken.None)).ToJson());
+        var again = JObject.Parse((await processor.SignAsync(new SigningQueueMessage(message.Id, 2, null, message.Body), CancellationToken.None)).ToJson());
+
+        // Assert: everything a consumer de-duplicates and verifies on is the same; only the dequeue count (and timestamp) moved.
+        Assert.Equal((string?)first["messageId"], (string?)again["messageId"]);
+        Assert.Equal(2, (int)again["dequeueCount"]!);
+        Assert.Equal((string?)first["webhook"]!["id"], (string?)again["webhook"]!["id"]);
+        Assert.True(JToken.DeepEquals(first["canonicalBlob"], again["canonicalBlob"]), "both deliveries should point at one canonical blob");
+        static List<string> Signed(JObject output) => ((JArray)output["receivers"]!).Select(r => $"{r["receiver"]}={r["signature"]}").ToList();
+        Assert.Equal(Signed(first), Signed(again));
+        Assert.Equal([$"partner-a={HmacHex(PartnerAKey, vector.Canonical)}", $"partner-b={HmacHex(PartnerBKey, vector.Canonical)}"], Signed(first));
+        Assert.Equal(vector.Canonical, await DownloadAsync(new BlobReference((string)again["canonicalBlob"]!["container"]!, (string)again["canonicalBlob"]!["blob"]!)));
+    }
+
+    [Fact]
+    public async Task SignAsync_MostReceiversAtTheInlineBound_OutputFitsAQueueMessageWithItsCanonicalBytesInABlob()
+    {
+        // Arrange: the largest settings allowed (64 receivers, 30 KiB inline): 64 receivers' signatures beside 40 KiB of
+        // base64 are more than a queue message holds, yet every input is within its bounds.
+        var ids = Enumerable.Range(0, SignRequest.MaxReceivers).Select(i => $"receiver-{i:D2}").ToList();
+        var keys = ids.ToDictionary(id => id, _ => RandomNumberGenerator.GetBytes(32));
+        var settings = keys.ToDictionary(p => "Signing:LocalKeys:" + p.Key, p => (string?)Convert.ToBase64String(p.Value));
+        settings["Receivers:MaxPerRequest"] = SignRequest.MaxReceivers.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        settings["Queues:InlineCanonicalMaxBytes"] = QueueOptions.MaxInlineCanonicalBytes.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        var (processor, names) = Create(settings);
+        var envelope = await LargestInlineEnvelopeAsync(processor);
+        var container = Container(names.WidgetClaimsContainer);
+        await container.CreateIfNotExistsAsync();
+        await container.GetBlobClient("many.json").UploadAsync(new BinaryData(envelope));
+        var body = new JObject { ["claimCheck"] = new JObject { ["blob"] = "many.json" }, ["receivers"] = new JArray(ids) };
+        var message = new SigningQueueMessage("m-many", 1, null, Encoding.UTF8.GetBytes(body.ToString(Newtonsoft.Json.Formatting.None)));
+
+        // Act
+        var signed = await processor.SignAsync(message, CancellationToken.None);
+        var text = QueueSigningProcessor.EncodeOutput(signed);
+
+        // Assert: forwarded, not rejected; every receiver's signature over the bytes the output points to.
+        Assert.True(text.Length <= QueueOptions.MaxQueueMessageChars, $"{text.Length} characters");
+        Assert.Null(signed.CanonicalBase64);
+        var canonical = await DownloadAsync(signed.CanonicalBlob!);
+        Assert.Equal(signed.CanonicalLength, canonical.Length);
+        Assert.True(canonical.Length > QueueOptions.MaxInlineCanonicalBytes - 1024, $"{canonical.Length} canonical bytes");
+        var receivers = (JArray)JObject.Parse(signed.ToJson())["receivers"]!;
+        Assert.Equal(ids, receivers.Select(r => (string)r["receiver"]!));
+        Assert.All(receivers, r => Assert.Equal(HmacHex(keys[(string)r["receiver"]!], canonical), (string?)r["signature"]));
+    }
+
     private (QueueSigningProcessor Processor, QueueNames Names) Create(Dictionary<string, string?> settings)
     {
         var (processor, names, _) = CreateWithServices(settings);
@@ -412,6 +588,43 @@ public sealed class QueueSigningProcessorTests
             .AddWidgetQueueSigning(configuration)
             .BuildServiceProvider(new ServiceProviderOptions { ValidateOnBuild = true });
         return (services.GetRequiredService<QueueSigningProcessor>(), names, services);
+    }
+
+    private static Dictionary<string, string?> ReceiverKeys() => new()
+    {
+        ["Signing:LocalKeys:partner-a"] = Convert.ToBase64String(PartnerAKey),
+        ["Signing:LocalKeys:partner-b"] = Convert.ToBase64String(PartnerBKey),
+    };
+
+    private static string HmacHex(byte[] key, byte[] data) => Convert.ToHexString(HMACSHA256.HashData(key, data)).ToLowerInvariant();
+
+    /// <summary>Uploads <paramref name="vector"/>'s input as a claim blob and returns a claim check for it with <paramref name="receivers"/> (a JSON member).</summary>
+    private async Task<SigningQueueMessage> ClaimCheckMessageAsync(QueueNames names, string id, Vector vector, string receivers)
+    {
+        var container = Container(names.WidgetClaimsContainer);
+        await container.CreateIfNotExistsAsync();
+        await container.GetBlobClient(id + ".json").UploadAsync(new BinaryData(vector.Input), overwrite: true);
+        return new SigningQueueMessage(id, 1, null, Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"" + id + ".json\"}," + receivers + "}"));
+    }
+
+    /// <summary>The seed's first widgets, as many as keep the canonical form within the inline bound.</summary>
+    private static async Task<byte[]> LargestInlineEnvelopeAsync(QueueSigningProcessor processor)
+    {
+        var widgets = (JArray)JObject.Parse(Encoding.UTF8.GetString(Vector.Load("seed-3000-widgets").Input))["widgets"]!;
+        byte[]? best = null;
+        for (var count = 1; count <= widgets.Count; count++)
+        {
+            var envelope = Encoding.UTF8.GetBytes(new JObject { ["widgets"] = new JArray(widgets.Take(count)) }.ToString(Newtonsoft.Json.Formatting.None));
+            var signed = await processor.SignAsync(new SigningQueueMessage("m-size", 1, null, envelope), CancellationToken.None);
+            if (signed.CanonicalLength > QueueOptions.MaxInlineCanonicalBytes)
+            {
+                return best!;
+            }
+
+            best = envelope;
+        }
+
+        throw new InvalidOperationException("the seed's canonical form fits inline");
     }
 
     private BlobContainerClient Container(string name) => new BlobServiceClient(_azurite.ConnectionString).GetBlobContainerClient(name);

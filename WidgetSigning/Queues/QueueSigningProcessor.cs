@@ -163,7 +163,20 @@ public sealed class QueueSigningProcessor
             canonicalBlob = await _blobs.WriteCanonicalAsync(message.Id, signed, cancellationToken).ConfigureAwait(false);
         }
 
-        return new SignatureMessage
+        var output = Output(message, claim, signed, inline, canonicalBlob);
+        if (inline is not null && signed.Receivers.Count > 1 && QueueMessageDecoder.Encode(output.ToJson()).Length > QueueOptions.MaxQueueMessageChars)
+        {
+            // The inline bound leaves room for one receiver's signatures; many receivers' can fill the rest of a queue
+            // message, so their canonical bytes go to a blob rather than the message being rejected.
+            canonicalBlob = await _blobs.WriteCanonicalAsync(message.Id, signed, cancellationToken).ConfigureAwait(false);
+            output = Output(message, claim, signed, null, canonicalBlob);
+        }
+
+        return output;
+    }
+
+    private static SignatureMessage Output(SigningQueueMessage message, BlobReference? claim, SignedEnvelope signed, string? inline, BlobReference? canonicalBlob) =>
+        new()
         {
             MessageId = message.Id,
             DequeueCount = message.DequeueCount,
@@ -179,11 +192,11 @@ public sealed class QueueSigningProcessor
             CanonicalBlob = canonicalBlob,
             ClaimCheck = claim,
         };
-    }
 
     /// <summary>
-    /// The text of <paramref name="signature"/>'s output message, checked to fit a queue message. The option bounds make
-    /// an oversized output impossible; this check stays so that a bound changed later is a rejection, not a poison.
+    /// The text of <paramref name="signature"/>'s output message, checked to fit a queue message. The option bounds (and,
+    /// with several receivers, canonical bytes moved to a blob) make an oversized output impossible; this check stays so
+    /// that a bound changed later is a rejection, not a poison.
     /// </summary>
     /// <exception cref="MessageRejectedException">The output would exceed 64 KiB.</exception>
     public static string EncodeOutput(SignatureMessage signature)
