@@ -166,7 +166,13 @@ public sealed class EnvelopeSigner
             return ReceiverKeyLookup.GetAsync(_keys, request.Receivers, cancellationToken);
         }
 
-        if (given.Count != request.Receivers.Count || given.Where((k, i) => k.Receiver != request.Receivers[i]).Any())
+        var matches = given.Count == request.Receivers.Count;
+        for (var i = 0; matches && i < given.Count; i++)
+        {
+            matches = given[i].Receiver == request.Receivers[i];
+        }
+
+        if (!matches)
         {
             throw new ArgumentException("A sign request's keys must be its receivers', in the same order.", nameof(request));
         }
