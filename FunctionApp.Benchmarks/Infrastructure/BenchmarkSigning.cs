@@ -12,17 +12,38 @@ public static class BenchmarkSigning
 
     /// <summary>Signs <paramref name="envelope"/> for one receiver holding <paramref name="key"/> (completes synchronously: the keys are given).</summary>
     public static SignedEnvelope Sign(this EnvelopeSigner signer, WidgetEnvelope envelope, SigningKey key, SignatureForms forms = SignatureForms.Both) =>
-        signer.Sign(envelope, [new ReceiverKeys(Receiver, new SigningKeys(key, []))], forms);
+        signer.Sign(envelope, [new ReceiverKeys(Receiver, KeysOf(key))], forms);
 
     /// <summary>Signs <paramref name="envelope"/> for every receiver of <paramref name="receivers"/> at once, each with its own key.</summary>
     public static SignedEnvelope Sign(this EnvelopeSigner signer, WidgetEnvelope envelope, ReceiverKeys[] receivers, SignatureForms forms = SignatureForms.Both)
     {
         ArgumentNullException.ThrowIfNull(signer);
         ArgumentNullException.ThrowIfNull(receivers);
-        var request = new SignRequest { Receivers = [.. receivers.Select(r => r.Receiver)], Keys = receivers, Forms = forms };
+        var ids = new ReceiverId[receivers.Length];
+        for (var i = 0; i < ids.Length; i++)
+        {
+            ids[i] = receivers[i].Receiver;
+        }
+
+        var request = new SignRequest { Receivers = ids, Keys = receivers, Forms = forms };
         var pending = signer.SignAsync(envelope, request, CancellationToken.None);
         return pending.IsCompletedSuccessfully ? pending.Result : pending.AsTask().GetAwaiter().GetResult();
     }
+
+    // A key source hands out the same SigningKeys for a receiver until its key changes; so do the benchmarks.
+    private static SigningKeys KeysOf(SigningKey key)
+    {
+        var last = Volatile.Read(ref _lastKey);
+        if (last is null || !ReferenceEquals(last.Current, key))
+        {
+            last = new SigningKeys(key, []);
+            Volatile.Write(ref _lastKey, last);
+        }
+
+        return last;
+    }
+
+    private static SigningKeys? _lastKey;
 
     /// <summary><paramref name="count"/> receivers (<c>r0</c>, <c>r1</c>, …), each with its own random key.</summary>
     public static ReceiverKeys[] Receivers(int count) =>
