@@ -20,20 +20,10 @@ internal static class SignatureJson
             WriteLabelled(json, signatures);
         }
 
-        if (webhook is null)
+        if (webhook is not null)
         {
-            return;
+            WriteWebhook(json, webhook, withSignature: true);
         }
-
-        json.WritePropertyName("webhook");
-        json.WriteStartObject();
-        json.WritePropertyName("id");
-        json.WriteValue(webhook.Id);
-        json.WritePropertyName("timestamp");
-        json.WriteValue(webhook.Timestamp);
-        json.WritePropertyName("signature");
-        json.WriteValue(webhook.Signature);
-        json.WriteEndObject();
     }
 
     /// <summary>
@@ -44,13 +34,8 @@ internal static class SignatureJson
     {
         if (webhook is not null)
         {
-            json.WritePropertyName("webhook");
-            json.WriteStartObject();
-            json.WritePropertyName("id");
-            json.WriteValue(webhook.Id);
-            json.WritePropertyName("timestamp");
-            json.WriteValue(webhook.Timestamp);
-            json.WriteEndObject();
+            // Shared by every receiver; each one's signature header is in its own entry.
+            WriteWebhook(json, webhook, withSignature: false);
         }
 
         json.WritePropertyName("receivers");
@@ -79,6 +64,23 @@ internal static class SignatureJson
         }
 
         json.WriteEndArray();
+    }
+
+    private static void WriteWebhook(JsonWriter json, WebhookSignature webhook, bool withSignature)
+    {
+        json.WritePropertyName("webhook");
+        json.WriteStartObject();
+        json.WritePropertyName("id");
+        json.WriteValue(webhook.Id);
+        json.WritePropertyName("timestamp");
+        json.WriteValue(webhook.Timestamp);
+        if (withSignature)
+        {
+            json.WritePropertyName("signature");
+            json.WriteValue(webhook.Signature);
+        }
+
+        json.WriteEndObject();
     }
 
     private static void WriteLabelled(JsonWriter json, IReadOnlyList<KeySignature> signatures)
