@@ -44,13 +44,11 @@ public sealed class ConfigurationReceiverKeySource : IReceiverKeySource
         ValueTask.FromResult<IReadOnlyList<SigningKey>>([Find(receiver)]);
 
     /// <inheritdoc />
-    public ValueTask<IReadOnlyList<KeyDescription>> DescribeKeysAsync(ReceiverId receiver, CancellationToken cancellationToken)
-    {
-        var key = Find(receiver);
-        return ValueTask.FromResult<IReadOnlyList<KeyDescription>>([new KeyDescription(key.KeyId, KeyState.Current, null, null, key.CreatedOn)]);
-    }
+    public ValueTask<IReadOnlyList<KeyDescription>> DescribeKeysAsync(ReceiverId receiver, CancellationToken cancellationToken) =>
+        ValueTask.FromResult(DescribeLoadedKeys(receiver) ?? throw new UnknownReceiverException(receiver));
 
     /// <inheritdoc />
+    /// <remarks>Every configured receiver is loaded: its one key, current, with no window.</remarks>
     public IReadOnlyList<KeyDescription>? DescribeLoadedKeys(ReceiverId receiver)
     {
         ArgumentNullException.ThrowIfNull(receiver);
