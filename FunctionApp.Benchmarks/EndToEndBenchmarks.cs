@@ -46,6 +46,7 @@ public class EndToEndBenchmarks
             {
                 ["Signing:LocalKey"] = Convert.ToBase64String(BenchmarkData.KeyBytes),
                 ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
+                ["Auth:Disabled"] = "true",
             })
             .Build();
         var services = new ServiceCollection().AddLogging().AddWidgetSigning(configuration).AddWidgetHttp(configuration);

@@ -7,6 +7,7 @@ using Microsoft.Azure.Functions.Worker.Builder;
 using Microsoft.Extensions.Configuration.Memory;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using WidgetSigning.Callers.Entra;
 using WidgetSigning.Http;
 using WidgetSigning.Queues;
 using WidgetSigning.Signing;
@@ -43,6 +44,7 @@ builder.Services.Configure<KestrelServerOptions>(kestrel => kestrel.Limits.MaxRe
 // (ReceiveBlockMemoryPool; issue 30). Registered after ConfigureFunctionsWebApplication, so this one is resolved.
 builder.Services.AddSingleton<IMemoryPoolFactory<byte>, ReceiveBlockMemoryPoolFactory>();
 builder.Services
+    .AddEntraTokenValidation()
     .AddWidgetSigning(builder.Configuration)
     .AddWidgetHttp(builder.Configuration)
     .AddWidgetQueueSigning(builder.Configuration);

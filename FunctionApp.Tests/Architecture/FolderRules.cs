@@ -27,20 +27,23 @@ public static class FolderRules
     public const string IsolatedHosting = "Isolated/Hosting";
 
     /// <summary>The core's folders, in dependency order.</summary>
-    public static IReadOnlyList<string> CoreFolders { get; } = ["Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"];
+    public static IReadOnlyList<string> CoreFolders { get; } = ["Http", "Queues", "Audit", "Callers", "Signing", "Envelopes", "Keys", "Storage", "Primitives"];
 
     public static IReadOnlyDictionary<string, IReadOnlySet<string>> Allowed { get; } = new Dictionary<string, IReadOnlySet<string>>(StringComparer.Ordinal)
     {
-        [Root] = Set(InProcessFunctions, "Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"),
-        [InProcessFunctions] = Set("Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"),
-        [IsolatedRoot] = Set(IsolatedFunctions, IsolatedHosting, "Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"),
-        [IsolatedFunctions] = Set("Http", "Queues", "Signing", "Envelopes", "Keys", "Primitives"),
+        [Root] = Set(InProcessFunctions, "Http", "Queues", "Audit", "Callers", "Signing", "Envelopes", "Keys", "Storage", "Primitives"),
+        [InProcessFunctions] = Set("Http", "Queues", "Audit", "Signing", "Envelopes", "Keys", "Storage", "Primitives"),
+        [IsolatedRoot] = Set(IsolatedFunctions, IsolatedHosting, "Http", "Queues", "Audit", "Callers", "Signing", "Envelopes", "Keys", "Storage", "Primitives"),
+        [IsolatedFunctions] = Set("Http", "Queues", "Audit", "Signing", "Envelopes", "Keys", "Storage", "Primitives"),
         [IsolatedHosting] = Set("Http"),
-        ["Http"] = Set("Signing", "Envelopes", "Keys", "Primitives"),
-        ["Queues"] = Set("Signing", "Envelopes", "Keys", "Primitives"),
+        ["Http"] = Set("Audit", "Callers", "Signing", "Envelopes", "Keys", "Storage", "Primitives"),
+        ["Queues"] = Set("Audit", "Signing", "Envelopes", "Keys", "Storage", "Primitives"),
+        ["Audit"] = Set("Callers", "Signing", "Envelopes", "Keys", "Primitives"),
+        ["Callers"] = Set("Keys", "Storage", "Primitives"),
         ["Signing"] = Set("Envelopes", "Keys", "Primitives"),
         ["Envelopes"] = Set("Primitives"),
         ["Keys"] = Set("Primitives"),
+        ["Storage"] = Set("Primitives"),
         ["Primitives"] = Set(),
     };
 

@@ -158,7 +158,7 @@ public sealed class VerifyFunctionTests
         harness.Rotate();
         harness.Server.Fault = FakeKeyVaultFault.ServerError;
         var function = new VerifyFunction(new VerifyHandler(
-            new HttpEnvelopeReader(new(), harness.Streams, Options.Create(new HttpOptions())), harness.Verifier, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), NullLogger<VerifyHandler>.Instance));
+            new HttpEnvelopeReader(new(), harness.Streams, Options.Create(new HttpOptions())), harness.Verifier, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), TestAuthorizers.Open(), NullLogger<VerifyHandler>.Instance));
         var exchange = HttpExchange.Post(OneWidget.Input);
         exchange.Request.Headers[SignatureHeaders.Signature] = OneWidget.SignatureHex;
 
@@ -180,7 +180,7 @@ public sealed class VerifyFunctionTests
             new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())),
             new EnvelopeVerifier(_services.Streams, _services.KeySource),
             Options.Create(new WidgetSigning.Keys.ReceiverOptions()),
-            NullLogger<VerifyHandler>.Instance));
+            TestAuthorizers.Open(), NullLogger<VerifyHandler>.Instance));
         var exchange = HttpExchange.Post([]);
         exchange.Request.Headers[SignatureHeaders.Signature] = new string('a', 64);
         exchange.Request.ContentLength = null;
@@ -209,7 +209,7 @@ public sealed class VerifyFunctionTests
             new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions { MaxRequestBodyBytes = (int)maxBodyBytes })),
             new EnvelopeVerifier(_services.Streams, _services.KeySource),
             Options.Create(new WidgetSigning.Keys.ReceiverOptions()),
-            NullLogger<VerifyHandler>.Instance));
+            TestAuthorizers.Open(), NullLogger<VerifyHandler>.Instance));
         var exchange = HttpExchange.Post(body, contentType, query);
         if (signatureHeader is not null)
         {

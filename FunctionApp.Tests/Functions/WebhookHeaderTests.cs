@@ -259,7 +259,7 @@ public sealed class WebhookHeaderTests
     public async Task Keys_LocalKey_ListsIdAndStateAndNoKeyMaterial()
     {
         // Arrange
-        var function = new KeysHandler(_services.KeySource, NullLogger<KeysHandler>.Instance);
+        var function = new KeysHandler(_services.KeySource, TestAuthorizers.Open(), NullLogger<KeysHandler>.Instance);
         var exchange = HttpExchange.Post([]);
 
         // Act
@@ -278,7 +278,7 @@ public sealed class WebhookHeaderTests
     {
         var signer = new EnvelopeSigner(_services.Streams, _services.KeySource, _time, NullLogger<EnvelopeSigner>.Instance);
         var function = new SignHandler(
-            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())), signer, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), NullLogger<SignHandler>.Instance);
+            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())), signer, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), TestAuthorizers.Open(), NullLogger<SignHandler>.Instance);
         var exchange = HttpExchange.Post(body ?? OneWidget.Input, query: query);
         if (idempotencyKey is not null)
         {
@@ -293,7 +293,7 @@ public sealed class WebhookHeaderTests
     {
         var verifier = new EnvelopeVerifier(_services.Streams, _services.KeySource, _time, Options.Create(new WebhookOptions()));
         var function = new VerifyHandler(
-            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())), verifier, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), NullLogger<VerifyHandler>.Instance);
+            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())), verifier, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), TestAuthorizers.Open(), NullLogger<VerifyHandler>.Instance);
         var exchange = HttpExchange.Post(OneWidget.Input);
         var headers = exchange.Request.Headers;
         if (id is not null)

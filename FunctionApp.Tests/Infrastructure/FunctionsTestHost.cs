@@ -41,10 +41,14 @@ public sealed class FunctionsTestHost : IAsyncDisposable
 
         // The local host's own host-building code (tools/LocalHost), with the app's Startup and the test's function types
         // instead of those it reads from the build output's extensions.json and function.json files.
+        // The in-process app cannot validate Entra tokens (its host pins Microsoft.IdentityModel 7.1): its tests run as
+        // development does, without them, unless a test says otherwise.
+        var appSettings = new Dictionary<string, string?>(settings);
+        appSettings.TryAdd("Auth:Disabled", "true");
         var setup = new FunctionsHostSetup
         {
             ApplicationRootPath = AppContext.BaseDirectory,
-            Settings = new Dictionary<string, string?>(settings),
+            Settings = appSettings,
             StartupTypes = [typeof(Startup)],
             FunctionTypes = functionTypes,
         };

@@ -4,6 +4,7 @@ using Azure.Storage.Blobs;
 using Azure.Storage.Queues;
 using FunctionApp.Functions;
 using FunctionApp.Functions.QueueTrigger;
+using WidgetSigning.Storage;
 using WidgetSigning.Queues;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
@@ -73,6 +74,7 @@ public sealed class QueueFunctionHost : QueueTestHost, IAsyncDisposable
             [QueueOptions.ConnectionSetting] = azurite.ConnectionString,
             ["Signing:LocalKey"] = Vector.KeyBase64,
             ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
+            ["Auth:Disabled"] = "true",
         };
         foreach (var (key, value) in QueueTestResources.Settings(prefix))
         {

@@ -34,6 +34,7 @@ public sealed class BothAppsFixture : IAsyncLifetime
         {
             ["Signing:LocalKey"] = Vector.KeyBase64,
             ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
+            ["Auth:Disabled"] = "true",
             ["AzureWebJobsStorage"] = _azurite.ConnectionString,
             ["WidgetStorage"] = _azurite.ConnectionString,
         };

@@ -48,6 +48,7 @@ public sealed partial class IsolatedAppHost : IAsyncDisposable
             .ToDictionary(p => p.Name, p => (string)p.Value!, StringComparer.Ordinal);
         values["Signing:LocalKey"] = Vector.KeyBase64;
         values["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development";
+        values["Auth:Disabled"] = "true";
         if (storage is not null)
         {
             values["AzureWebJobsStorage"] = storage;

@@ -230,7 +230,7 @@ public sealed class KeyVaultOutageTests
         new HttpEnvelopeReader(new WidgetEnvelopeReader(), harness.Streams, Microsoft.Extensions.Options.Options.Create(new HttpOptions())),
         harness.Signer,
         Microsoft.Extensions.Options.Options.Create(new ReceiverOptions()),
-        NullLogger<SignHandler>.Instance));
+        TestAuthorizers.Open(), NullLogger<SignHandler>.Instance));
 
     private static WidgetEnvelope Read()
     {

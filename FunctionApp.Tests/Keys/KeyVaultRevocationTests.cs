@@ -175,7 +175,7 @@ public sealed class KeyVaultRevocationTests
         new HttpEnvelopeReader(new WidgetEnvelopeReader(), harness.Streams, Microsoft.Extensions.Options.Options.Create(new HttpOptions())),
         harness.Signer,
         Microsoft.Extensions.Options.Options.Create(new ReceiverOptions()),
-        NullLogger<SignHandler>.Instance));
+        TestAuthorizers.Open(), NullLogger<SignHandler>.Instance));
 
     private static async Task<HttpExchange> PostAsync(SignFunction function)
     {

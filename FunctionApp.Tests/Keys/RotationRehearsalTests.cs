@@ -90,7 +90,7 @@ public sealed class RotationRehearsalTests
         await using var harness = await KeyVaultHarness.StartAsync();
         harness.Rotate();
         harness.Server.Fault = FakeKeyVaultFault.ServerError;
-        var function = new KeysFunction(new KeysHandler(harness.Receivers, NullLogger<KeysHandler>.Instance));
+        var function = new KeysFunction(new KeysHandler(harness.Receivers, TestAuthorizers.Open(), NullLogger<KeysHandler>.Instance));
         var exchange = HttpExchange.Post([], query: "?receiver=default");
 
         // Act
@@ -111,9 +111,9 @@ public sealed class RotationRehearsalTests
 
     private sealed class Functions(KeyVaultHarness harness)
     {
-        private readonly SignFunction _sign = new(new SignHandler(Reader(harness), harness.Signer, Microsoft.Extensions.Options.Options.Create(new WidgetSigning.Keys.ReceiverOptions()), NullLogger<SignHandler>.Instance));
-        private readonly VerifyFunction _verify = new(new VerifyHandler(Reader(harness), harness.Verifier, Microsoft.Extensions.Options.Options.Create(new WidgetSigning.Keys.ReceiverOptions()), NullLogger<VerifyHandler>.Instance));
-        private readonly KeysFunction _keys = new(new KeysHandler(harness.Receivers, NullLogger<KeysHandler>.Instance));
+        private readonly SignFunction _sign = new(new SignHandler(Reader(harness), harness.Signer, Microsoft.Extensions.Options.Options.Create(new WidgetSigning.Keys.ReceiverOptions()), TestAuthorizers.Open(), NullLogger<SignHandler>.Instance));
+        private readonly VerifyFunction _verify = new(new VerifyHandler(Reader(harness), harness.Verifier, Microsoft.Extensions.Options.Options.Create(new WidgetSigning.Keys.ReceiverOptions()), TestAuthorizers.Open(), NullLogger<VerifyHandler>.Instance));
+        private readonly KeysFunction _keys = new(new KeysHandler(harness.Receivers, TestAuthorizers.Open(), NullLogger<KeysHandler>.Instance));
 
         /// <summary>The keys in the vault: /api/keys must never show any form of them.</summary>
         public List<byte[]> Materials { get; } = [];

@@ -77,6 +77,7 @@ public sealed class SigningKeySourceRegistrationTests
         {
             ["Signing:LocalKey"] = Vector.KeyBase64,
             ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
+            ["Auth:Disabled"] = "true",
         }).Build();
         using var provider = new ServiceCollection().AddLogging().AddWidgetSigning(configuration).BuildServiceProvider();
 

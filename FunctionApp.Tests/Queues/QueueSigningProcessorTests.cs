@@ -577,6 +577,7 @@ public sealed class QueueSigningProcessorTests
         settings.TryAdd(QueueOptions.ConnectionSetting, _azurite.ConnectionString);
         settings["Signing:LocalKey"] = Vector.KeyBase64;
         settings["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development";
+        settings["Auth:Disabled"] = "true";
         settings["WidgetClaimsContainer"] = names.WidgetClaimsContainer;
         settings["WidgetCanonicalContainer"] = names.WidgetCanonicalContainer;
         settings["WidgetRejectedContainer"] = names.WidgetRejectedContainer;

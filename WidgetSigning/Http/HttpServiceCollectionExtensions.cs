@@ -2,6 +2,8 @@ using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
+using WidgetSigning.Audit;
+using WidgetSigning.Callers;
 
 namespace WidgetSigning.Http;
 
@@ -12,7 +14,8 @@ public static class HttpServiceCollectionExtensions
     public const string ObsoleteMaxRequestBodyBytesSetting = "Signing:MaxRequestBodyBytes";
 
     /// <summary>
-    /// Adds <see cref="HttpOptions"/> (validated at start), the <see cref="HttpEnvelopeReader"/> and the handlers each
+    /// Adds <see cref="HttpOptions"/> (validated at start), the caller checks (<see cref="CallerServiceCollectionExtensions.AddWidgetCallers"/>),
+    /// the audit log, the <see cref="HttpEnvelopeReader"/> and the handlers each
     /// host's HTTP functions call (<see cref="SignHandler"/>, <see cref="VerifyHandler"/>, <see cref="KeysHandler"/>).
     /// </summary>
     public static IServiceCollection AddWidgetHttp(this IServiceCollection services, IConfiguration configuration)
@@ -28,6 +31,9 @@ public static class HttpServiceCollectionExtensions
             .ValidateDataAnnotations()
             .ValidateOnStart();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<HttpOptions>, HttpBodyCapacityValidator>());
+        services.AddWidgetCallers(configuration);
+        services.TryAddSingleton<AuditLog>();
+        services.TryAddSingleton<RequestAuthorizer>();
         services.TryAddSingleton<HttpEnvelopeReader>();
         services.TryAddSingleton<SignHandler>();
         services.TryAddSingleton<VerifyHandler>();

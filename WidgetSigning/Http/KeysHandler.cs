@@ -1,6 +1,8 @@
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.Extensions.Logging;
+using WidgetSigning.Audit;
+using WidgetSigning.Callers;
 using WidgetSigning.Keys;
 
 namespace WidgetSigning.Http;
@@ -26,13 +28,17 @@ public sealed class KeysHandler
     /// <summary>The longest page token accepted.</summary>
     public const int MaxPageTokenLength = 1024;
 
+    private const string AuditOperation = "keys";
+
     private readonly IReceiverKeySource _keys;
+    private readonly RequestAuthorizer _authorizer;
     private readonly ILogger<KeysHandler> _logger;
 
     /// <summary>Creates the handler (a singleton in DI).</summary>
-    public KeysHandler(IReceiverKeySource keys, ILogger<KeysHandler> logger)
+    public KeysHandler(IReceiverKeySource keys, RequestAuthorizer authorizer, ILogger<KeysHandler> logger)
     {
         _keys = keys;
+        _authorizer = authorizer;
         _logger = logger;
     }
 
@@ -41,13 +47,18 @@ public sealed class KeysHandler
     {
         ArgumentNullException.ThrowIfNull(request);
         var cancellationToken = request.HttpContext.RequestAborted;
+        CallerIdentity? caller = null;
+        ReceiverId? receiver = null;
         try
         {
+            caller = await _authorizer.AuthenticateAsync(request, AppRoles.KeysRead).ConfigureAwait(false);
             if (request.Query.TryGetValue(SignRequestOptions.ReceiverParameter, out var named) && named.Count > 0)
             {
                 // One receiver: its keys, or its problem (404 unknown, 503 unavailable) as the answer.
-                var receiver = SignRequestOptions.Receiver(request, new ReceiverOptions { DefaultReceiver = null, MaxPerRequest = 1 });
-                return new KeyListResult(receiver, await _keys.DescribeKeysAsync(receiver, cancellationToken).ConfigureAwait(false));
+                receiver = SignRequestOptions.Receiver(request, new ReceiverOptions { DefaultReceiver = null, MaxPerRequest = 1 });
+                var keys = await _keys.DescribeKeysAsync(receiver, cancellationToken).ConfigureAwait(false);
+                Audited(caller, receiver.Value);
+                return new KeyListResult(receiver, keys);
             }
 
             var pageSize = ReadPageSize(request);
@@ -63,19 +74,30 @@ public sealed class KeysHandler
             }
 
             var entries = new List<ReceiverKeyList.Entry>(page.Receivers.Count);
-            foreach (var receiver in page.Receivers)
+            foreach (var listed in page.Receivers)
             {
-                entries.Add(Describe(receiver));
+                entries.Add(Describe(listed));
             }
 
+            Audited(caller, string.Empty);
             return new ReceiverKeyList(entries, page.NextPageToken);
         }
         catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
         {
             HttpLog.Rejected(_logger, FunctionName, problem.Status, problem.Type, problem.JsonPath);
+            _authorizer.Audit(SignHandler.Refused(AuditOperation, problem, caller, receiver?.Value ?? string.Empty));
             return problem;
         }
     }
+
+    private void Audited(CallerIdentity caller, string receivers) => _authorizer.Audit(new AuditRecord
+    {
+        Operation = AuditOperation,
+        Outcome = AuditOutcome.KeysRead,
+        Status = StatusCodes.Status200OK,
+        Caller = caller,
+        Receivers = receivers,
+    });
 
     // Only what this instance holds already: a page lists many receivers, and loading each would spend Key Vault calls
     // and lookup tokens meant for signing (and keep them cached). ?receiver= loads one.

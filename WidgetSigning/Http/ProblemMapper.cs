@@ -1,3 +1,4 @@
+using WidgetSigning.Callers;
 using WidgetSigning.Envelopes;
 using WidgetSigning.Keys;
 using WidgetSigning.Primitives;
@@ -14,6 +15,9 @@ public static class ProblemMapper
 {
     /// <summary>The setting that bounds request bodies in the host itself (Kestrel), before the function runs.</summary>
     public const string HostBodyLimitSetting = "FUNCTIONS_REQUEST_BODY_SIZE_LIMIT";
+
+    /// <summary>The realm of the <c>WWW-Authenticate</c> challenges (RFC 6750 §3).</summary>
+    public const string Realm = "widget-signing";
 
     /// <summary>
     /// Returns a problem for <paramref name="exception"/> if a client caused it, counting a cancellation as the client
@@ -75,6 +79,25 @@ public static class ProblemMapper
                 "The receiver is not known.",
                 $"Receiver '{e.Receiver?.Value}' has no signing key; nothing was signed."),
             ReceiverLookupsLimitedException e => new ProblemResult(StatusCodes.Status429TooManyRequests, ProblemTypes.ReceiverLookupsLimited, "Too many receivers are being looked up.", e.Message)
+            {
+                RetryAfter = e.RetryAfter,
+            },
+            TokenRejectedException e => new ProblemResult(StatusCodes.Status401Unauthorized, ProblemTypes.Unauthenticated, "The caller is not authenticated.", e.Message)
+            {
+                WwwAuthenticate = e.ErrorCode is null
+                    ? $"Bearer realm=\"{Realm}\""
+                    : $"Bearer realm=\"{Realm}\", error=\"{e.ErrorCode}\", error_description=\"{e.Message}\"",
+            },
+            RoleRequiredException e => new ProblemResult(StatusCodes.Status403Forbidden, ProblemTypes.RoleRequired, "The caller lacks the app role.", e.Message)
+            {
+                WwwAuthenticate = $"Bearer realm=\"{Realm}\", error=\"insufficient_scope\", error_description=\"The token lacks the app role {e.Role}.\"",
+            },
+            ReceiverNotGrantedException e => new ProblemResult(StatusCodes.Status403Forbidden, ProblemTypes.ReceiverNotGranted, "The caller is not granted the receiver.", e.Message),
+            TokenValidationUnavailableException e => new ProblemResult(StatusCodes.Status503ServiceUnavailable, ProblemTypes.AuthUnavailable, "Tokens cannot be checked now.", e.Message)
+            {
+                RetryAfter = e.RetryAfter,
+            },
+            GrantsUnavailableException e => new ProblemResult(StatusCodes.Status503ServiceUnavailable, ProblemTypes.GrantsUnavailable, "Grants cannot be read now.", e.Message)
             {
                 RetryAfter = e.RetryAfter,
             },

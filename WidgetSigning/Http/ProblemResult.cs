@@ -30,6 +30,9 @@ public sealed class ProblemResult : IActionResult
     /// <summary>The JSON path of the offending value, where there is one.</summary>
     public string? JsonPath { get; init; }
 
+    /// <summary>Sent as <c>WWW-Authenticate</c> when set (401, and 403 for a missing role).</summary>
+    public string? WwwAuthenticate { get; init; }
+
     /// <summary>Sent as <c>Retry-After</c> when set.</summary>
     public TimeSpan? RetryAfter { get; init; }
 
@@ -38,6 +41,11 @@ public sealed class ProblemResult : IActionResult
     {
         ArgumentNullException.ThrowIfNull(context);
         var response = context.HttpContext.Response;
+        if (WwwAuthenticate is not null)
+        {
+            response.Headers.WWWAuthenticate = WwwAuthenticate;
+        }
+
         if (RetryAfter is { } retryAfter)
         {
             response.Headers.RetryAfter = Math.Max(1, (int)Math.Ceiling(retryAfter.TotalSeconds)).ToString(CultureInfo.InvariantCulture);

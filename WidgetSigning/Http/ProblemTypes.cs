@@ -45,4 +45,19 @@ public static class ProblemTypes
 
     /// <summary>503: the instance is at its memory budget for envelopes in flight (<c>MemoryBudget:MaxBytesInFlight</c>); retry after <c>Retry-After</c>.</summary>
     public const string MemoryBudget = "urn:widget-signing:problem:memory-budget";
+
+    /// <summary>401: no bearer token, or one that is not valid for this app; <c>WWW-Authenticate</c> says which.</summary>
+    public const string Unauthenticated = "urn:widget-signing:problem:unauthenticated";
+
+    /// <summary>403: the caller's token lacks the app role the endpoint needs; the detail names it.</summary>
+    public const string RoleRequired = "urn:widget-signing:problem:role-required";
+
+    /// <summary>403: the caller is not granted a receiver it asked to sign for; nothing was signed.</summary>
+    public const string ReceiverNotGranted = "urn:widget-signing:problem:receiver-not-granted";
+
+    /// <summary>503: the token issuer's signing keys could not be obtained; retry after <c>Retry-After</c>.</summary>
+    public const string AuthUnavailable = "urn:widget-signing:problem:auth-unavailable";
+
+    /// <summary>503: the caller's grants could not be read; retry after <c>Retry-After</c>.</summary>
+    public const string GrantsUnavailable = "urn:widget-signing:problem:grants-unavailable";
 }

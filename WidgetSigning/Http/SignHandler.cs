@@ -2,6 +2,8 @@ using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
+using WidgetSigning.Audit;
+using WidgetSigning.Callers;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
 
@@ -22,15 +24,17 @@ public sealed class SignHandler
     private readonly HttpEnvelopeReader _reader;
     private readonly EnvelopeSigner _signer;
     private readonly ReceiverOptions _receivers;
+    private readonly RequestAuthorizer _authorizer;
     private readonly ILogger<SignHandler> _logger;
 
     /// <summary>Creates the handler (a singleton in DI).</summary>
-    public SignHandler(HttpEnvelopeReader reader, EnvelopeSigner signer, IOptions<ReceiverOptions> receivers, ILogger<SignHandler> logger)
+    public SignHandler(HttpEnvelopeReader reader, EnvelopeSigner signer, IOptions<ReceiverOptions> receivers, RequestAuthorizer authorizer, ILogger<SignHandler> logger)
     {
         ArgumentNullException.ThrowIfNull(receivers);
         _reader = reader;
         _signer = signer;
         _receivers = receivers.Value;
+        _authorizer = authorizer;
         _logger = logger;
     }
 
@@ -43,11 +47,18 @@ public sealed class SignHandler
         // The body's and then the canonical form's pooled blocks are charged to it; the signed envelope owns it from
         // there and releases it once the answer is written (or, failing that, when the response is disposed).
         EnvelopeBudgetLease? lease = _reader.Budget.Lease();
+        CallerIdentity? caller = null;
+        IReadOnlyList<ReceiverId>? receivers = null;
         try
         {
+            // Who, and may they, before anything of the request is read: an unauthenticated caller learns nothing.
+            caller = await _authorizer.AuthenticateAsync(request, AppRoles.Sign).ConfigureAwait(false);
             var canonicalBody = SignRequestOptions.WantsCanonicalBody(request);
             var forms = SignRequestOptions.Forms(request, _reader.Options.SignatureForms);
-            var receivers = SignRequestOptions.Receivers(request, _receivers);
+            receivers = SignRequestOptions.Receivers(request, _receivers);
+
+            // Before any key is looked up, so a receiver not granted is refused alike whether it exists or not.
+            await _authorizer.EnsureGrantedAsync(caller, receivers, cancellationToken).ConfigureAwait(false);
 
             // Checked whatever the forms: a malformed header is the client's mistake even when no webhook-id is made.
             var webhookId = WebhookRequestHeaders.ReadIdempotencyKey(request);
@@ -58,11 +69,13 @@ public sealed class SignHandler
             // Safety net: if the host never executes the result, the pooled stream still goes back.
             request.HttpContext.Response.RegisterForDispose(signed);
             HttpLog.Signed(_logger, FunctionName, signed.WidgetCount, string.Join(",", signed.Receivers.Select(r => r.Receiver.Value)), signed.KeyId);
+            _authorizer.Audit(new AuditRecord { Operation = AuditOperation, Outcome = AuditOutcome.Signed, Status = StatusCodes.Status200OK, Caller = caller, Signed = signed });
             return new SignatureResult(signed, canonicalBody, _reader.Options);
         }
         catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
         {
             LogProblem(_logger, FunctionName, problem);
+            _authorizer.Audit(Refused(AuditOperation, problem, caller, RequestAuthorizer.Named(receivers)));
             return problem;
         }
         finally
@@ -71,6 +84,20 @@ public sealed class SignHandler
             lease?.Dispose();
         }
     }
+
+    /// <summary>The audit record's operation name for this endpoint.</summary>
+    internal const string AuditOperation = "sign";
+
+    /// <summary>The audit record of a call answered with <paramref name="problem"/>.</summary>
+    internal static AuditRecord Refused(string operation, ProblemResult problem, CallerIdentity? caller, string receivers) => new()
+    {
+        Operation = operation,
+        Outcome = AuditOutcome.Refused,
+        Status = problem.Status,
+        Problem = problem.Type,
+        Caller = caller,
+        Receivers = receivers,
+    };
 
     /// <summary>Logs a problem answer: a client that went away is not a rejection.</summary>
     internal static void LogProblem(ILogger logger, string function, ProblemResult problem)

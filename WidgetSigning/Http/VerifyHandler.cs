@@ -2,6 +2,8 @@ using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
+using WidgetSigning.Audit;
+using WidgetSigning.Callers;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
 
@@ -19,38 +21,57 @@ public sealed class VerifyHandler
     private readonly HttpEnvelopeReader _reader;
     private readonly EnvelopeVerifier _verifier;
     private readonly ReceiverOptions _receivers;
+    private readonly RequestAuthorizer _authorizer;
     private readonly ILogger<VerifyHandler> _logger;
 
     /// <summary>Creates the handler (a singleton in DI).</summary>
-    public VerifyHandler(HttpEnvelopeReader reader, EnvelopeVerifier verifier, IOptions<ReceiverOptions> receivers, ILogger<VerifyHandler> logger)
+    public VerifyHandler(HttpEnvelopeReader reader, EnvelopeVerifier verifier, IOptions<ReceiverOptions> receivers, RequestAuthorizer authorizer, ILogger<VerifyHandler> logger)
     {
         ArgumentNullException.ThrowIfNull(receivers);
         _reader = reader;
         _verifier = verifier;
         _receivers = receivers.Value;
+        _authorizer = authorizer;
         _logger = logger;
     }
+
+    private const string AuditOperation = "verify";
 
     /// <summary>Verifies the request; every client-caused failure is a problem result, never an exception.</summary>
     public async Task<IActionResult> HandleAsync(HttpRequest request)
     {
         ArgumentNullException.ThrowIfNull(request);
         var cancellationToken = request.HttpContext.RequestAborted;
+        CallerIdentity? caller = null;
+        ReceiverId? receiver = null;
         try
         {
+            caller = await _authorizer.AuthenticateAsync(request, AppRoles.Verify).ConfigureAwait(false);
+
             // The cheap fields first: a malformed signature is refused before the body is read.
-            var receiver = SignRequestOptions.Receiver(request, _receivers);
+            receiver = SignRequestOptions.Receiver(request, _receivers);
             var webhook = WebhookRequestHeaders.ReadClaim(request);
             var signature = webhook is null || VerifyRequestFields.HasSignature(request) ? VerifyRequestFields.ReadSignature(request) : (Keys.Signature?)null;
             var keyId = VerifyRequestFields.ReadKeyId(request);
             var envelope = await _reader.ReadAsync(request, cancellationToken).ConfigureAwait(false);
             var outcome = await _verifier.VerifyAsync(envelope, receiver, signature, keyId, webhook, cancellationToken).ConfigureAwait(false);
             HttpLog.Verified(_logger, FunctionName, outcome.WidgetCount, outcome.IsValid, outcome.KeyId, VerificationResult.ReasonText(outcome.Failure));
+            _authorizer.Audit(new AuditRecord
+            {
+                Operation = AuditOperation,
+                Outcome = AuditOutcome.Verified,
+                Status = StatusCodes.Status200OK,
+                Problem = outcome.IsValid ? string.Empty : VerificationResult.ReasonText(outcome.Failure) ?? string.Empty,
+                Caller = caller,
+                Receivers = outcome.KeyId is null ? receiver.Value : $"{receiver.Value}:{outcome.KeyId}",
+                WidgetCount = outcome.WidgetCount,
+            });
             return new VerificationResult(outcome, receiver);
         }
         catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
         {
             SignHandler.LogProblem(_logger, FunctionName, problem);
+            _authorizer.Audit(SignHandler.Refused(AuditOperation, problem, caller, receiver?.Value ?? string.Empty));
             return problem;
         }
     }

@@ -6,7 +6,8 @@ namespace WidgetSigning.Keys;
 /// Every hash one signature feeds in its one pass over the canonical bytes as they are written, and no other: for each
 /// receiver, for each of its keys (the current one first, then each staged one) the HMAC of the bytes alone (<c>X-Signature</c>'s, when the plain
 /// form is made) and the HMAC of a prefix followed by the bytes (Standard Webhooks' <c>id.timestamp.</c>, when that form
-/// is made and its id is known up front); last, where the id is derived from the bytes, the SHA-256 it comes from. Each
+/// is made and its id is known up front); then, where the id is derived from the bytes, the SHA-256 it comes from; last,
+/// always, the plain SHA-256 of the bytes the audit record names them by (so they are never read twice). Each
 /// form asked for costs one chain per key, each form not asked for nothing. The HMAC instances come from the keys' pools;
 /// call <see cref="Complete"/> or <see cref="Abandon"/> exactly once.
 /// </summary>
@@ -19,6 +20,7 @@ internal sealed class KeyMacs
     private readonly bool _plain;
     private readonly bool _prefixed;
     private readonly bool _digest;
+    private readonly int _macs;
     private bool _done;
 
     private KeyMacs(IReadOnlyList<ReceiverKeys> receivers, bool plain, bool prefixed, IncrementalHash? digest, ReadOnlySpan<byte> prefix)
@@ -29,7 +31,8 @@ internal sealed class KeyMacs
         _digest = digest is not null;
         _perKey = (plain ? 1 : 0) + (prefixed ? 1 : 0);
         var macs = _perKey * _keys.Length;
-        _hashes = new IncrementalHash[macs + (_digest ? 1 : 0)];
+        _macs = macs;
+        _hashes = new IncrementalHash[macs + (_digest ? 1 : 0) + 1];
         for (var i = 0; i < macs; i++)
         {
             _hashes[i] = KeyOf(i).RentHash();
@@ -41,8 +44,10 @@ internal sealed class KeyMacs
 
         if (digest is not null)
         {
-            _hashes[^1] = digest;
+            _hashes[^2] = digest;
         }
+
+        _hashes[^1] = CanonicalDigests.TryTake(out var sha256) ? sha256 : IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
     }
 
     /// <summary>The plain form alone: one HMAC per key, of the bytes alone.</summary>
@@ -83,9 +88,12 @@ internal sealed class KeyMacs
     public int PrefixedAt(int key) => _prefixed ? (key * _perKey) + (_plain ? 1 : 0) : throw new InvalidOperationException("No prefixed MAC was fed.");
 
     /// <summary>Where the digest the <c>webhook-id</c> comes from is.</summary>
-    public int DigestAt => _digest ? _hashes.Length - 1 : throw new InvalidOperationException("No digest was fed.");
+    public int DigestAt => _digest ? _hashes.Length - 2 : throw new InvalidOperationException("No digest was fed.");
 
-    /// <summary>The values, at <see cref="PlainAt"/>, <see cref="PrefixedAt"/> and <see cref="DigestAt"/>; the instances go back to their pools.</summary>
+    /// <summary>Where the plain SHA-256 of the canonical bytes is.</summary>
+    public int CanonicalDigestAt => _hashes.Length - 1;
+
+    /// <summary>The values, at <see cref="PlainAt"/>, <see cref="PrefixedAt"/>, <see cref="DigestAt"/> and <see cref="CanonicalDigestAt"/>; the instances go back to their pools.</summary>
     public Signature[] Complete()
     {
         ObjectDisposedException.ThrowIf(_done, this);
@@ -94,7 +102,20 @@ internal sealed class KeyMacs
         Span<byte> digest = stackalloc byte[Signature.Length];
         for (var i = 0; i < _hashes.Length; i++)
         {
-            if (_digest && i == _hashes.Length - 1)
+            if (i == _hashes.Length - 1)
+            {
+                _hashes[i].GetHashAndReset(digest);
+                signatures[i] = new Signature(digest);
+                if (CanonicalDigests.Count < MaxPooledDigests)
+                {
+                    CanonicalDigests.Add(_hashes[i]);
+                }
+                else
+                {
+                    _hashes[i].Dispose();
+                }
+            }
+            else if (i >= _macs)
             {
                 _hashes[i].GetHashAndReset(digest);
                 _hashes[i].Dispose();
@@ -123,6 +144,11 @@ internal sealed class KeyMacs
             hash.Dispose();
         }
     }
+
+    private const int MaxPooledDigests = 64;
+
+    // SHA-256 instances reset by GetHashAndReset, reused across signatures as the keys' pools reuse their HMACs.
+    private static readonly System.Collections.Concurrent.ConcurrentBag<IncrementalHash> CanonicalDigests = [];
 
     private SigningKey KeyOf(int index) => _keys[index / _perKey];
 

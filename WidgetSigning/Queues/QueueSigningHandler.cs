@@ -1,3 +1,4 @@
+using WidgetSigning.Audit;
 using Microsoft.Extensions.Logging;
 using WidgetSigning.Envelopes;
 
@@ -16,13 +17,17 @@ public sealed class QueueSigningHandler
     /// <summary>The function's name in either host.</summary>
     public const string FunctionName = "SignQueue";
 
+    private const string AuditOperation = "queue-sign";
+
     private readonly QueueSigningProcessor _processor;
+    private readonly AuditLog _audit;
     private readonly ILogger<QueueSigningHandler> _logger;
 
     /// <summary>Creates the handler (a singleton in DI).</summary>
-    public QueueSigningHandler(QueueSigningProcessor processor, ILogger<QueueSigningHandler> logger)
+    public QueueSigningHandler(QueueSigningProcessor processor, AuditLog audit, ILogger<QueueSigningHandler> logger)
     {
         _processor = processor;
+        _audit = audit;
         _logger = logger;
     }
 
@@ -55,6 +60,18 @@ public sealed class QueueSigningHandler
             cancellationToken.ThrowIfCancellationRequested();
             await _processor.ForwardAsync(output, CancellationToken.None).ConfigureAwait(false);
             QueueFunctionLog.Forwarded(_logger, FunctionName, message.Id, signature.WidgetCount, signature.KeyId);
+            _audit.Write(new AuditRecord
+            {
+                Operation = AuditOperation,
+                Outcome = AuditOutcome.Signed,
+                Queue = _processor.InputQueue,
+                MessageId = message.Id,
+                Receivers = string.Join(",", signature.Receivers.Select(r => $"{r.Receiver.Value}:{r.KeyId}")),
+                WebhookId = signature.Webhook?.Id,
+                WidgetCount = signature.WidgetCount,
+                CanonicalLength = signature.CanonicalLength,
+                CanonicalSha256 = signature.CanonicalSha256,
+            });
         }
         catch (MessageReleasedException ex)
         {
@@ -75,5 +92,13 @@ public sealed class QueueSigningHandler
         // If writing the rejection fails, this throws: the message is retried, not dropped.
         var message = await _processor.RejectAsync(input, reason, jsonPath, cancellationToken).ConfigureAwait(false);
         QueueFunctionLog.Rejected(_logger, FunctionName, input.Id, message.JsonPath);
+        _audit.Write(new AuditRecord
+        {
+            Operation = AuditOperation,
+            Outcome = AuditOutcome.Rejected,
+            Problem = Primitives.EchoText.Of(reason, 200),
+            Queue = _processor.InputQueue,
+            MessageId = input.Id,
+        });
     }
 }

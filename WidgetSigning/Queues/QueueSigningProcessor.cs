@@ -25,6 +25,7 @@ public sealed class QueueSigningProcessor
     private readonly EnvelopeMemoryBudget _budget;
     private readonly Keys.ReceiverId? _defaultReceiver;
     private readonly int _maxReceivers;
+    private readonly HashSet<string> _allowedReceivers;
 
     /// <summary>Creates the processor; without <paramref name="budget"/>, nothing is charged to a memory budget.</summary>
     public QueueSigningProcessor(
@@ -48,7 +49,15 @@ public sealed class QueueSigningProcessor
         var receiverOptions = receivers?.Value ?? new Keys.ReceiverOptions();
         _maxReceivers = receiverOptions.MaxPerRequest;
         _defaultReceiver = Keys.ReceiverId.TryParse(_options.DefaultReceiver, out var queueDefault) ? queueDefault : receiverOptions.Default;
+        _allowedReceivers = new HashSet<string>(_options.AllowedReceivers.Split(',', StringSplitOptions.RemoveEmptyEntries), StringComparer.Ordinal);
+        if (_allowedReceivers.Count == 0 && _defaultReceiver is { } only)
+        {
+            _allowedReceivers.Add(only.Value);
+        }
     }
+
+    /// <summary>The input queue, as audit records name it.</summary>
+    internal string InputQueue => _storage.Names.WidgetInputQueue;
 
     /// <summary>Signs <paramref name="message"/> and returns the output message to forward.</summary>
     /// <exception cref="EnvelopeFormatException">The envelope is invalid (permanent).</exception>
@@ -103,6 +112,18 @@ public sealed class QueueSigningProcessor
                 ?? (_defaultReceiver is { } fallback ? [fallback] : throw new MessageRejectedException(
                     $"The message names no receiver and this deployment has no default receiver (settings {QueueOptions.SectionName}:{nameof(QueueOptions.DefaultReceiver)}, {Keys.ReceiverOptions.SectionName}:{nameof(Keys.ReceiverOptions.DefaultReceiver)}): name them in the claim-check form's '{ClaimCheck.ReceiversMemberName}'.",
                     "$"));
+
+            // The queue's gate: its senders sign for its receivers only, checked before any blob is read or key looked up.
+            foreach (var receiver in receivers)
+            {
+                if (!_allowedReceivers.Contains(receiver.Value))
+                {
+                    throw new MessageRejectedException(
+                        $"Receiver '{receiver.Value}' is not allowed on queue '{_storage.Names.WidgetInputQueue}' (setting {QueueOptions.SectionName}:{nameof(QueueOptions.AllowedReceivers)}); nothing was signed.",
+                        $"$.{ClaimCheck.ReceiversMemberName}");
+                }
+            }
+
             if (isClaim)
             {
                 (body, etag) = await _blobs.ReadClaimAsync(claim!, cancellationToken, lease).ConfigureAwait(false);
@@ -186,6 +207,7 @@ public sealed class QueueSigningProcessor
             Signature = signed.Forms.HasPlain() ? signed.Signature.ToHex() : null,
             WidgetCount = signed.WidgetCount,
             CanonicalLength = signed.CanonicalLength,
+            CanonicalSha256 = signed.CanonicalSha256.ToHex(),
             Signatures = signed.Signatures,
             Webhook = signed.Webhook,
             CanonicalBase64 = inline,

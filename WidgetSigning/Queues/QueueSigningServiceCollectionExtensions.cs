@@ -2,6 +2,8 @@ using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 
+using WidgetSigning.Storage;
+
 namespace WidgetSigning.Queues;
 
 /// <summary>Registers queue signing's host-independent services (no trigger: that is the host's part).</summary>
@@ -42,6 +44,7 @@ public static class QueueSigningServiceCollectionExtensions
         services.TryAddSingleton<WidgetStorageClients>();
         services.TryAddSingleton<QueueBlobStore>();
         services.TryAddSingleton<QueueSigningProcessor>();
+        services.TryAddSingleton<Audit.AuditLog>();
         services.TryAddSingleton<QueueSigningHandler>();
         return services;
     }

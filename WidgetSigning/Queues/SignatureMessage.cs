@@ -48,6 +48,9 @@ public sealed class SignatureMessage
     /// <summary>Base64 of the canonical bytes when they fit inline; otherwise null.</summary>
     public string? CanonicalBase64 { get; init; }
 
+    /// <summary>The SHA-256 of the canonical bytes, for the audit record (not sent: the receiver can compute it).</summary>
+    internal string CanonicalSha256 { get; init; } = string.Empty;
+
     /// <summary>The blob holding the canonical bytes when they did not fit inline; otherwise null.</summary>
     public BlobReference? CanonicalBlob { get; init; }
 

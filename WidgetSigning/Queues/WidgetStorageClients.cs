@@ -2,6 +2,8 @@ using Azure.Storage.Blobs;
 using Azure.Storage.Queues;
 using Microsoft.Extensions.Options;
 
+using WidgetSigning.Storage;
+
 namespace WidgetSigning.Queues;
 
 /// <summary>

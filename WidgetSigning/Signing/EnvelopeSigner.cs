@@ -400,7 +400,7 @@ public sealed class EnvelopeSigner
             SigningLog.Signed(_logger, widgetCount, canonical.Length, keys[r].Receiver.Value, current.KeyId);
         }
 
-        return new SignedEnvelope(canonical, plan.Forms, receivers, webhookId, timestamp, widgetCount, lease);
+        return new SignedEnvelope(canonical, plan.Forms, receivers, webhookId, timestamp, widgetCount, values[macs.CanonicalDigestAt], lease);
     }
 
     // webhook-signature written once into a stack buffer ("v1," + 44 base64 characters + a space per key), so a

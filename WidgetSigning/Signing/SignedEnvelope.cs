@@ -16,7 +16,7 @@ public sealed class SignedEnvelope : IDisposable, IAsyncDisposable
     private RecyclableMemoryStream? _canonical;
 
     internal SignedEnvelope(
-        RecyclableMemoryStream canonical, SignatureForms forms, IReadOnlyList<ReceiverSignature> receivers, string? webhookId, long timestamp, int widgetCount, EnvelopeBudgetLease? lease = null)
+        RecyclableMemoryStream canonical, SignatureForms forms, IReadOnlyList<ReceiverSignature> receivers, string? webhookId, long timestamp, int widgetCount, Signature canonicalSha256, EnvelopeBudgetLease? lease = null)
     {
         _canonical = canonical;
         _lease = lease;
@@ -24,6 +24,7 @@ public sealed class SignedEnvelope : IDisposable, IAsyncDisposable
         Receivers = receivers;
         WidgetCount = widgetCount;
         CanonicalLength = canonical.Length;
+        CanonicalSha256 = canonicalSha256;
         var first = receivers[0];
         Webhook = webhookId is null ? null : new WebhookSignature(webhookId, timestamp, first.WebhookHeader!);
     }
@@ -66,6 +67,12 @@ public sealed class SignedEnvelope : IDisposable, IAsyncDisposable
 
     /// <summary>The length of the canonical bytes.</summary>
     public long CanonicalLength { get; }
+
+    /// <summary>
+    /// The SHA-256 of the canonical bytes (not a MAC: anyone holding the bytes can compute it), computed in the same pass
+    /// that wrote them; audit records name the envelope by it.
+    /// </summary>
+    public Signature CanonicalSha256 { get; }
 
     /// <summary>Copies the canonical bytes to <paramref name="destination"/> straight from the pooled blocks.</summary>
     public Task CopyCanonicalToAsync(Stream destination, CancellationToken cancellationToken)

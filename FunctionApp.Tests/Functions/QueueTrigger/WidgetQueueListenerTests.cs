@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using Azure.Core;
 using FunctionApp.Functions.QueueTrigger;
+using WidgetSigning.Storage;
 using WidgetSigning.Keys;
 using WidgetSigning.Queues;
 using FunctionApp.Tests.Infrastructure;

@@ -1,4 +1,4 @@
-using WidgetSigning.Queues;
+using WidgetSigning.Storage;
 using Microsoft.Azure.WebJobs;
 using Microsoft.Azure.WebJobs.Description;
 using Microsoft.Azure.WebJobs.Host.Config;

@@ -1,4 +1,5 @@
 using System.Reflection;
+using WidgetSigning.Storage;
 using WidgetSigning.Queues;
 using Microsoft.Azure.WebJobs;
 using Microsoft.Azure.WebJobs.Host.Triggers;

@@ -1,5 +1,5 @@
 using FunctionApp.Functions.QueueTrigger;
-using WidgetSigning.Queues;
+using WidgetSigning.Storage;
 using Microsoft.Azure.WebJobs;
 using Microsoft.Azure.WebJobs.Hosting;
 using Microsoft.Extensions.Configuration;

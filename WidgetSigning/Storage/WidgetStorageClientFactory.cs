@@ -3,15 +3,16 @@ using Azure.Core.Pipeline;
 using Azure.Identity;
 using Azure.Storage.Blobs;
 using Azure.Storage.Queues;
+using Azure.Data.Tables;
 using Microsoft.Extensions.Configuration;
 
-namespace WidgetSigning.Queues;
+namespace WidgetSigning.Storage;
 
 /// <summary>
-/// Turns a storage connection setting (<see cref="QueueOptions.ConnectionSetting"/>) into Track-2 clients, reading the
+/// Turns a storage connection setting (<c>WidgetStorage</c>) into Track-2 clients, reading the
 /// same shapes as the official 5.x storage extension (its <c>StorageClientProvider</c> over
 /// <c>Microsoft.Extensions.Azure</c>'s client factory): either a connection string in <c>&lt;name&gt;</c>, or an
-/// identity-based connection <c>&lt;name&gt;__queueServiceUri</c> / <c>__blobServiceUri</c> with
+/// identity-based connection <c>&lt;name&gt;__queueServiceUri</c> / <c>__blobServiceUri</c> / <c>__tableServiceUri</c> with
 /// <c>__credential</c>=<c>managedidentity</c> and optionally <c>__clientId</c> (a user-assigned identity). Written
 /// here because that provider ships only in the 5.x extension, which this registry does not serve.
 /// </summary>
@@ -22,6 +23,9 @@ public sealed class WidgetStorageClientFactory
 
     /// <summary>The key of the blob service URI under an identity-based connection.</summary>
     public const string BlobServiceUriKey = "blobServiceUri";
+
+    /// <summary>The key of the table service URI under an identity-based connection (the grants table).</summary>
+    public const string TableServiceUriKey = "tableServiceUri";
 
     /// <summary>The key naming the credential kind; only <c>managedidentity</c> is accepted (or nothing, with an injected credential).</summary>
     public const string CredentialKey = "credential";
@@ -76,6 +80,18 @@ public sealed class WidgetStorageClientFactory
         return connectionString is not null
             ? new BlobServiceClient(connectionString, options)
             : new BlobServiceClient(identity!.Value.Uri, identity.Value.Credential, options);
+    }
+
+    /// <summary>The table service of connection <paramref name="connectionName"/> (the grants table lives there).</summary>
+    /// <exception cref="InvalidOperationException">The connection is not set, or set in a way that cannot work; the message names the setting.</exception>
+    public TableServiceClient CreateTableServiceClient(string connectionName)
+    {
+        var options = new TableClientOptions();
+        Configure(options);
+        var (connectionString, identity) = Resolve(connectionName, TableServiceUriKey);
+        return connectionString is not null
+            ? new TableServiceClient(connectionString, options)
+            : new TableServiceClient(identity!.Value.Uri, identity.Value.Credential, options);
     }
 
     private void Configure(ClientOptions options)

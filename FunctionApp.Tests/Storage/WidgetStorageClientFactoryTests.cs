@@ -1,9 +1,10 @@
+using WidgetSigning.Storage;
 using WidgetSigning.Queues;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Configuration;
 using Xunit.Abstractions;
 
-namespace FunctionApp.Tests.Queues;
+namespace FunctionApp.Tests.Storage;
 
 /// <summary>
 /// The <c>WidgetStorage</c> connection as the 5.x extension reads it: a connection string, or an identity-based

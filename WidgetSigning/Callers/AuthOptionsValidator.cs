@@ -1,0 +1,58 @@
+using Microsoft.Extensions.Options;
+using WidgetSigning.Keys;
+
+namespace WidgetSigning.Callers;
+
+/// <summary>
+/// The rules of <see cref="AuthOptions"/> that depend on the environment or on a URI, which attributes cannot express.
+/// Fail closed: anywhere but a developer's machine, every HTTP call must carry a token the app validates.
+/// </summary>
+internal sealed class AuthOptionsValidator(IAzureEnvironment environment) : IValidateOptions<AuthOptions>
+{
+    private const string Disabled = AuthOptions.SectionName + ":" + nameof(AuthOptions.Disabled);
+    private const string TenantId = AuthOptions.SectionName + ":" + nameof(AuthOptions.TenantId);
+    private const string Audience = AuthOptions.SectionName + ":" + nameof(AuthOptions.Audience);
+    private const string Authority = AuthOptions.SectionName + ":" + nameof(AuthOptions.Authority);
+
+    public ValidateOptionsResult Validate(string? name, AuthOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        if (options.Disabled)
+        {
+            if (environment.IsRunningInAzure)
+            {
+                return ValidateOptionsResult.Fail($"{Disabled} is set, but this is Azure: every call must carry a validated token. Remove {Disabled}.");
+            }
+
+            return environment.IsDevelopment
+                ? ValidateOptionsResult.Success
+                : ValidateOptionsResult.Fail($"{Disabled} is accepted only when {AzureEnvironment.EnvironmentSetting}={AzureEnvironment.Development}.");
+        }
+
+        var failures = new List<string>();
+        if (string.IsNullOrWhiteSpace(options.Audience))
+        {
+            failures.Add($"{Audience} is not set: set it to the app registration's client id (docs/deploy.md).");
+        }
+
+        if (string.IsNullOrWhiteSpace(options.TenantId) && (environment.IsRunningInAzure || string.IsNullOrWhiteSpace(options.Authority)))
+        {
+            failures.Add($"{TenantId} is not set: set it to the Entra tenant whose tokens are accepted.");
+        }
+
+        if (!string.IsNullOrWhiteSpace(options.Authority))
+        {
+            if (environment.IsRunningInAzure)
+            {
+                failures.Add($"{Authority} is for the local issuer only; in Azure tokens come from Entra ({TenantId}).");
+            }
+            else if (!Uri.TryCreate(options.Authority, UriKind.Absolute, out var authority)
+                || !(authority.Scheme == Uri.UriSchemeHttps || (authority.Scheme == Uri.UriSchemeHttp && authority.IsLoopback)))
+            {
+                failures.Add($"{Authority} must be an absolute https URI, or http on a loopback address (the local issuer).");
+            }
+        }
+
+        return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+    }
+}

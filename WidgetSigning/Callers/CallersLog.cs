@@ -1,0 +1,22 @@
+using Microsoft.Extensions.Logging;
+
+namespace WidgetSigning.Callers;
+
+/// <summary>Source-generated log messages of caller checks (event ids 7000–7099, with the audit record's). No message carries a token.</summary>
+internal static partial class CallersLog
+{
+    [LoggerMessage(EventId = 7002, Level = LogLevel.Error, Message = "Grants table {Table} could not be read (status {Status}); signing answers 503 until it can")]
+    public static partial void GrantsUnreadable(ILogger logger, Exception exception, string table, int status);
+
+    [LoggerMessage(EventId = 7003, Level = LogLevel.Warning, Message = "Caller {ObjectId} has more than {Max} grants; only the first {Max} are read (Grants:MaxReceiversPerCaller)")]
+    public static partial void TooManyGrants(ILogger logger, string objectId, int max);
+
+    [LoggerMessage(EventId = 7004, Level = LogLevel.Warning, Message = "Auth:Disabled is set: HTTP calls are not authenticated and grants are not checked. Development only")]
+    public static partial void AuthDisabled(ILogger logger);
+
+    [LoggerMessage(EventId = 7005, Level = LogLevel.Error, Message = "This host cannot validate Entra tokens (no token validator is registered); every HTTP call is refused with 401")]
+    public static partial void NoTokenValidator(ILogger logger);
+
+    [LoggerMessage(EventId = 7006, Level = LogLevel.Error, Message = "The token issuer's configuration at {Authority} could not be obtained; HTTP calls answer 503 until it can")]
+    public static partial void MetadataUnavailable(ILogger logger, Exception exception, string authority);
+}

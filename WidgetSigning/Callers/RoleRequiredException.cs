@@ -1,0 +1,28 @@
+namespace WidgetSigning.Callers;
+
+/// <summary>403: the caller's token is valid but lacks the app role the endpoint needs.</summary>
+public sealed class RoleRequiredException : Exception
+{
+    /// <summary>Creates the exception for <paramref name="role"/>.</summary>
+    public RoleRequiredException(string role)
+        : base($"The caller's token does not carry the app role '{role}', which this endpoint requires.")
+    {
+        Role = role;
+    }
+
+    /// <summary>Creates the exception.</summary>
+    public RoleRequiredException()
+        : this(AppRoles.Sign)
+    {
+    }
+
+    /// <summary>Creates the exception.</summary>
+    public RoleRequiredException(string role, Exception innerException)
+        : base($"The caller's token does not carry the app role '{role}'.", innerException)
+    {
+        Role = role;
+    }
+
+    /// <summary>The role required.</summary>
+    public string Role { get; }
+}

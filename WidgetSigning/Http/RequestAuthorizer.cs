@@ -1,0 +1,40 @@
+using Microsoft.AspNetCore.Http;
+using WidgetSigning.Audit;
+using WidgetSigning.Callers;
+using WidgetSigning.Keys;
+
+namespace WidgetSigning.Http;
+
+/// <summary>
+/// The caller checks every HTTP handler makes, first: the token and the endpoint's app role, then (to sign) the grants
+/// of each receiver named; and the audit record every call leaves, whatever it came to.
+/// </summary>
+public sealed class RequestAuthorizer
+{
+    private readonly CallerAuthenticator _authenticator;
+    private readonly CallerGrants _grants;
+    private readonly AuditLog _audit;
+
+    /// <summary>Creates the authorizer (a singleton in DI).</summary>
+    public RequestAuthorizer(CallerAuthenticator authenticator, CallerGrants grants, AuditLog audit)
+    {
+        _authenticator = authenticator;
+        _grants = grants;
+        _audit = audit;
+    }
+
+    /// <summary>The caller of <paramref name="request"/>, who holds <paramref name="role"/>.</summary>
+    public ValueTask<CallerIdentity> AuthenticateAsync(HttpRequest request, string role) =>
+        _authenticator.AuthenticateAsync(request, role, request?.HttpContext.RequestAborted ?? default);
+
+    /// <summary>Throws unless <paramref name="caller"/> may sign for every one of <paramref name="receivers"/>.</summary>
+    public ValueTask EnsureGrantedAsync(CallerIdentity caller, IReadOnlyList<ReceiverId> receivers, CancellationToken cancellationToken) =>
+        _grants.EnsureGrantedAsync(caller, receivers, cancellationToken);
+
+    /// <summary>Writes the call's audit record.</summary>
+    public void Audit(AuditRecord record) => _audit.Write(record);
+
+    /// <summary>The receivers a refused call asked for, as its audit record lists them.</summary>
+    internal static string Named(IReadOnlyList<ReceiverId>? receivers) =>
+        receivers is null ? string.Empty : string.Join(",", receivers.Select(r => r.Value));
+}
