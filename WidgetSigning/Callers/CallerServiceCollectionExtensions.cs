@@ -28,7 +28,7 @@ public static class CallerServiceCollectionExtensions
         services.AddOptions<GrantOptions>().Bind(configuration.GetSection(GrantOptions.SectionName)).ValidateDataAnnotations().ValidateOnStart();
         services.TryAddSingleton<IAzureEnvironment>(new AzureEnvironment(configuration));
         services.TryAddSingleton(TimeProvider.System);
-        services.TryAddSingleton(provider => new WidgetStorageClientFactory(provider.GetRequiredService<IConfiguration>()));
+        services.TryAddSingleton(_ => new WidgetStorageClientFactory(configuration));
         services.TryAddSingleton<ITokenValidator>(provider =>
         {
             CallersLog.NoTokenValidator(provider.GetRequiredService<ILogger<CallerAuthenticator>>());
@@ -38,7 +38,11 @@ public static class CallerServiceCollectionExtensions
             provider.GetRequiredService<WidgetStorageClientFactory>().CreateTableServiceClient(ConnectionSetting)
                 .GetTableClient(provider.GetRequiredService<IOptions<GrantOptions>>().Value.TableName),
             provider.GetRequiredService<ILogger<TableGrantStore>>()));
-        services.TryAddSingleton<CallerGrants>();
+        // With Auth:Disabled the caller is the development one, whose grants are never read: no table is needed.
+        services.TryAddSingleton(provider => new CallerGrants(
+            provider.GetRequiredService<IOptions<AuthOptions>>().Value.Disabled ? new NoGrantStore() : provider.GetRequiredService<IGrantStore>(),
+            provider.GetRequiredService<IOptions<GrantOptions>>(),
+            provider.GetRequiredService<TimeProvider>()));
         services.TryAddSingleton(provider =>
         {
             var options = provider.GetRequiredService<IOptions<AuthOptions>>();
@@ -51,5 +55,11 @@ public static class CallerServiceCollectionExtensions
             return new CallerAuthenticator(provider.GetRequiredService<ITokenValidator>(), options);
         });
         return services;
+    }
+
+    private sealed class NoGrantStore : IGrantStore
+    {
+        public Task<IReadOnlySet<string>> GetReceiversAsync(string objectId, int max, CancellationToken cancellationToken) =>
+            Task.FromResult<IReadOnlySet<string>>(new HashSet<string>());
     }
 }
