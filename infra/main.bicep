@@ -110,6 +110,18 @@ param canonicalContainerName string = 'widget-canonical'
 @description('Blob container for copies of rejected inline envelopes (WidgetRejectedContainer).')
 param rejectedContainerName string = 'widget-rejected'
 
+@description('Entra tenant (GUID) whose access tokens the app accepts (Auth:TenantId); defaults to the deployment\'s tenant.')
+param authTenantId string = tenant().tenantId
+
+@description('Required: client id (GUID) of the app registration that represents this API (Auth:Audience, the aud of its v2 tokens). Empty stops the deployment with a message; docs/deploy.md, "Callers".')
+param authClientId string = ''
+
+@description('Optional: the app registration\'s identifier URI (e.g. api://<client id>), also accepted as a token audience (Auth:AppIdUri). Empty: the client id only.')
+param authAppIdUri string = ''
+
+@description('Receiver ids (comma-separated) that envelopes on the input queue may name besides the default receiver (Queues:AllowedReceivers). Empty: only the default receiver; a message naming another is rejected with the reason (docs/deploy.md, "Who may send to which queue").')
+param queueAllowedReceivers string = ''
+
 @description('Tags applied to every resource.')
 param tags object = {
   application: 'widget-signing'
@@ -149,6 +161,18 @@ var planRefusal = app == 'inprocess' && planSku == 'FC1'
               ? 'app=isolated deploys on Flex Consumption (FC1) only in this template; planSku ${planSku} is for app=inprocess.'
               : ''
 var checkedPlanSku = empty(planRefusal) ? planSku : fail(planRefusal)
+
+// Every HTTP call carries an Entra access token for this app registration: without its client id nothing could call
+// the app, so the deployment stops rather than deploy an app that refuses every caller.
+// Bicep has no regular expression: a GUID's shape is its length and its four hyphens.
+var checkedAuthClientId = empty(authClientId)
+  ? fail('authClientId is required: the client id of the app registration that represents this API (docs/deploy.md, "Callers").')
+  : length(authClientId) != 36 || length(split(authClientId, '-')) != 5
+      ? fail('authClientId must be the app registration\'s client id, a GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx).')
+      : toLower(authClientId)
+
+// The callers' grants table (Grants:TableName's default, so the app needs no setting for it).
+var grantsTableName = 'callergrants'
 var isolated = app == 'isolated'
 
 module monitoring 'modules/monitoring.bicep' = {
@@ -186,6 +210,7 @@ module storage 'modules/storage.bicep' = {
     canonicalContainerName: canonicalContainerName
     rejectedContainerName: rejectedContainerName
     packageContainerName: packageContainerName
+    grantsTableName: grantsTableName
     workspaceId: monitoring.outputs.workspaceId
     tags: tags
   }
@@ -219,6 +244,7 @@ module roleAssignments 'modules/roleAssignments.bicep' = {
     dataStorageAccountName: storage.outputs.dataStorageAccountName
     queueNames: storage.outputs.queueNames
     containerNames: storage.outputs.containerNames
+    grantsTableName: storage.outputs.grantsTableName
   }
 }
 
@@ -238,6 +264,11 @@ module flexFunctionApp 'modules/flexFunctionApp.bicep' = if (isolated) {
     deploymentContainerUrl: storage.outputs.packageContainerUrl
     dataQueueServiceUri: storage.outputs.dataQueueServiceUri
     dataBlobServiceUri: storage.outputs.dataBlobServiceUri
+    dataTableServiceUri: storage.outputs.dataTableServiceUri
+    authTenantId: authTenantId
+    authClientId: checkedAuthClientId
+    authAppIdUri: authAppIdUri
+    queueAllowedReceivers: queueAllowedReceivers
     appInsightsName: monitoring.outputs.appInsightsName
     keyVaultUri: keyVault.outputs.vaultUri
     signingSecretName: signingSecretName
@@ -269,6 +300,11 @@ module functionApp 'modules/functionApp.bicep' = if (!isolated) {
     packageBlobUrl: storage.outputs.packageBlobUrl
     dataQueueServiceUri: storage.outputs.dataQueueServiceUri
     dataBlobServiceUri: storage.outputs.dataBlobServiceUri
+    dataTableServiceUri: storage.outputs.dataTableServiceUri
+    authTenantId: authTenantId
+    authClientId: checkedAuthClientId
+    authAppIdUri: authAppIdUri
+    queueAllowedReceivers: queueAllowedReceivers
     appInsightsName: monitoring.outputs.appInsightsName
     keyVaultUri: keyVault.outputs.vaultUri
     signingSecretName: signingSecretName
@@ -310,6 +346,9 @@ output identityClientId string = identity.outputs.clientId
 
 @description('Name of the storage account with the envelope queues and the blob containers.')
 output dataStorageAccountName string = storage.outputs.dataStorageAccountName
+
+@description('Name of the callers\' grants table in the data account (infra/scripts/caller-grant.sh).')
+output grantsTableName string = storage.outputs.grantsTableName
 
 @description('Name of the queue the app reads envelopes from.')
 output inputQueueName string = inputQueueName

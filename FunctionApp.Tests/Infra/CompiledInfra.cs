@@ -23,6 +23,12 @@ public sealed partial class CompiledInfra
     /// <summary>The subscription, resource group and location every snapshot is evaluated for.</summary>
     public const string SnapshotSubscription = "00000000-0000-0000-0000-000000000001";
 
+    /// <summary>
+    /// The app registration's client id every snapshot deploys with when its parameters set none: main.bicep requires one
+    /// (the pipeline passes its environment's), and refuses a deployment without it.
+    /// </summary>
+    public const string SnapshotAuthClientId = "7a1e0000-0000-4000-8000-000000000002";
+
     /// <summary>The resource group of the snapshots.</summary>
     public const string SnapshotResourceGroup = "rg-widget-signing-test";
 
@@ -54,7 +60,7 @@ public sealed partial class CompiledInfra
         try
         {
             var file = System.IO.Path.Combine(copy.FullName, "infra", "case.bicepparam");
-            File.WriteAllText(file, "using './main.bicep'\n" + parameters + "\n");
+            File.WriteAllText(file, WithAuthClientId("using './main.bicep'\n" + parameters + "\n"));
             return Snapshot(file);
         }
         finally
@@ -199,7 +205,9 @@ public sealed partial class CompiledInfra
             {
                 foreach (var file in ParameterFileNames)
                 {
-                    var (run, snapshot) = Snapshot(System.IO.Path.Combine(copy.FullName, "infra", file));
+                    var path = System.IO.Path.Combine(copy.FullName, "infra", file);
+                    File.WriteAllText(path, WithAuthClientId(File.ReadAllText(path)));
+                    var (run, snapshot) = Snapshot(path);
                     snapshots[file] = snapshot ?? throw new InvalidOperationException($"bicep snapshot infra/{file} failed: {run.Output}{run.Error}");
                 }
             }
@@ -219,6 +227,12 @@ public sealed partial class CompiledInfra
             output.Delete(recursive: true);
         }
     }
+
+    /// <summary>A .bicepparam's text with <see cref="SnapshotAuthClientId"/> added unless it sets authClientId itself.</summary>
+    private static string WithAuthClientId(string bicepparam) =>
+        Regex.IsMatch(bicepparam, @"^param authClientId\b", RegexOptions.Multiline)
+            ? bicepparam
+            : bicepparam.TrimEnd() + $"\nparam authClientId = '{SnapshotAuthClientId}'\n";
 
     /// <summary>A copy of infra/ (the snapshot command writes its result next to the .bicepparam; the checkout stays untouched).</summary>
     private static DirectoryInfo CopyInfra()

@@ -12,6 +12,7 @@ public sealed class RoleAssignmentTests
         ["b7e6dc6d-f1e8-4753-8033-0f276bb0955b"] = "Storage Blob Data Owner",
         ["ba92f5b4-2d11-453d-a403-e96b0029c9fe"] = "Storage Blob Data Contributor",
         ["0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3"] = "Storage Table Data Contributor",
+        ["76199698-9eea-4c19-bc75-cec21354c6b6"] = "Storage Table Data Reader",
         ["2a2b9908-6ea1-4ae2-8e65-a410df84e7d1"] = "Storage Blob Data Reader",
         ["974c5e8b-45b9-4653-ba55-5f855dd0fb88"] = "Storage Queue Data Contributor",
         ["19e7f393-937e-4f77-808e-94535e297925"] = "Storage Queue Data Reader",
@@ -35,6 +36,7 @@ public sealed class RoleAssignmentTests
         ("Storage Blob Data Reader", "Microsoft.Storage/storageAccounts/blobServices/containers claimCheck"),
         ("Storage Blob Data Contributor", "Microsoft.Storage/storageAccounts/blobServices/containers canonical"),
         ("Storage Blob Data Contributor", "Microsoft.Storage/storageAccounts/blobServices/containers rejected"),
+        ("Storage Table Data Reader", "Microsoft.Storage/storageAccounts/tableServices/tables grantsTableName"),
     ];
 
     private static CompiledInfra Infra => CompiledInfra.Instance;

@@ -118,6 +118,7 @@ public sealed class TemplateSecurityTests
                 "[resourceId('Microsoft.Storage/storageAccounts/blobServices', parameters('hostStorageAccountName'), 'default')]",
                 "[resourceId('Microsoft.Storage/storageAccounts/queueServices', parameters('dataStorageAccountName'), 'default')]",
                 "[resourceId('Microsoft.Storage/storageAccounts/queueServices', parameters('hostStorageAccountName'), 'default')]",
+                "[resourceId('Microsoft.Storage/storageAccounts/tableServices', parameters('dataStorageAccountName'), 'default')]",
                 "[resourceId('Microsoft.Storage/storageAccounts/tableServices', parameters('hostStorageAccountName'), 'default')]",
             ],
             storage);

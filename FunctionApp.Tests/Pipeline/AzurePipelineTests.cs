@@ -114,7 +114,7 @@ public sealed class AzurePipelineTests
         }
 
         var overridden = Regex.Matches(PlanScript, @"\(""(\w+)"", ""[A-Z_]+""\)").Select(m => m.Groups[1].Value).ToList();
-        Assert.Equal(["environmentName", "location", "app", "planSku", "packagePublisherPrincipalId", "smokeTestPrincipalId"], overridden);
+        Assert.Equal(["environmentName", "location", "app", "planSku", "packagePublisherPrincipalId", "smokeTestPrincipalId", "authClientId"], overridden);
         Assert.True(main.Parameters.ContainsKey("signingKeyExists"));
         Assert.All(overridden, p => Assert.True(main.Parameters.ContainsKey(p), $"main.bicep has no parameter '{p}'"));
     }

@@ -16,6 +16,7 @@ public sealed class PipelineScriptTests : IDisposable
 {
     private const string DeployPrincipal = "11111111-2222-3333-4444-555555555555";
     private const string SmokePrincipal = "66666666-7777-8888-9999-000000000000";
+    private const string AuthClientId = "7a1e0000-0000-4000-8000-000000000002";
 
     private const string FakeAz = """
         #!/usr/bin/env bash
@@ -85,6 +86,7 @@ public sealed class PipelineScriptTests : IDisposable
         Assert.Equal("northeurope", (string?)parameters["location"]!["value"]);
         Assert.Equal(DeployPrincipal, (string?)parameters["packagePublisherPrincipalId"]!["value"]);
         Assert.Equal(SmokePrincipal, (string?)parameters["smokeTestPrincipalId"]!["value"]);
+        Assert.Equal(AuthClientId, (string?)parameters["authClientId"]!["value"]);
         Assert.Equal("Standard_ZRS", (string?)parameters["storageSku"]!["value"]); // from the Elastic Premium file
         Assert.Equal(CompiledInfra.Instance.Main.ToJsonString(), File.ReadAllText(Path.Combine(PlanFolder, "main.json")));
         Assert.Contains("does not exist", File.ReadAllText(Path.Combine(PlanFolder, "what-if.txt")), StringComparison.Ordinal);
@@ -138,6 +140,7 @@ public sealed class PipelineScriptTests : IDisposable
     [Theory]
     [InlineData("DEPLOY_PRINCIPAL_ID", "deployPrincipalId_prod")]
     [InlineData("SMOKE_PRINCIPAL_ID", "smokePrincipalId_prod")]
+    [InlineData("AUTH_CLIENT_ID", "authClientId_prod")]
     public async Task Plan_PrincipalIdNotSetUp_FailsNamingTheVariable(string variable, string name)
     {
         var run = await RunStageAsync("Plan", (variable, string.Empty));
@@ -244,6 +247,7 @@ public sealed class PipelineScriptTests : IDisposable
         start.Environment["ENVIRONMENT_NAME"] = "prod";
         start.Environment["DEPLOY_PRINCIPAL_ID"] = DeployPrincipal;
         start.Environment["SMOKE_PRINCIPAL_ID"] = SmokePrincipal;
+        start.Environment["AUTH_CLIENT_ID"] = AuthClientId;
         foreach (var (name, value) in settings)
         {
             start.Environment[name] = value;

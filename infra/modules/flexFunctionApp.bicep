@@ -52,6 +52,21 @@ param dataQueueServiceUri string
 @description('Blob service endpoint of the data account (WidgetStorage__blobServiceUri).')
 param dataBlobServiceUri string
 
+@description('Table service endpoint of the data account (WidgetStorage__tableServiceUri): the callers\' grants.')
+param dataTableServiceUri string
+
+@description('Entra tenant (GUID) whose access tokens the app accepts (Auth:TenantId).')
+param authTenantId string
+
+@description('Client id (GUID) of the app registration that represents this API: the audience of its v2 tokens (Auth:Audience).')
+param authClientId string
+
+@description('Identifier URI of that app registration, also accepted as an audience (Auth:AppIdUri); empty: none.')
+param authAppIdUri string
+
+@description('Receiver ids (comma-separated) the input queue\'s envelopes may name besides the default receiver (Queues:AllowedReceivers); empty: only the default.')
+param queueAllowedReceivers string
+
 @description('Name of the Application Insights component the app reports to.')
 param appInsightsName string
 
@@ -219,6 +234,10 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
           value: dataBlobServiceUri
         }
         {
+          name: 'WidgetStorage__tableServiceUri'
+          value: dataTableServiceUri
+        }
+        {
           name: 'WidgetStorage__credential'
           value: 'managedidentity'
         }
@@ -250,12 +269,67 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
           name: 'WidgetRejectedContainer'
           value: rejectedContainerName
         }
+        {
+          name: 'Queues__AllowedReceivers'
+          value: queueAllowedReceivers
+        }
+        // Callers: the Entra tenant and the app registration whose access tokens the app validates (no secret: it
+        // only validates tokens, with the tenant's published signing keys).
+        {
+          name: 'Auth__TenantId'
+          value: authTenantId
+        }
+        {
+          name: 'Auth__Audience'
+          value: authClientId
+        }
+        {
+          name: 'Auth__AppIdUri'
+          value: authAppIdUri
+        }
       ]
     }
   }
 }
 
 // No FTP and no basic-auth deployment: the pipeline publishes with its Entra token.
+// Built-in authentication as the first gate: the platform refuses a request without a valid access token for this app
+// registration (401) before it reaches the app, which validates the token again and checks its app roles and grants.
+// Validation only: no client secret, no sign-in flow, no token store.
+resource authSettings 'Microsoft.Web/sites/config@2025-03-01' = {
+  parent: site
+  name: 'authsettingsV2'
+  properties: {
+    platform: {
+      enabled: true
+    }
+    globalValidation: {
+      requireAuthentication: true
+      unauthenticatedClientAction: 'Return401'
+    }
+    httpSettings: {
+      requireHttps: true
+    }
+    identityProviders: {
+      azureActiveDirectory: {
+        enabled: true
+        registration: {
+          clientId: authClientId
+          openIdIssuer: '${environment().authentication.loginEndpoint}${authTenantId}/v2.0'
+        }
+        validation: {
+          allowedAudiences: empty(authAppIdUri) ? [authClientId] : [authClientId, authAppIdUri]
+        }
+      }
+    }
+    login: {
+      tokenStore: {
+        enabled: false
+      }
+    }
+  }
+}
+
 resource ftpPublishing 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2025-03-01' = {
   parent: site
   name: 'ftp'

@@ -21,6 +21,7 @@
 //                                         condition: create only
 // copies of rejected bodies             Storage Blob Data Contributor,         rejected container
 //                                         condition: create only
+// callers' grants (read only)           Storage Table Data Reader              grants table (data account)
 //
 // Pipeline (privileged connection)      Storage Blob Data Contributor          package container, in-process only (uploads
 //                                                                              FunctionApp.zip; Flex takes the package
@@ -32,7 +33,9 @@
 // processed) needs queues/messages/write, which neither Message Processor nor Reader has; the scope is that one queue.
 // Why a condition on the two write containers: Contributor is the only built-in role that creates blobs; the
 // condition denies blobs/write (overwrite) and blobs/delete, so only blobs/add/action (create a new blob) and reads
-// remain. No queue-create right anywhere: storage.bicep creates every queue and container.
+// remain. Reader on the grants table: operators write grants (infra/scripts/caller-grant.sh), the app never does, so a
+// compromised app cannot grant a caller a receiver. No queue-create right anywhere: storage.bicep creates every queue
+// and container.
 //
 // The signing-key grant needs the secret to exist: the pipeline's Plan sets signingKeyExists, and on a first
 // deployment Apply deploys again with it true once the key bootstrap has created the key (docs/deploy.md).
@@ -83,6 +86,9 @@ param queueNames object
 @description('Names of the blob containers: claimCheck, canonical and rejected.')
 param containerNames object
 
+@description('Name of the callers\' grants table in the data account (the app reads it only).')
+param grantsTableName string
+
 // Built-in role definition ids (the same in every tenant).
 var roleIds = {
   keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6'
@@ -90,6 +96,7 @@ var roleIds = {
   storageBlobDataContributor: 'ba92f5b4-2d11-453d-a403-e96b0029c9fe'
   storageBlobDataReader: '2a2b9908-6ea1-4ae2-8e65-a410df84e7d1'
   storageTableDataContributor: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
+  storageTableDataReader: '76199698-9eea-4c19-bc75-cec21354c6b6'
   storageQueueDataContributor: '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
   storageQueueDataReader: '19e7f393-937e-4f77-808e-94535e297925'
   storageQueueDataMessageSender: 'c6a89b2d-59bc-44d0-9896-0f6e12d7b80a'
@@ -181,6 +188,16 @@ resource canonicalContainer 'Microsoft.Storage/storageAccounts/blobServices/cont
 resource rejectedContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2026-06-01' existing = {
   parent: blobService
   name: containerNames.rejected
+}
+
+resource tableService 'Microsoft.Storage/storageAccounts/tableServices@2026-06-01' existing = {
+  parent: dataStorage
+  name: 'default'
+}
+
+resource grantsTable 'Microsoft.Storage/storageAccounts/tableServices/tables@2026-06-01' existing = {
+  parent: tableService
+  name: grantsTableName
 }
 
 resource appSigningKeyReader 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (signingKeyExists) {
@@ -330,6 +347,17 @@ resource appRejectedBlobCreator 'Microsoft.Authorization/roleAssignments@2022-04
     description: 'Copies of rejected inline envelopes: create only.'
     condition: createOnlyCondition
     conditionVersion: '2.0'
+  }
+}
+
+resource appGrantsTableReader 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(grantsTable.id, principalId, roleIds.storageTableDataReader)
+  scope: grantsTable
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageTableDataReader)
+    principalId: principalId
+    principalType: 'ServicePrincipal'
+    description: 'Callers\' grants: read (this table only; operators write it).'
   }
 }
 

@@ -7,9 +7,10 @@
 //   Azure Files content share: on Elastic Premium that share takes only a connection string (an account key), and a Key
 //   Vault reference to it cannot be resolved reliably while the site is created (docs/deploy.md, "No content share");
 //   Flex Consumption has none.
-// - The data account holds the envelope queues and the claim-check, canonical and rejected containers; the app's
-//   WidgetStorage connection is identity-based (WidgetStorage__queueServiceUri / __blobServiceUri / __credential /
-//   __clientId), with data roles per queue and per container (roleAssignments.bicep).
+// - The data account holds the envelope queues, the claim-check, canonical and rejected containers, and the callers'
+//   grants table; the app's WidgetStorage connection is identity-based (WidgetStorage__queueServiceUri /
+//   __blobServiceUri / __tableServiceUri / __credential / __clientId), with data roles per queue, per container and on
+//   the grants table (roleAssignments.bicep).
 // Every storage service sends its read, write and delete logs to the Log Analytics workspace.
 
 @description('Azure region for the storage accounts.')
@@ -56,6 +57,11 @@ param canonicalContainerName string
 
 @description('Blob container for copies of rejected inline envelopes (WidgetRejectedContainer).')
 param rejectedContainerName string
+
+@description('Table of the callers\' grants (Grants:TableName): one entity per caller and receiver; operators write it, the app only reads it.')
+@minLength(3)
+@maxLength(63)
+param grantsTableName string
 
 @description('Blob container in the deployment account that holds the app package (Flex deployment storage, or WEBSITE_RUN_FROM_PACKAGE).')
 param packageContainerName string
@@ -226,6 +232,18 @@ resource rejectedContainer 'Microsoft.Storage/storageAccounts/blobServices/conta
   }
 }
 
+resource tableService 'Microsoft.Storage/storageAccounts/tableServices@2026-06-01' = {
+  parent: dataStorage
+  name: 'default'
+}
+
+// Which caller may sign for which receiver: PartitionKey = the caller's object id, RowKey = the receiver id
+// (docs/deploy.md, "Callers"). infra/scripts/caller-grant.sh writes it; the app reads it.
+resource grantsTable 'Microsoft.Storage/storageAccounts/tableServices/tables@2026-06-01' = {
+  parent: tableService
+  name: grantsTableName
+}
+
 // Diagnostic settings, one per storage service the app uses (Azure Monitor collects storage logs per service).
 // 2021-05-01-preview is the newest diagnosticSettings version the pinned compiler has types for; the only GA one it
 // offers (2016-09-01) is the old subscription log profile shape, which cannot target a workspace per resource.
@@ -305,6 +323,19 @@ resource dataBlobDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-p
   }
 }
 
+// 2021-05-01-preview is the newest diagnosticSettings version the pinned compiler has types for; the only GA one it
+// offers (2016-09-01) is the old subscription log profile shape, which cannot target a workspace per resource.
+#disable-next-line use-recent-api-versions
+resource dataTableDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'to-log-analytics'
+  scope: tableService
+  properties: {
+    workspaceId: workspaceId
+    logs: serviceLogs
+    metrics: serviceMetrics
+  }
+}
+
 @description('Name of the host storage account (AzureWebJobsStorage).')
 output hostStorageAccountName string = hostStorage.name
 
@@ -328,6 +359,12 @@ output dataQueueServiceUri string = dataStorage.properties.primaryEndpoints.queu
 
 @description('Blob service endpoint of the data account (WidgetStorage__blobServiceUri).')
 output dataBlobServiceUri string = dataStorage.properties.primaryEndpoints.blob
+
+@description('Table service endpoint of the data account (WidgetStorage__tableServiceUri): the callers\' grants.')
+output dataTableServiceUri string = dataStorage.properties.primaryEndpoints.table
+
+@description('Name of the callers\' grants table, for its table-scoped role assignment.')
+output grantsTableName string = grantsTable.name
 
 @description('Names of the queues (the poison queue included), for the queue-scoped role assignments.')
 output queueNames object = {

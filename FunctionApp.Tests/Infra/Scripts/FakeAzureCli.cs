@@ -92,6 +92,16 @@ public sealed class FakeAzureCli : IDisposable
             if (( count < ${FAKE_AZ_PUBLISH_FROM_CALL:-1} )); then echo "ERROR: Status Code: 400, Details: BlobUploadFailedException: Failed to upload blob to storage account: Response status code does not indicate success: 403 (This request is not authorized to perform this operation using this permission.)." >&2; exit 1; fi
             exit 0 ;;
           "storage blob"|"functionapp restart"|"resource invoke-action") exit 0 ;;
+          "storage entity")
+            # FAKE_AZ_ENTITY = ok | forbidden; FAKE_AZ_ENTITIES = the tsv entity query prints.
+            if [[ "${FAKE_AZ_ENTITY:-ok}" == "forbidden" ]]; then echo "ERROR: This request is not authorized to perform this operation using this permission. ErrorCode:AuthorizationPermissionMismatch" >&2; exit 1; fi
+            if [[ "$3" == "query" ]]; then printf '%s\n' "${FAKE_AZ_ENTITIES:-}"; fi
+            exit 0 ;;
+          "ad sp")
+            # FAKE_AZ_SP_ID: the object id az ad sp show prints; empty: no such service principal.
+            if [[ -z "${FAKE_AZ_SP_ID:-}" ]]; then echo "ERROR: Service principal '$5' doesn't exist" >&2; exit 3; fi
+            echo "$FAKE_AZ_SP_ID"; exit 0 ;;
+          "account show") echo "${FAKE_AZ_USER:-operator@contoso.example}"; exit 0 ;;
           "storage message")
             case "$3" in
               put)
