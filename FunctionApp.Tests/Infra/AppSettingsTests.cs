@@ -70,7 +70,8 @@ public sealed class AppSettingsTests
     public void AppSettings_SetEveryOptionWithoutADefault_ButNeverTheDevelopmentKey()
     {
         var required = AppOptionsCatalog.Defaults.Where(d => d.Value is null).Select(d => d.Key)
-            .Where(k => !string.Equals(k, ConfigurationSigningKeySource.SettingName, StringComparison.OrdinalIgnoreCase));
+            .Where(k => !string.Equals(k, ConfigurationSigningKeySource.SettingName, StringComparison.OrdinalIgnoreCase))
+            .Where(k => k != "Auth:Authority"); // the local issuer's, refused in Azure
 
         Assert.All(required, k => Assert.True(Settings.ContainsKey(k.Replace(":", "__", StringComparison.Ordinal)), $"infra does not set {k}, which has no default"));
         Assert.DoesNotContain(ConfigurationSigningKeySource.SettingName.Replace(":", "__", StringComparison.Ordinal), Settings.Keys, StringComparer.OrdinalIgnoreCase);
@@ -87,7 +88,8 @@ public sealed class AppSettingsTests
         Assert.All(named, s =>
         {
             var key = s.Key.Replace("__", ":", StringComparison.Ordinal);
-            if (Sample.TryGetValue(key, out var local))
+            // The receivers a queue allows are the deployment's own list (a parameter); the sample allows its local ones.
+            if (key != "Queues:AllowedReceivers" && Sample.TryGetValue(key, out var local))
             {
                 Assert.True(local == s.Value, $"{key}: infra sets '{s.Value}', local.settings.sample.json '{local}'");
             }
