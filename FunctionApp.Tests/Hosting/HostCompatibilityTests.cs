@@ -190,8 +190,8 @@ public sealed class HostCompatibilityTests
         var unverifiable = HostCompatibilityChecker.UnverifiableUnifiedAssemblies(AppBuildOutput.Path, facts);
 
         // Assert: one line per version asked for (8.0.0.1 by the app's assemblies and deps file, 1.0.2.0 by the storage
-        // SDKs), each saying what to do, and none of it a refusal.
-        Assert.Equal(["System.Memory.Data 1.0.2.0", "System.Memory.Data 8.0.0.1"], unverifiable.Select(p => string.Join(' ', p.Message.Split(' ')[..2])));
+        // SDKs, 6.0.0.0 by the tables SDK), each saying what to do, and none of it a refusal.
+        Assert.Equal(["System.Memory.Data 1.0.2.0", "System.Memory.Data 6.0.0.0", "System.Memory.Data 8.0.0.1"], unverifiable.Select(p => string.Join(' ', p.Message.Split(' ')[..2])));
         Assert.All(unverifiable, p => Assert.Equal("unified-assembly-unverifiable", p.Rule));
         Assert.All(unverifiable, p => Assert.EndsWith("Nothing to do to run locally; before deploying, establish that version from the host's dependency baseline and set its hostVersion.", p.Message, StringComparison.Ordinal));
         Assert.Empty(HostCompatibilityChecker.CheckUnifiedAssemblies(AppBuildOutput.Path, facts));

@@ -41,10 +41,17 @@ public sealed class FunctionsTestHost : IAsyncDisposable
 
         // The local host's own host-building code (tools/LocalHost), with the app's Startup and the test's function types
         // instead of those it reads from the build output's extensions.json and function.json files.
-        // The in-process app cannot validate Entra tokens (its host pins Microsoft.IdentityModel 7.1): its tests run as
-        // development does, without them, unless a test says otherwise.
+        // The in-process app cannot validate Entra tokens (its host pins Microsoft.IdentityModel 7.1; docs/api.md): tests
+        // that do not configure Auth themselves get settings that pass start-up validation in any environment, and
+        // handlers whose caller checks are off, so they exercise everything else.
         var appSettings = new Dictionary<string, string?>(settings);
-        appSettings.TryAdd("Auth:Disabled", "true");
+        var callerChecksOff = !appSettings.Keys.Any(k => k.StartsWith("Auth:", StringComparison.Ordinal));
+        if (callerChecksOff)
+        {
+            appSettings["Auth:TenantId"] = "7a1e0000-0000-4000-8000-0000000000f1";
+            appSettings["Auth:Audience"] = "7a1e0000-0000-4000-8000-0000000000f2";
+        }
+
         var setup = new FunctionsHostSetup
         {
             ApplicationRootPath = AppContext.BaseDirectory,
@@ -54,7 +61,14 @@ public sealed class FunctionsTestHost : IAsyncDisposable
         };
         var host = FunctionsHostFactory.Create(setup, startupLoggerFactory)
             .ConfigureLogging(b => b.AddProvider(logs).SetMinimumLevel(LogLevel.Debug))
-            .ConfigureServices(services => overrides?.Invoke(services))
+            .ConfigureServices(services =>
+            {
+                overrides?.Invoke(services);
+                if (callerChecksOff)
+                {
+                    services.AddSingleton(TestAuthorizers.Open());
+                }
+            })
             .Build();
 
         await host.StartAsync();
