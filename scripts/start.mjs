@@ -20,17 +20,22 @@
 //      files they include from elsewhere, Directory.*.props/targets, global.json, NuGet.config, .editorconfig: path,
 //      size, modification time) and of the two outputs it runs is kept in the local host's obj/ after a good build;
 //      dotnet's own up-to-date check takes ~10 s, reading the stamp milliseconds;
-//   4. starts Azurite on 127.0.0.1 with telemetry off, data in .azurite/, and waits until it listens;
+//      The local token issuer (tools/LocalIssuer) is built the same way, with func too (it runs on dotnet either way);
+//   4. starts Azurite on 127.0.0.1 with telemetry off, data in .azurite/, and the local issuer on 127.0.0.1:7079 (the
+//      OpenID metadata, keys and token endpoint of the local Entra tenant the settings' Auth:Authority names), and waits
+//      until both listen; then writes the default local caller's grants to Azurite's `callergrants` table: one per local
+//      receiver (Receivers:DefaultReceiver, default "default", and every Signing:LocalKeys:<id> in local.settings.json);
 //   5. runs `func start` in the app's folder, or the local host on the app's build output;
-//   6. stops Azurite when the host exits, or on Ctrl-C / SIGTERM, and exits with the host's code.
+//   6. stops the issuer and Azurite when the host exits, or on Ctrl-C / SIGTERM, and exits with the host's code.
 //
 // A Node script rather than bash: npm already requires Node, and it runs the same on Windows, where func is a .cmd.
-// No dependencies beyond Node's own modules.
+// Its one npm dependency, @azure/data-tables (the grants), is loaded only when the grants are written.
 //
 // AZURITE_BLOB_PORT / AZURITE_QUEUE_PORT / AZURITE_TABLE_PORT move Azurite off 10000-10002 (the tests use free ports;
 // UseDevelopmentStorage=true only knows the defaults, so the host then gets AzureWebJobsStorage and WidgetStorage
 // connection strings naming them, as environment variables, which win over local.settings.json).
 // HTTP_PORT moves the HTTP port off 7071 (func start --port, WorkerHost/LocalHost --port).
+// ISSUER_PORT moves the local issuer off 7079 (the host then gets Auth__Authority naming it, as an environment variable).
 
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -87,6 +92,15 @@ const ports = {
   table: port("AZURITE_TABLE_PORT", 10002),
 };
 const httpPort = port("HTTP_PORT", 7071);
+const issuerPort = port("ISSUER_PORT", 7079);
+// The local Entra tenant tools/LocalIssuer serves, and the caller `npm start` grants every local receiver.
+const localTenant = "7a1e0000-0000-4000-8000-000000000001";
+const localCaller = "7a1e0000-0000-4000-8000-00000000000c";
+const issuer = {
+  project: join("tools", "LocalIssuer", "LocalIssuer.csproj"),
+  dll: join("tools", "LocalIssuer", "bin", "Release", "net10.0", "LocalIssuer.dll"),
+};
+const issuerStartTimeoutMs = 30_000;
 const azuriteStartTimeoutMs = 30_000;
 // How long a child gets to stop after a signal before it is killed.
 const stopTimeoutMs = 10_000;
@@ -161,6 +175,22 @@ function readText(file) {
   }
 }
 
+/**
+ * The receivers the app has a local key for: Receivers:DefaultReceiver (default "default") and every
+ * Signing:LocalKeys:<id> in the app's local.settings.json, each a valid receiver id.
+ */
+function localReceivers() {
+  let values = {};
+  try {
+    values = JSON.parse(readText(settings) ?? "{}").Values ?? {};
+  } catch {
+    // Not JSON: the host reports it; the default receiver is still granted.
+  }
+  const prefix = "Signing:LocalKeys:";
+  const ids = [values["Receivers:DefaultReceiver"] || "default", ...Object.keys(values).filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length))];
+  return [...new Set(ids.map((id) => String(id).toLowerCase()))].filter((id) => /^[a-z0-9-]{1,63}$/.test(id));
+}
+
 /** One line per file: its path from the root, size and modification time, or that it is missing. */
 function fileLine(file) {
   try {
@@ -219,16 +249,17 @@ function inputsStamp(projects) {
   return "inputs " + createHash("sha256").update(lines.join("\n")).digest("hex");
 }
 
-/** The two files the script runs, as the last build left them: one rebuilt or deleted since means build again. */
-function outputsStamp() {
-  return "outputs " + createHash("sha256").update([app.dll, app.hostDll].map((file) => fileLine(join(root, file))).join("\n")).digest("hex");
+/** The files the script runs, as the last build left them: one rebuilt or deleted since means build again. */
+function outputsStamp(outputs) {
+  return "outputs " + createHash("sha256").update(outputs.map((file) => fileLine(join(root, file))).join("\n")).digest("hex");
 }
 
 // 1. The host, before anything is started or written: func where Core Tools are installed (npm's optional
 // dependency first, then the PATH), else the local host, which needs the .NET SDK.
 const localFunc = join(root, "node_modules", ".bin", isWindows ? "func.cmd" : "func");
 const func = existsSync(localFunc) ? localFunc : findOnPath("func");
-const dotnet = func ? undefined : findOnPath("dotnet");
+// dotnet runs the local issuer with func too; without it (func only) there is no issuer, and no local token.
+const dotnet = findOnPath("dotnet");
 if (!func && !dotnet) {
   fail("Neither Azure Functions Core Tools ('func') nor the .NET SDK ('dotnet') is available: nothing can run the app.");
   fail("  Install the .NET 10 SDK (https://dot.net; global.json requires 10.0.100 or later), then run 'npm start' again: "
@@ -253,20 +284,29 @@ try {
   say(`Using the existing ${relative(root, settings)}.`);
 }
 
-// 3. Without func: build the app and its local host (a failed build stops here, before Azurite), unless the stamp says
-// nothing changed since the last good build. -v quiet keeps a good build silent; dotnet's errors (and warnings) still
-// reach the terminal, and a line before and after each build says what the wait is for (a first build takes a minute or two).
+// 3. Without func: build the app and its local host, and with or without it the local issuer (a failed build stops here,
+// before Azurite), unless the stamp says nothing changed since the last good build. -v quiet keeps a good build silent;
+// dotnet's errors (and warnings) still reach the terminal, and a line before and after each build says what the wait is
+// for (a first build takes a minute or two).
 const localHostDll = join(root, app.hostDll);
 const appOutput = join(root, app.output);
-if (!func) {
-  say(`Core Tools ('func') not found: running ${app.name} in its local host (tools/${app.hostName}) instead.`);
-  const stampFile = join(root, dirname(app.hostProject), "obj", `npm-start-${inProcess ? "inprocess" : "isolated"}.stamp`);
-  const inputs = inputsStamp([app.project, app.hostProject]);
-  const outputsBuilt = [app.dll, app.hostDll].every((file) => existsSync(join(root, file)));
-  if (outputsBuilt && readText(stampFile) === `${inputs}\n${outputsStamp()}\n`) {
+if (!func) say(`Core Tools ('func') not found: running ${app.name} in its local host (tools/${app.hostName}) instead.`);
+if (!dotnet) {
+  say("The .NET SDK ('dotnet') is not on the PATH: the local token issuer (tools/LocalIssuer) cannot run, so no local token "
+    + "can be had and the app answers 401. Install the .NET 10 SDK (https://dot.net) for it.");
+}
+if (dotnet) {
+  const projects = func ? [issuer.project] : [app.project, app.hostProject, issuer.project];
+  const outputs = func ? [issuer.dll] : [app.dll, app.hostDll, issuer.dll];
+  const stampFile = func
+    ? join(root, dirname(issuer.project), "obj", "npm-start.stamp")
+    : join(root, dirname(app.hostProject), "obj", `npm-start-${inProcess ? "inprocess" : "isolated"}.stamp`);
+  const inputs = inputsStamp(projects);
+  const outputsBuilt = outputs.every((file) => existsSync(join(root, file)));
+  if (outputsBuilt && readText(stampFile) === `${inputs}\n${outputsStamp(outputs)}\n`) {
     say(`Build output up to date: no source, project or build setting changed since npm start last built it (stamp ${relative(root, stampFile)}).`);
   } else {
-    for (const project of [app.project, app.hostProject]) {
+    for (const project of projects) {
       say(`Building ${project} (dotnet build -c Release)...`);
       const buildStarted = Date.now();
       const built = spawnSync(dotnet, ["build", project, "--configuration", "Release", "--nologo", "-v", "quiet"], { cwd: root, stdio: "inherit" });
@@ -278,16 +318,18 @@ if (!func) {
     }
     // The inputs as they were when the build started: a file saved during the build makes the next start build again.
     mkdirSync(dirname(stampFile), { recursive: true });
-    writeFileSync(stampFile, `${inputs}\n${outputsStamp()}\n`);
+    writeFileSync(stampFile, `${inputs}\n${outputsStamp(outputs)}\n`);
   }
 }
 
 // 4. Azurite, on ports nobody else holds: a listener already there (another Azurite, a storage emulator, an earlier
 // run's leftover) would answer in its place, and "Azurite is listening" below would be about someone else's server.
-for (const [name, busy] of [["blob", ports.blob], ["queue", ports.queue], ["table", ports.table], ["HTTP", httpPort]]) {
+const portVariables = { HTTP: "HTTP_PORT", issuer: "ISSUER_PORT" };
+const ours = [["blob", ports.blob], ["queue", ports.queue], ["table", ports.table], ["HTTP", httpPort], ...(dotnet ? [["issuer", issuerPort]] : [])];
+for (const [name, busy] of ours) {
   if (await canConnect(busy)) {
-    fail(`Port ${busy} (${name}) on ${host} is already in use: stop whatever listens there (another Azurite or host?), or move ours with `
-      + `${name === "HTTP" ? "HTTP_PORT" : `AZURITE_${name.toUpperCase()}_PORT`}.`);
+    fail(`Port ${busy} (${name}) on ${host} is already in use: stop whatever listens there (another Azurite, host or issuer?), or move ours with `
+      + `${portVariables[name] ?? `AZURITE_${name.toUpperCase()}_PORT`}.`);
     process.exit(1);
   }
 }
@@ -309,6 +351,12 @@ const azuriteArgs = [
 const azurite = spawn(process.execPath, azuriteArgs, { cwd: root, stdio: ["ignore", "inherit", "inherit"], detached: !isWindows });
 say(`Azurite starting (pid ${azurite.pid}) on ${host}: blob ${ports.blob}, queue ${ports.queue}, table ${ports.table}; telemetry off; data in .azurite/`);
 
+// The local issuer, in its own process group like Azurite, and stopped with it.
+const issuerChild = dotnet
+  ? spawn(dotnet, [join(root, issuer.dll), "--port", String(issuerPort)], { cwd: root, stdio: ["ignore", "inherit", "inherit"], detached: !isWindows })
+  : undefined;
+if (issuerChild) say(`Local issuer starting (pid ${issuerChild.pid}): authority http://${host}:${issuerPort}/${localTenant}/v2.0`);
+
 let funcChild;
 let stopping = false;
 let signalled;
@@ -317,8 +365,9 @@ async function shutdown(code) {
   if (stopping) return;
   stopping = true;
   if (funcChild) await stop(funcChild, "SIGTERM");
+  if (issuerChild) await stop(issuerChild, "SIGTERM");
   await stop(azurite, "SIGTERM");
-  say("Azurite stopped.");
+  say(issuerChild ? "Local issuer and Azurite stopped." : "Azurite stopped.");
   process.exit(code);
 }
 
@@ -326,7 +375,7 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
     if (signalled) return;
     signalled = signal;
-    say(`${signal}: stopping the host and Azurite.`);
+    say(`${signal}: stopping the host, the issuer and Azurite.`);
     // The host started after the signal handlers, so it may not exist yet: then shutdown stops Azurite alone.
     if (funcChild) stop(funcChild, signal); // its exit handler then stops Azurite
     else shutdown(exitCodeFor(signal));
@@ -336,6 +385,16 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 azurite.once("exit", (code, signal) => {
   if (stopping || signalled) return;
   fail(`Azurite exited (${signal ?? `code ${code}`}) while it was needed: is another Azurite or storage emulator using ports ${ports.blob}-${ports.table}?`);
+  shutdown(1);
+});
+
+issuerChild?.once("error", (error) => {
+  fail(`Could not run the local issuer (${dotnet} ${relative(root, join(root, issuer.dll))}): ${error.message}`);
+  shutdown(1);
+});
+issuerChild?.once("exit", (code, signal) => {
+  if (stopping || signalled) return;
+  fail(`The local issuer exited (${signal ?? `code ${code}`}) while it was needed: is port ${issuerPort} taken (ISSUER_PORT moves it)?`);
   shutdown(1);
 });
 
@@ -351,6 +410,29 @@ while (!((await canConnect(ports.blob)) && (await canConnect(ports.queue)) && (a
 if (signalled) await new Promise(() => {}); // a signal arrived as Azurite came up: shutdown() exits the process
 say("Azurite is listening.");
 
+if (issuerChild) {
+  while (!(await canConnect(issuerPort))) {
+    if (stopping || signalled) await new Promise(() => {}); // shutdown() exits the process
+    if (Date.now() - started > issuerStartTimeoutMs) {
+      fail(`The local issuer did not listen on ${host}:${issuerPort} within ${issuerStartTimeoutMs / 1000} s.`);
+      await shutdown(1);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  say("Local issuer is listening ('npm run -s token' prints a token for the default local caller).");
+}
+
+// The default local caller's grants: exactly one per local receiver, so a token from `npm run token` signs for each.
+const receivers = localReceivers();
+try {
+  const { grantsClient, setGrants } = await import("./grants.mjs");
+  await setGrants(grantsClient(host, ports.table), localCaller, receivers, "npm start");
+} catch (error) {
+  fail(`Could not write the local caller's grants to Azurite's table (${error.code ?? error.message}). Run 'npm ci' if @azure/data-tables is missing.`);
+  await shutdown(1);
+}
+say(`Granted the local caller ${localCaller} the receivers ${receivers.join(", ")} (Azurite table callergrants).`);
+
 // 5. The host. On Windows func is usually func.cmd, which only runs through a shell.
 // Azurite off its default ports: tell the host where it is (environment wins over local.settings.json).
 const hostEnv = { ...process.env };
@@ -359,6 +441,7 @@ if (ports.blob !== 10000 || ports.queue !== 10001 || ports.table !== 10002) {
   hostEnv.AzureWebJobsStorage = connection;
   hostEnv.WidgetStorage = connection;
 }
+if (issuerPort !== 7079) hostEnv.Auth__Authority = `http://${host}:${issuerPort}/${localTenant}/v2.0`;
 if (func) {
   const funcArgs = httpPort === 7071 ? ["start"] : ["start", "--port", String(httpPort)];
   say(`Running '${func} ${funcArgs.join(" ")}' in ${app.dir}/ (Ctrl-C stops func and Azurite).`);

@@ -2,6 +2,15 @@ namespace FunctionApp.Tests.Tooling;
 
 /// <summary>
 /// What the fake <c>func</c> (or fake dotnet running the local host) wrote down: where and how it was started, whether
-/// Azurite answered, what signal it got, the WidgetStorage connection it was given.
+/// Azurite answered, what signal it got, the WidgetStorage connection and Auth__Authority it was given, whether the local
+/// issuer answered, and the grants in Azurite's callergrants table when it started (null if it could not read them).
 /// </summary>
-public sealed record FakeFuncRecord(string Cwd, IReadOnlyList<string> Args, bool AzuriteListening, string? Signal, string? WidgetStorage);
+public sealed record FakeFuncRecord(
+    string Cwd,
+    IReadOnlyList<string> Args,
+    bool AzuriteListening,
+    string? Signal,
+    string? WidgetStorage,
+    string? AuthAuthority = null,
+    bool IssuerListening = false,
+    IReadOnlyList<FakeFuncGrant>? Grants = null);

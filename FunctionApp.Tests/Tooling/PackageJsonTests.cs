@@ -3,12 +3,13 @@ using FunctionApp.Tests.Infra;
 
 namespace FunctionApp.Tests.Tooling;
 
-/// <summary>package.json's scripts: npm start runs the start script (the isolated app), npm run start:inprocess runs it for the in-process app; every Azurite start has telemetry off.</summary>
+/// <summary>package.json's scripts: npm start runs the start script (the isolated app), npm run start:inprocess runs it for the in-process app, npm run token prints a local token; every Azurite start has telemetry off.</summary>
 public sealed class PackageJsonTests
 {
     [Theory]
     [InlineData("start", "node scripts/start.mjs")]
     [InlineData("start:inprocess", "node scripts/start.mjs --inprocess")]
+    [InlineData("token", "node scripts/token.mjs")]
     [InlineData("azurite", "azurite --silent --disableTelemetry ")]
     public void Script_Name_RunsTheExpectedCommand(string name, string expectedPrefix)
     {

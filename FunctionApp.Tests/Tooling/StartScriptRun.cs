@@ -16,6 +16,19 @@ public sealed partial record StartScriptRun(int ExitCode, string Output, string 
         }
     }
 
+    /// <summary>The pid the script reported for the local issuer it started, or null if it started none.</summary>
+    public int? IssuerPid
+    {
+        get
+        {
+            var match = IssuerPidPattern().Match(Output);
+            return match.Success ? int.Parse(match.Groups[1].Value, CultureInfo.InvariantCulture) : null;
+        }
+    }
+
+    [GeneratedRegex(@"Local issuer starting \(pid (\d+)\)")]
+    private static partial Regex IssuerPidPattern();
+
     [GeneratedRegex(@"Azurite starting \(pid (\d+)\)")]
     private static partial Regex AzuritePidPattern();
 }

@@ -18,19 +18,39 @@ public sealed class StartScriptSandbox : IAsyncDisposable
         const fs = require("fs"), net = require("net");
         // Fake Core Tools (or fake dotnet running the local host) for StartScriptTests.
         // FAKE_FUNC_MODE: exit:<code> | signal-parent:<SIGNAL>. As dotnet, "build ..." is appended to FAKE_DOTNET_BUILDS
-        // and exits FAKE_DOTNET_BUILD_EXIT (0 unless set), printing a compiler-style error first when that is not 0.
+        // and exits FAKE_DOTNET_BUILD_EXIT (0 unless set), printing a compiler-style error first when that is not 0;
+        // "dotnet .../LocalIssuer.dll --port N" listens on N until signalled, writing its arguments and the signal to
+        // FAKE_ISSUER_RECORD.
         if (process.argv[2] === "build") {
           fs.appendFileSync(process.env.FAKE_DOTNET_BUILDS, process.argv.slice(2).join(" ") + "\n");
           const code = Number(process.env.FAKE_DOTNET_BUILD_EXIT ?? "0");
           if (code !== 0) console.log(`${process.argv[3]} : error CS0000: fake build failure`);
           process.exit(code);
         }
+        if ((process.argv[2] ?? "").endsWith("LocalIssuer.dll")) {
+          const issuerRecord = { args: process.argv.slice(2), signal: null };
+          const saveIssuer = () => fs.writeFileSync(process.env.FAKE_ISSUER_RECORD, JSON.stringify(issuerRecord));
+          net.createServer((s) => s.destroy()).listen(Number(process.argv[process.argv.indexOf("--port") + 1]), "127.0.0.1", saveIssuer);
+          for (const s of ["SIGINT", "SIGTERM"]) process.on(s, () => { issuerRecord.signal = s; saveIssuer(); process.exit(0); });
+          return;
+        }
         const ports = ["AZURITE_BLOB_PORT", "AZURITE_QUEUE_PORT", "AZURITE_TABLE_PORT"].map(n => Number(process.env[n]));
         const listening = p => new Promise(r => { const s = net.connect({ host: "127.0.0.1", port: p }); s.on("connect", () => { s.destroy(); r(true); }); s.on("error", () => r(false)); });
-        const record = { cwd: process.cwd(), args: process.argv.slice(2), azuriteListening: false, signal: null, widgetStorage: process.env.WidgetStorage ?? null };
+        const record = { cwd: process.cwd(), args: process.argv.slice(2), azuriteListening: false, signal: null, widgetStorage: process.env.WidgetStorage ?? null,
+          authAuthority: process.env.Auth__Authority ?? null, issuerListening: false, grants: null };
         const save = () => fs.writeFileSync(process.env.FAKE_FUNC_RECORD, JSON.stringify(record));
         (async () => {
           record.azuriteListening = (await Promise.all(ports.map(listening))).every(x => x);
+          record.issuerListening = await listening(Number(process.env.ISSUER_PORT));
+          try {
+            const { TableClient } = require("@azure/data-tables");
+            const table = TableClient.fromConnectionString(`DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${process.env.AZURITE_ACCOUNT_KEY};TableEndpoint=http://127.0.0.1:${process.env.AZURITE_TABLE_PORT}/devstoreaccount1;`, "callergrants", { allowInsecureConnection: true });
+            const grants = [];
+            for await (const e of table.listEntities()) grants.push({ caller: e.partitionKey, receiver: e.rowKey, grantedBy: e.GrantedBy ?? null });
+            record.grants = grants;
+          } catch {
+            // no table (or no Azurite): grants stays null
+          }
           save();
           const [mode, value] = process.env.FAKE_FUNC_MODE.split(":");
           if (mode === "exit") process.exit(Number(value));
@@ -57,6 +77,7 @@ public sealed class StartScriptSandbox : IAsyncDisposable
         Directory.CreateDirectory(Path.Combine(Root, "FunctionApp.Isolated"));
         File.Copy(RepoFiles.File("scripts", "start.mjs"), Path.Combine(Root, "scripts", "start.mjs"));
         File.Copy(RepoFiles.File("scripts", "azurite.mjs"), Path.Combine(Root, "scripts", "azurite.mjs"));
+        File.Copy(RepoFiles.File("scripts", "grants.mjs"), Path.Combine(Root, "scripts", "grants.mjs"));
         File.Copy(RepoFiles.File("package.json"), Path.Combine(Root, "package.json"));
         File.Copy(RepoFiles.File("local.settings.sample.json"), InProcessSample);
         File.Copy(RepoFiles.File("FunctionApp.Isolated", "local.settings.sample.json"), IsolatedSample);
@@ -71,9 +92,10 @@ public sealed class StartScriptSandbox : IAsyncDisposable
 
             if (funcInNodeModules)
             {
-                // A node_modules of its own: the real Azurite linked in, and .bin/ for a fake func as npm would link it.
+                // A node_modules of its own: the real Azurite and Tables SDK linked in, and .bin/ for a fake func as npm would link it.
                 Directory.CreateDirectory(Path.Combine(Root, "node_modules", ".bin"));
                 Directory.CreateSymbolicLink(Path.Combine(Root, "node_modules", "azurite"), Path.Combine(modules, "azurite"));
+                Directory.CreateSymbolicLink(Path.Combine(Root, "node_modules", "@azure"), Path.Combine(modules, "@azure"));
             }
             else
             {
@@ -83,7 +105,14 @@ public sealed class StartScriptSandbox : IAsyncDisposable
 
         Ports = [Loopback.FreePort(), Loopback.FreePort(), Loopback.FreePort()];
         HttpPort = Loopback.FreePort();
+        IssuerPort = Loopback.FreePort();
     }
+
+    /// <summary>The local issuer's port the script is told to use (ISSUER_PORT).</summary>
+    public int IssuerPort { get; }
+
+    /// <summary>Where the fake dotnet, run as the local issuer, writes its arguments and the signal that stopped it.</summary>
+    public string IssuerRecord => Path.Combine(Root, "issuer-record.json");
 
     /// <summary>The HTTP port the script is told to use (HTTP_PORT).</summary>
     public int HttpPort { get; }
@@ -182,6 +211,9 @@ public sealed class StartScriptSandbox : IAsyncDisposable
         start.Environment["FAKE_DOTNET_BUILDS"] = DotnetBuilds;
         start.Environment["FAKE_DOTNET_BUILD_EXIT"] = _buildExitCode.ToString(System.Globalization.CultureInfo.InvariantCulture);
         start.Environment["HTTP_PORT"] = HttpPort.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        start.Environment["ISSUER_PORT"] = IssuerPort.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        start.Environment["FAKE_ISSUER_RECORD"] = IssuerRecord;
+        start.Environment["AZURITE_ACCOUNT_KEY"] = AzuriteFixture.AccountKey;
         foreach (var (name, value) in Environment)
         {
             start.Environment[name] = value;
@@ -220,6 +252,11 @@ public sealed class StartScriptSandbox : IAsyncDisposable
         if (run.AzuritePid is { } pid)
         {
             _pids.Add(pid);
+        }
+
+        if (run.IssuerPid is { } issuerPid)
+        {
+            _pids.Add(issuerPid);
         }
 
         return run;

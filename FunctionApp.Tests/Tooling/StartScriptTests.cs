@@ -1,5 +1,6 @@
 using System.Text.RegularExpressions;
 using FunctionApp.Tests.Infra;
+using FunctionApp.Tests.Infrastructure;
 
 namespace FunctionApp.Tests.Tooling;
 
@@ -57,6 +58,7 @@ public sealed class StartScriptTests
             [
                 "build FunctionApp.Isolated/FunctionApp.Isolated.csproj --configuration Release --nologo -v quiet",
                 "build tools/WorkerHost/WorkerHost.csproj --configuration Release --nologo -v quiet",
+                "build tools/LocalIssuer/LocalIssuer.csproj --configuration Release --nologo -v quiet",
             ],
             await File.ReadAllLinesAsync(sandbox.DotnetBuilds));
         var host = Assert.IsType<FakeFuncRecord>(run.Func);
@@ -94,6 +96,7 @@ public sealed class StartScriptTests
             [
                 "build FunctionApp/FunctionApp.csproj --configuration Release --nologo -v quiet",
                 "build tools/LocalHost/LocalHost.csproj --configuration Release --nologo -v quiet",
+                "build tools/LocalIssuer/LocalIssuer.csproj --configuration Release --nologo -v quiet",
             ],
             await File.ReadAllLinesAsync(sandbox.DotnetBuilds));
         var host = Assert.IsType<FakeFuncRecord>(run.Func);
@@ -130,11 +133,13 @@ public sealed class StartScriptTests
         var progress = run.Output.Split('\n', StringSplitOptions.TrimEntries)
             .Where(line => line.StartsWith("[npm start] Building ", StringComparison.Ordinal) || line.StartsWith("[npm start] Built ", StringComparison.Ordinal))
             .ToArray();
-        Assert.Equal(4, progress.Length);
+        Assert.Equal(6, progress.Length);
         Assert.Equal($"[npm start] Building {app} (dotnet build -c Release)...", progress[0]);
         Assert.Matches($@"^\[npm start\] Built {Regex.Escape(app)} in \d+\.\d s$", progress[1]);
         Assert.Equal($"[npm start] Building {host} (dotnet build -c Release)...", progress[2]);
         Assert.Matches($@"^\[npm start\] Built {Regex.Escape(host)} in \d+\.\d s$", progress[3]);
+        Assert.Equal("[npm start] Building tools/LocalIssuer/LocalIssuer.csproj (dotnet build -c Release)...", progress[4]);
+        Assert.Matches(@"^\[npm start\] Built tools/LocalIssuer/LocalIssuer\.csproj in \d+\.\d s$", progress[5]);
     }
 
     [Theory]
@@ -172,10 +177,10 @@ public sealed class StartScriptTests
         // Act
         var second = await sandbox.RunAsync();
 
-        // Assert: two builds in all (the first run's), and the second run still started WorkerHost on the output.
+        // Assert: three builds in all (the first run's), and the second run still started WorkerHost on the output.
         Assert.Equal(0, first.ExitCode);
         Assert.Equal(0, second.ExitCode);
-        Assert.Equal(2, (await File.ReadAllLinesAsync(sandbox.DotnetBuilds)).Length);
+        Assert.Equal(3, (await File.ReadAllLinesAsync(sandbox.DotnetBuilds)).Length);
         Assert.DoesNotContain("[npm start] Building ", second.Output, StringComparison.Ordinal);
         Assert.Contains("[npm start] Build output up to date", second.Output, StringComparison.Ordinal);
         var host = Assert.IsType<FakeFuncRecord>(second.Func);
@@ -193,6 +198,8 @@ public sealed class StartScriptTests
     [InlineData("edit", "global.json", true)]
     [InlineData("delete", "tools/WorkerHost/bin/Release/net10.0/WorkerHost.dll", true)]
     [InlineData("touch", "FunctionApp.Isolated/bin/Release/net10.0/FunctionApp.Isolated.dll", true)]
+    [InlineData("edit", "tools/LocalIssuer/Program.cs", true)]
+    [InlineData("delete", "tools/LocalIssuer/bin/Release/net10.0/LocalIssuer.dll", true)]
     [InlineData("edit", "docs/api.md", false)]
     [InlineData("add", "FunctionApp.Isolated/obj/Release/generated.cs", false)]
     public async Task Start_FileChangedSinceTheLastBuild_BuildsAgainOnlyWhenItIsABuildInputOrOutput(string change, string file, bool rebuilds)
@@ -225,7 +232,7 @@ public sealed class StartScriptTests
 
         // Assert
         Assert.Equal(0, run.ExitCode);
-        Assert.Equal(rebuilds ? 4 : 2, (await File.ReadAllLinesAsync(sandbox.DotnetBuilds)).Length);
+        Assert.Equal(rebuilds ? 6 : 3, (await File.ReadAllLinesAsync(sandbox.DotnetBuilds)).Length);
         Assert.Equal(rebuilds, run.Output.Contains("[npm start] Building ", StringComparison.Ordinal));
     }
 
@@ -242,9 +249,9 @@ public sealed class StartScriptTests
         // Act
         var run = await sandbox.RunAsync();
 
-        // Assert: the failed run's one build, then both.
+        // Assert: the failed run's one build, then all three.
         Assert.Equal(0, run.ExitCode);
-        Assert.Equal(3, (await File.ReadAllLinesAsync(sandbox.DotnetBuilds)).Length);
+        Assert.Equal(4, (await File.ReadAllLinesAsync(sandbox.DotnetBuilds)).Length);
     }
 
     [Fact]
@@ -264,10 +271,10 @@ public sealed class StartScriptTests
         var first = await sandbox.RunAsync("--inprocess");
         var second = await sandbox.RunAsync("--inprocess");
 
-        // Assert: the isolated run's two builds, the first in-process run's two, none for the second.
+        // Assert: the isolated run's three builds, the first in-process run's three, none for the second.
         Assert.Equal(0, second.ExitCode);
         Assert.Contains("[npm start] Building FunctionApp/FunctionApp.csproj", first.Output, StringComparison.Ordinal);
-        Assert.Equal(4, (await File.ReadAllLinesAsync(sandbox.DotnetBuilds)).Length);
+        Assert.Equal(6, (await File.ReadAllLinesAsync(sandbox.DotnetBuilds)).Length);
         Assert.Contains("[npm start] Build output up to date", second.Output, StringComparison.Ordinal);
     }
 
@@ -332,7 +339,7 @@ public sealed class StartScriptTests
         var func = Assert.IsType<FakeFuncRecord>(run.Func);
         Assert.Equal(["start", "--port", sandbox.HttpPort.ToString(System.Globalization.CultureInfo.InvariantCulture)], func.Args);
         Assert.Equal(Path.Combine(sandbox.Root, "FunctionApp.Isolated"), func.Cwd);
-        Assert.False(File.Exists(sandbox.DotnetBuilds), "the local host was built although func is installed");
+        Assert.Equal(["build tools/LocalIssuer/LocalIssuer.csproj --configuration Release --nologo -v quiet"], await File.ReadAllLinesAsync(sandbox.DotnetBuilds));
         AssertAzuriteRanWithoutTelemetryAndStopped(sandbox, run);
     }
 
@@ -452,6 +459,59 @@ public sealed class StartScriptTests
         Assert.False(File.Exists(other), "the other app's settings were written");
     }
 
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task Start_FuncNotInstalled_RunsTheLocalIssuerOnItsPortUntilTheHostExitsThenStopsIt(bool inProcess)
+    {
+        // Arrange
+        await using var sandbox = StartScriptSandbox.Create();
+        sandbox.AddFakeDotnet("exit:0");
+
+        // Act
+        var run = inProcess ? await sandbox.RunAsync("--inprocess") : await sandbox.RunAsync();
+
+        // Assert: the issuer listened when the host started, on ISSUER_PORT, and was stopped (SIGTERM) with Azurite.
+        Assert.Equal(0, run.ExitCode);
+        var host = Assert.IsType<FakeFuncRecord>(run.Func);
+        Assert.True(host.IssuerListening, $"the local issuer was not listening when the host started.\n{run.Output}\n{run.Error}");
+        using var issuer = System.Text.Json.JsonDocument.Parse(await File.ReadAllTextAsync(sandbox.IssuerRecord));
+        Assert.Equal(
+            [Path.Combine(sandbox.Root, "tools", "LocalIssuer", "bin", "Release", "net10.0", "LocalIssuer.dll"), "--port", sandbox.IssuerPort.ToString(System.Globalization.CultureInfo.InvariantCulture)],
+            issuer.RootElement.GetProperty("args").EnumerateArray().Select(a => a.GetString()));
+        Assert.Equal("SIGTERM", issuer.RootElement.GetProperty("signal").GetString());
+        Assert.Equal($"http://127.0.0.1:{sandbox.IssuerPort}/7a1e0000-0000-4000-8000-000000000001/v2.0", host.AuthAuthority);
+        Assert.False(await Loopback.AcceptsAsync(sandbox.IssuerPort), "the issuer still listens after the script exited");
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task Start_HostStarts_AfterTheLocalCallerIsGrantedEveryLocalReceiver(bool inProcess)
+    {
+        // Arrange: settings whose local keys are for partner-a and partner-c (besides the default receiver's).
+        await using var sandbox = StartScriptSandbox.Create();
+        sandbox.AddFakeFunc("exit:0");
+        var settings = inProcess ? sandbox.InProcessSettings : sandbox.IsolatedSettings;
+        var sample = inProcess ? sandbox.InProcessSample : sandbox.IsolatedSample;
+        await File.WriteAllTextAsync(settings, (await File.ReadAllTextAsync(sample)).Replace("\"Signing:LocalKeys:partner-b\"", "\"Signing:LocalKeys:partner-c\"", StringComparison.Ordinal));
+
+        // Act
+        var run = inProcess ? await sandbox.RunAsync("--inprocess") : await sandbox.RunAsync();
+
+        // Assert: exactly the receivers the settings hold a key for, written by npm start before the host started.
+        Assert.Equal(0, run.ExitCode);
+        var host = Assert.IsType<FakeFuncRecord>(run.Func);
+        var grants = Assert.IsAssignableFrom<IReadOnlyList<FakeFuncGrant>>(host.Grants);
+        Assert.Equal(
+            [
+                new FakeFuncGrant("7a1e0000-0000-4000-8000-00000000000c", "default", "npm start"),
+                new FakeFuncGrant("7a1e0000-0000-4000-8000-00000000000c", "partner-a", "npm start"),
+                new FakeFuncGrant("7a1e0000-0000-4000-8000-00000000000c", "partner-c", "npm start"),
+            ],
+            grants.OrderBy(g => g.Receiver, StringComparer.Ordinal));
+    }
+
     /// <summary>
     /// The isolated app's, the core's and WorkerHost's real project files and a few of their sources (with what they
     /// include from elsewhere and the build-wide files), plus the two outputs the script runs, as a build leaves them.
@@ -463,7 +523,7 @@ public sealed class StartScriptTests
             "FunctionApp.Isolated/FunctionApp.Isolated.csproj", "FunctionApp.Isolated/Program.cs", "WidgetSigning/WidgetSigning.csproj",
             "WidgetSigning/Signing/EnvelopeSigner.cs", "tools/WorkerHost/WorkerHost.csproj", "tools/WorkerHost/Program.cs",
             "tools/Shared/HostCommandLine.cs", "tools/Shared/HostHttpLimits.cs", "Directory.Build.props", "Directory.Packages.props",
-            "global.json", "docs/api.md",
+            "global.json", "docs/api.md", "tools/LocalIssuer/LocalIssuer.csproj", "tools/LocalIssuer/Program.cs",
         })
         {
             Write(sandbox, file, RepoFiles.ReadAllText(file.Split('/')));
@@ -471,6 +531,7 @@ public sealed class StartScriptTests
 
         Write(sandbox, "FunctionApp.Isolated/bin/Release/net10.0/FunctionApp.Isolated.dll", "app");
         Write(sandbox, "tools/WorkerHost/bin/Release/net10.0/WorkerHost.dll", "host");
+        Write(sandbox, "tools/LocalIssuer/bin/Release/net10.0/LocalIssuer.dll", "issuer");
     }
 
     private static void Write(StartScriptSandbox sandbox, string file, string text)
