@@ -400,6 +400,7 @@ public sealed class SignQueueFunctionTests
         {
             ["Signing:LocalKeys:partner-a"] = Convert.ToBase64String(partnerA),
             ["Signing:LocalKeys:partner-b"] = Convert.ToBase64String(partnerB),
+            ["Queues:AllowedReceivers"] = "default,partner-a,partner-b,nobody",
         });
         var vector = Vector.Load("escapes-and-unicode");
         await host.Claims.GetBlobClient("named.json").UploadAsync(new BinaryData(vector.Input));

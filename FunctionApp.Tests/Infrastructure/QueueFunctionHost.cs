@@ -74,7 +74,8 @@ public sealed class QueueFunctionHost : QueueTestHost, IAsyncDisposable
             [QueueOptions.ConnectionSetting] = azurite.ConnectionString,
             ["Signing:LocalKey"] = Vector.KeyBase64,
             ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
-            ["Auth:Disabled"] = "true",
+            ["Auth:TenantId"] = "7a1e0000-0000-4000-8000-0000000000f1",
+            ["Auth:Audience"] = "7a1e0000-0000-4000-8000-0000000000f2",
         };
         foreach (var (key, value) in QueueTestResources.Settings(prefix))
         {

@@ -477,6 +477,26 @@ public sealed class QueueSigningProcessorTests
     }
 
     [Fact]
+    public async Task SignAsync_ReceiverNotAllowedOnTheQueueAttack_IsRejectedNamingTheSettingBeforeAnyBlobIsRead()
+    {
+        // Arrange: a sender of this queue names partner-b, which has a key but is not among the queue's receivers; the
+        // claim check points at a blob that does not exist, so reading it would fail differently.
+        var settings = ReceiverKeys();
+        settings["Queues:AllowedReceivers"] = "default,partner-a";
+        var (processor, names) = Create(settings);
+        await Container(names.WidgetClaimsContainer).CreateIfNotExistsAsync();
+        var message = new SigningQueueMessage("m-not-allowed", 1, null, Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"absent.json\"},\"receivers\":[\"partner-a\",\"partner-b\"]}"));
+
+        // Act
+        var error = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(message, CancellationToken.None));
+
+        // Assert: nothing signed for either receiver; the reason names the receiver and the setting.
+        Assert.Equal("$.receivers", error.JsonPath);
+        Assert.Contains("'partner-b'", error.Message, StringComparison.Ordinal);
+        Assert.Contains("Queues:AllowedReceivers", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task SignAsync_NoReceiverNamedAndNoDefaultReceiver_IsRejectedNamingTheSettingsBeforeAnyBlobIsRead()
     {
         // Arrange: neither default set; the claim check points at a blob that does not exist.
@@ -578,6 +598,12 @@ public sealed class QueueSigningProcessorTests
         settings["Signing:LocalKey"] = Vector.KeyBase64;
         settings["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development";
         settings["Auth:Disabled"] = "true";
+
+        // The queue allows every receiver the test gives a key to, and those a test names to be refused as unknown.
+        settings.TryAdd("Queues:AllowedReceivers", string.Join(",", settings.Keys
+            .Where(k => k.StartsWith("Signing:LocalKeys:", StringComparison.Ordinal))
+            .Select(k => k["Signing:LocalKeys:".Length..])
+            .Prepend("default").Append("nobody").Append("ghost")));
         settings["WidgetClaimsContainer"] = names.WidgetClaimsContainer;
         settings["WidgetCanonicalContainer"] = names.WidgetCanonicalContainer;
         settings["WidgetRejectedContainer"] = names.WidgetRejectedContainer;
