@@ -9,7 +9,7 @@ namespace WidgetSigning.Audit;
 /// version), what came of it, and which bytes (the <c>webhook-id</c>, widget count, canonical length and the SHA-256 of
 /// the canonical bytes). Never key material, never envelope content. Written by <see cref="AuditLog"/>.
 /// </summary>
-public sealed class AuditRecord
+public sealed record AuditRecord
 {
     /// <summary>The operation: <c>sign</c>, <c>verify</c>, <c>keys</c> or <c>queue-sign</c>.</summary>
     public required string Operation { get; init; }
@@ -50,7 +50,7 @@ public sealed class AuditRecord
     /// <summary>The SHA-256 of the canonical bytes in lowercase hex, when <see cref="Signed"/> is not given.</summary>
     public string? CanonicalSha256 { get; init; }
 
-    /// <summary>The trace the call or message ran in.</summary>
+    /// <summary>The trace the call or message ran in (an HTTP call without an activity: its trace identifier, as its problem document's <c>traceId</c>).</summary>
     public string TraceId { get; init; } = Activity.Current?.TraceId.ToHexString() ?? string.Empty;
 
     /// <summary>The receivers of <paramref name="signed"/> with their current key versions.</summary>

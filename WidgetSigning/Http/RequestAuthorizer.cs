@@ -31,8 +31,13 @@ public sealed class RequestAuthorizer
     public ValueTask EnsureGrantedAsync(CallerIdentity caller, IReadOnlyList<ReceiverId> receivers, CancellationToken cancellationToken) =>
         _grants.EnsureGrantedAsync(caller, receivers, cancellationToken);
 
-    /// <summary>Writes the call's audit record.</summary>
-    public void Audit(AuditRecord record) => _audit.Write(record);
+    /// <summary>Writes the audit record of <paramref name="request"/>.</summary>
+    public void Audit(HttpRequest request, AuditRecord record)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        ArgumentNullException.ThrowIfNull(record);
+        _audit.Write(record.TraceId.Length > 0 ? record : record with { TraceId = request.HttpContext.TraceIdentifier });
+    }
 
     /// <summary>The receivers a refused call asked for, as its audit record lists them.</summary>
     internal static string Named(IReadOnlyList<ReceiverId>? receivers) =>
