@@ -28,6 +28,9 @@ public class AzuriteFixture : IAsyncLifetime
     /// <summary>The blob service's URI.</summary>
     public Uri BlobServiceUri { get; private set; } = null!;
 
+    /// <summary>The table service's URI.</summary>
+    public Uri TableServiceUri { get; private set; } = null!;
+
     /// <summary>http, or https where a subclass serves TLS.</summary>
     protected virtual string Scheme => "http";
 
@@ -73,7 +76,7 @@ public class AzuriteFixture : IAsyncLifetime
         _process.BeginErrorReadLine();
 
         var deadline = Stopwatch.StartNew();
-        while (!(await Loopback.AcceptsAsync(blobPort) && await Loopback.AcceptsAsync(queuePort)))
+        while (!(await Loopback.AcceptsAsync(blobPort) && await Loopback.AcceptsAsync(queuePort) && await Loopback.AcceptsAsync(tablePort)))
         {
             if (_process.HasExited)
             {
@@ -82,7 +85,7 @@ public class AzuriteFixture : IAsyncLifetime
 
             if (deadline.Elapsed > StartTimeout)
             {
-                throw new InvalidOperationException($"Azurite did not listen on 127.0.0.1:{blobPort} (blob) and :{queuePort} (queue) within {StartTimeout.TotalSeconds} s. Output:\n{Output()}");
+                throw new InvalidOperationException($"Azurite did not listen on 127.0.0.1:{blobPort} (blob), :{queuePort} (queue) and :{tablePort} (table) within {StartTimeout.TotalSeconds} s. Output:\n{Output()}");
             }
 
             await Task.Delay(100);
@@ -94,6 +97,7 @@ public class AzuriteFixture : IAsyncLifetime
             $"TableEndpoint={Scheme}://127.0.0.1:{tablePort}/{AccountName};";
         QueueServiceUri = new Uri($"{Scheme}://127.0.0.1:{queuePort}/{AccountName}");
         BlobServiceUri = new Uri($"{Scheme}://127.0.0.1:{blobPort}/{AccountName}");
+        TableServiceUri = new Uri($"{Scheme}://127.0.0.1:{tablePort}/{AccountName}");
     }
 
     public async Task DisposeAsync()
