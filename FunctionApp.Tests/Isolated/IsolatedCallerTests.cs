@@ -4,6 +4,7 @@ using System.Net.Http.Headers;
 using System.Security.Cryptography;
 using FunctionApp.Tests.Infrastructure;
 using Newtonsoft.Json.Linq;
+using WidgetSigning.Audit;
 using WidgetSigning.Callers;
 
 namespace FunctionApp.Tests.Isolated;
@@ -149,14 +150,15 @@ public sealed class IsolatedCallerTests(IsolatedCallerFixture fixture) : IClassF
     }
 
     [Fact]
-    public async Task Sign_UnauthenticatedCall_LeavesAnAuditRecordWithOutcomeRefused()
+    public async Task Sign_UnauthenticatedCall_LeavesAnAuditRecordWithOutcomeRefusedAndTheProblemsTraceId()
     {
-        // Arrange: the record of a call without a token names no caller; the trace the client sent tells it apart.
-        var traceId = Convert.ToHexString(RandomNumberGenerator.GetBytes(16)).ToLowerInvariant();
+        // Arrange
         var mark = fixture.Host.Output.Length;
 
-        // Act
-        using var response = await SignAsync(token: null, configure: r => r.Headers.TryAddWithoutValidation("traceparent", $"00-{traceId}-{Convert.ToHexString(RandomNumberGenerator.GetBytes(8)).ToLowerInvariant()}-01"));
+        // Act: the client sees a traceId in the problem; the operator finds the call's record by it.
+        using var response = await SignAsync(token: null);
+        var traceId = (string?)(await ProblemAsync(response))["traceId"];
+        Assert.False(string.IsNullOrEmpty(traceId));
         var record = await AuditLineAsync(mark, $"trace {traceId}");
 
         // Assert
@@ -194,7 +196,7 @@ public sealed class IsolatedCallerTests(IsolatedCallerFixture fixture) : IClassF
         var waited = Stopwatch.StartNew();
         while (true)
         {
-            var line = fixture.Host.Output[mark..].Split('\n').FirstOrDefault(l => l.Contains("Audit sign", StringComparison.Ordinal) && l.Contains(text, StringComparison.Ordinal));
+            var line = fixture.Host.Output[mark..].Split('\n').FirstOrDefault(l => l.Contains(AuditLog.Category + ": Audit sign", StringComparison.Ordinal) && l.Contains(text, StringComparison.Ordinal));
             if (line is not null)
             {
                 return line;

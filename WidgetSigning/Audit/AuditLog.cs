@@ -23,8 +23,8 @@ public sealed partial class AuditLog
         _logger = loggers.CreateLogger(Category);
     }
 
-    /// <summary>Writes <paramref name="record"/>.</summary>
-    public void Write(AuditRecord record)
+    /// <summary>Writes <paramref name="record"/>; <paramref name="fallbackTraceId"/> names the call when the record has no trace.</summary>
+    public void Write(AuditRecord record, string? fallbackTraceId = null)
     {
         ArgumentNullException.ThrowIfNull(record);
         var signed = record.Signed;
@@ -44,7 +44,7 @@ public sealed partial class AuditLog
             signed?.WidgetCount ?? record.WidgetCount ?? 0,
             signed?.CanonicalLength ?? record.CanonicalLength ?? 0,
             signed?.CanonicalSha256.ToHex() ?? record.CanonicalSha256 ?? string.Empty,
-            record.TraceId);
+            string.IsNullOrEmpty(record.TraceId) ? fallbackTraceId ?? string.Empty : record.TraceId);
     }
 
     [LoggerMessage(EventId = EventId, Level = LogLevel.Information,

@@ -57,7 +57,7 @@ public sealed class KeysHandler
                 // One receiver: its keys, or its problem (404 unknown, 503 unavailable) as the answer.
                 receiver = SignRequestOptions.Receiver(request, new ReceiverOptions { DefaultReceiver = null, MaxPerRequest = 1 });
                 var keys = await _keys.DescribeKeysAsync(receiver, cancellationToken).ConfigureAwait(false);
-                Audited(caller, receiver.Value);
+                Audited(request, caller, receiver.Value);
                 return new KeyListResult(receiver, keys);
             }
 
@@ -79,18 +79,18 @@ public sealed class KeysHandler
                 entries.Add(Describe(listed));
             }
 
-            Audited(caller, string.Empty);
+            Audited(request, caller, string.Empty);
             return new ReceiverKeyList(entries, page.NextPageToken);
         }
         catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
         {
             HttpLog.Rejected(_logger, FunctionName, problem.Status, problem.Type, problem.JsonPath);
-            _authorizer.Audit(SignHandler.Refused(AuditOperation, problem, caller, receiver?.Value ?? string.Empty));
+            _authorizer.Audit(request, SignHandler.Refused(AuditOperation, problem, caller, receiver?.Value ?? string.Empty));
             return problem;
         }
     }
 
-    private void Audited(CallerIdentity caller, string receivers) => _authorizer.Audit(new AuditRecord
+    private void Audited(HttpRequest request, CallerIdentity caller, string receivers) => _authorizer.Audit(request, new AuditRecord
     {
         Operation = AuditOperation,
         Outcome = AuditOutcome.KeysRead,

@@ -31,8 +31,16 @@ public sealed class RequestAuthorizer
     public ValueTask EnsureGrantedAsync(CallerIdentity caller, IReadOnlyList<ReceiverId> receivers, CancellationToken cancellationToken) =>
         _grants.EnsureGrantedAsync(caller, receivers, cancellationToken);
 
-    /// <summary>Writes the call's audit record.</summary>
-    public void Audit(AuditRecord record) => _audit.Write(record);
+    /// <summary>
+    /// Writes the call's audit record. Without a trace (no <see cref="System.Diagnostics.Activity"/>, as in a worker
+    /// that does not trace requests) it carries the request's <c>TraceIdentifier</c>, the <c>traceId</c> a problem
+    /// answer shows the client, so a refused caller's report finds its record.
+    /// </summary>
+    public void Audit(HttpRequest request, AuditRecord record)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        _audit.Write(record, request.HttpContext.TraceIdentifier);
+    }
 
     /// <summary>The receivers a refused call asked for, as its audit record lists them.</summary>
     internal static string Named(IReadOnlyList<ReceiverId>? receivers) =>

@@ -69,13 +69,13 @@ public sealed class SignHandler
             // Safety net: if the host never executes the result, the pooled stream still goes back.
             request.HttpContext.Response.RegisterForDispose(signed);
             HttpLog.Signed(_logger, FunctionName, signed.WidgetCount, string.Join(",", signed.Receivers.Select(r => r.Receiver.Value)), signed.KeyId);
-            _authorizer.Audit(new AuditRecord { Operation = AuditOperation, Outcome = AuditOutcome.Signed, Status = StatusCodes.Status200OK, Caller = caller, Signed = signed });
+            _authorizer.Audit(request, new AuditRecord { Operation = AuditOperation, Outcome = AuditOutcome.Signed, Status = StatusCodes.Status200OK, Caller = caller, Signed = signed });
             return new SignatureResult(signed, canonicalBody, _reader.Options);
         }
         catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
         {
             LogProblem(_logger, FunctionName, problem);
-            _authorizer.Audit(Refused(AuditOperation, problem, caller, RequestAuthorizer.Named(receivers)));
+            _authorizer.Audit(request, Refused(AuditOperation, problem, caller, RequestAuthorizer.Named(receivers)));
             return problem;
         }
         finally

@@ -56,7 +56,7 @@ public sealed class VerifyHandler
             var envelope = await _reader.ReadAsync(request, cancellationToken).ConfigureAwait(false);
             var outcome = await _verifier.VerifyAsync(envelope, receiver, signature, keyId, webhook, cancellationToken).ConfigureAwait(false);
             HttpLog.Verified(_logger, FunctionName, outcome.WidgetCount, outcome.IsValid, outcome.KeyId, VerificationResult.ReasonText(outcome.Failure));
-            _authorizer.Audit(new AuditRecord
+            _authorizer.Audit(request, new AuditRecord
             {
                 Operation = AuditOperation,
                 Outcome = AuditOutcome.Verified,
@@ -71,7 +71,7 @@ public sealed class VerifyHandler
         catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
         {
             SignHandler.LogProblem(_logger, FunctionName, problem);
-            _authorizer.Audit(SignHandler.Refused(AuditOperation, problem, caller, receiver?.Value ?? string.Empty));
+            _authorizer.Audit(request, SignHandler.Refused(AuditOperation, problem, caller, receiver?.Value ?? string.Empty));
             return problem;
         }
     }
