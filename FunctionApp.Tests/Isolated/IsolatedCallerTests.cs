@@ -30,7 +30,9 @@ public sealed class IsolatedCallerTests(IsolatedCallerFixture fixture) : IClassF
         // Assert
         Assert.Equal(HttpStatusCode.Unauthorized, response.StatusCode);
         Assert.Equal(Unauthenticated, (string?)problem["type"]);
-        Assert.Equal("Bearer", Assert.Single(response.Headers.WwwAuthenticate).Scheme);
+        var challenge = Assert.Single(response.Headers.WwwAuthenticate);
+        Assert.Equal("Bearer", challenge.Scheme);
+        Assert.DoesNotContain("error=", challenge.Parameter ?? string.Empty, StringComparison.Ordinal);
         Assert.False(response.Headers.Contains("X-Signature"));
     }
 
