@@ -55,6 +55,36 @@ public sealed class IsolatedCallerTests(IsolatedCallerFixture fixture) : IClassF
     }
 
     [Theory]
+    [InlineData("alg-none", 401)]
+    [InlineData("other-issuer-key", 401)]
+    [InlineData("twenty-kilobytes", 401)]
+    [InlineData("forty-kilobytes", 431)]
+    public async Task Sign_ForgedOrOversizedToken_Is4xxAndNothingSigned(string attack, int status)
+    {
+        // Arrange: a token over the app's 16 KiB bound but under the host's 32 KB header block reaches the app (401);
+        // one over the host's limit is refused by the host's Kestrel (431) before the app sees it.
+        await using var other = await TestIssuer.StartAsync();
+        var token = attack switch
+        {
+            "alg-none" => fixture.Issuer.MintUnsigned(),
+            "twenty-kilobytes" => fixture.Issuer.Mint(new TokenSpec { Claims = { ["padding"] = new string('p', 20 * 1024) } }),
+            "forty-kilobytes" => fixture.Issuer.Mint(new TokenSpec { Claims = { ["padding"] = new string('p', 40 * 1024) } }),
+            _ => other.Mint(new TokenSpec { Claims = { ["iss"] = fixture.Issuer.Authority } }),
+        };
+
+        // Act
+        using var response = await SignAsync(token, "?receiver=" + IsolatedCallerFixture.GrantedReceiver);
+
+        // Assert
+        Assert.Equal(status, (int)response.StatusCode);
+        Assert.False(response.Headers.Contains("X-Signature"));
+        if (status == 401)
+        {
+            Assert.Equal(Unauthenticated, (string?)(await ProblemAsync(response))["type"]);
+        }
+    }
+
+    [Theory]
     [InlineData("X-MS-CLIENT-PRINCIPAL", "eyJhdXRoX3R5cCI6ImFhZCIsImNsYWltcyI6W3sidHlwIjoicm9sZXMiLCJ2YWwiOiJXaWRnZXRzLlNpZ24ifV19")]
     [InlineData("X-MS-CLIENT-PRINCIPAL-ID", "7a1e0000-0000-4000-8000-00000000000c")]
     public async Task Sign_ForgedPlatformPrincipalHeaderWithoutToken_Is401(string header, string value)
