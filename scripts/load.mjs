@@ -5,14 +5,19 @@
 // and the same bodies, on the apps' Release build output. Not a test: run it on a quiet machine.
 //
 //   1. builds the selected apps and their local hosts (dotnet build -c Release: FunctionApp.Isolated +
-//      tools/WorkerHost, FunctionApp + tools/LocalHost) and starts Azurite (free ports, in memory, telemetry off);
-//   2. per app, in LOAD_APPS order (default "isolated,inprocess"): starts its host on a free port with the app's
-//      settings sample (FunctionApp.Isolated/local.settings.sample.json, or the root local.settings.sample.json), the
-//      storage connection strings pointed at that Azurite, and waits for its ready line; then, for the seed's 1 MB
-//      envelope at concurrency 1, 8, 64, 256, then a 10 MB envelope (the seed's widgets repeated with fresh ids) at
-//      16: one warm-up second, then a fixed LOAD_DURATION seconds (default 20) each; then stops that host;
+//      tools/WorkerHost, FunctionApp + tools/LocalHost, and tools/LocalIssuer when the isolated app runs with tokens),
+//      starts Azurite (free ports, in memory, telemetry off) and, for tokens, the local issuer (tools/LocalIssuer on a
+//      free loopback port, from its ready line), then grants the default local caller the `default` receiver in that
+//      Azurite's `callergrants` table;
+//   2. per round (LOAD_ROUNDS, default 1), per app in LOAD_APPS order (default "isolated,inprocess"), per caller check
+//      mode (LOAD_AUTH, below): starts its host on a free port with the app's settings sample
+//      (FunctionApp.Isolated/local.settings.sample.json, or the root local.settings.sample.json), the storage connection
+//      strings pointed at that Azurite and Auth:Authority at that issuer, and waits for its ready line; mints one token
+//      for the default local caller from the issuer's token endpoint (a token lasts an hour: one per host run); then,
+//      for each step (LOAD_STEPS, below): one warm-up second, then a fixed LOAD_DURATION seconds (default 20); then
+//      stops that host;
 //   3. per step: requests/s, p50/p99 latency, share of 429 (the host's maxConcurrentRequests/maxOutstandingRequests),
-//      5xx (must be 0), and peak working set during the step, sampled every 100 ms:
+//      5xx and 401/403 (both must be 0), and peak working set during the step, sampled every 100 ms:
 //        - isolated: the WorkerHost process and, separately, its worker process (the host's child, found through
 //          /proc/<host>/task/*/children), both from /proc/<pid>/status VmRSS (VmHWM for the whole run; Linux only,
 //          "n/a" elsewhere);
@@ -21,18 +26,30 @@
 //      the in-process app, whose pool lives in the LocalHost process and is read from /local/stream-pool; the
 //      isolated app's pool lives in the worker process, which has no such endpoint, so its column says
 //      "n/a (out of process)" and never fails the run;
-//   4. writes results.json (both apps), results.md (one table per app, then a side-by-side table of req/s, p50, p99,
-//      5xx and 429 per step) and load.svg (throughput and latency against concurrency, one series per app) to LOAD_OUT
-//      (default docs/load/), stops everything it started, and exits 1 on any 5xx or an in-process pool that did not
-//      drain.
+//   4. writes results.json (every run), results.md (one table per app, then a side-by-side table of req/s, p50, p99,
+//      5xx and 429 per step, and with LOAD_AUTH=both the isolated app's req/s with and without tokens and their ratio)
+//      and load.svg (throughput and latency against concurrency for the 1 MB envelope, one series per run and client)
+//      to LOAD_OUT (default docs/load/), stops everything it started, and exits 1 on any 5xx, 401 or 403, or an
+//      in-process pool that did not drain.
+//
+// Caller checks (LOAD_AUTH, default "on"): "on" runs the isolated app as deployed, validating an Entra-shaped bearer
+// token from the local issuer and the caller's grant on every request, and sends that token on every request
+// (autocannon's headers and wrk's Lua script); "off" runs it with Auth:Disabled=true (accepted in development only)
+// and sends no Authorization header; "both" runs each step both ways, each in its own host, the order alternating from
+// round to round (on, off; then off, on), and every table gets an auth column. The in-process app cannot validate
+// tokens: it always runs with caller checks off, as its settings sample says.
+//
+// Steps (LOAD_STEPS, comma-separated, default all, in this order): 1kb@8 (the seed's first 3 widgets, 1030 bytes, at
+// concurrency 8), 1mb@1, 1mb@8, 1mb@64, 1mb@256 (the seed, 1 MB), 10mb@16 (the seed's widgets repeated with fresh ids
+// to 10 MB). E.g. LOAD_STEPS=1kb@8 LOAD_AUTH=both LOAD_ROUNDS=2 LOAD_CLIENTS=autocannon for the token overhead alone.
 //
 // LOAD_APPS (comma-separated: isolated, inprocess), LOAD_DURATION, LOAD_WARMUP (seconds per step), LOAD_HOST_WARMUP
 // (seconds, default 30: each host once, before its first step, until the JIT has tiered up) and LOAD_OUT override the
 // defaults; LOAD_NO_BUILD=1 skips the build.
 //
-// Two clients (issue 30), to tell the client's cost from ours: LOAD_CLIENTS (comma-separated, default "autocannon,wrk")
-// runs each step with each client in turn: autocannon 9 (Node.js, in this process) and wrk (C, Debian's package; a
-// Lua script sends the pre-built body and counts statuses). Each row also gives the CPU time per answered request of
+// Two clients, to tell the client's cost from ours: LOAD_CLIENTS (comma-separated, default "autocannon,wrk") runs each
+// step with each client in turn: autocannon 9 (Node.js, in this process) and wrk (C, Debian's package; a Lua script
+// sends the pre-built body and headers and counts statuses). Each row also gives the CPU time per answered request of
 // each process from /proc/<pid>/stat (utime + stime): the client (this process for autocannon, wrk's own), the host,
 // and for the isolated app its worker, so a row says where the machine's two cores went. Linux only ("n/a" elsewhere).
 
@@ -45,11 +62,12 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { azuriteConnection } from "./azurite.mjs";
+import { grantsClient, setGrants } from "./grants.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const duration = Number(process.env.LOAD_DURATION ?? 20);
 const warmup = Number(process.env.LOAD_WARMUP ?? 1);
-// Before the first step, each host is warmed until the JIT has tiered up its hot paths (issue 30: on a 2-core machine
+// Before the first step, each host is warmed until the JIT has tiered up its hot paths (on a 2-core machine
 // the worker was still compiling, 0.4-0.6 s of JIT per second, 20 s into the first step; a 1 s warm-up measured a cold
 // process at concurrency 1, which BenchmarkDotNet, the yardstick, never does).
 const hostWarmup = Number(process.env.LOAD_HOST_WARMUP ?? 30);
@@ -58,6 +76,12 @@ const seedPath = join(root, "FunctionApp.Tests", "TestData", "vectors", "seed-30
 const say = (message) => console.error(`[load] ${message}`);
 const children = [];
 const outOfProcess = "n/a (out of process)";
+
+// The local Entra tenant tools/LocalIssuer serves, and its default caller (the token's oid when the request names none).
+const localTenant = "7a1e0000-0000-4000-8000-000000000001";
+const localCaller = "7a1e0000-0000-4000-8000-00000000000c";
+const issuerProject = "tools/LocalIssuer/LocalIssuer.csproj";
+const issuerDll = join(root, "tools", "LocalIssuer", "bin", "Release", "net10.0", "LocalIssuer.dll");
 
 const apps = {
   isolated: {
@@ -69,6 +93,7 @@ const apps = {
     appOutput: join(root, "FunctionApp.Isolated", "bin", "Release", "net10.0"),
     settings: join(root, "FunctionApp.Isolated", "local.settings.sample.json"),
     streamPool: false,
+    tokens: true,
     color: "#1f77b4",
   },
   inprocess: {
@@ -80,6 +105,7 @@ const apps = {
     appOutput: join(root, "FunctionApp", "bin", "Release", "net8.0"),
     settings: join(root, "local.settings.sample.json"),
     streamPool: true,
+    tokens: false,
     color: "#ff7f0e",
   },
 };
@@ -93,6 +119,29 @@ for (const client of clients) {
   if (client !== "autocannon" && client !== "wrk") throw new Error(`LOAD_CLIENTS: unknown client "${client}" (known: autocannon, wrk)`);
 }
 if (clients.length === 0) throw new Error("LOAD_CLIENTS names no client (autocannon, wrk)");
+const authSetting = (process.env.LOAD_AUTH ?? "on").trim().toLowerCase();
+const authModes = { on: ["on"], off: ["off"], both: ["on", "off"] }[authSetting];
+if (!authModes) throw new Error(`LOAD_AUTH: "${authSetting}" is not on, off or both`);
+const rounds = Number(process.env.LOAD_ROUNDS ?? 1);
+if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20) throw new Error(`LOAD_ROUNDS: "${process.env.LOAD_ROUNDS}" is not a whole number from 1 to 20`);
+// The isolated app validates tokens unless LOAD_AUTH=off; the in-process app never does.
+const needsIssuer = selected.some((name) => apps[name].tokens) && authModes.includes("on");
+// The steps: the same bodies and client for every app.
+const oneMb = readFileSync(seedPath);
+const oneKb = Buffer.from(JSON.stringify({ widgets: JSON.parse(oneMb.toString("utf8")).widgets.slice(0, 3) }));
+const allSteps = [
+  { id: "1kb@8", name: "1 KB", body: () => oneKb, connections: 8 },
+  ...[1, 8, 64, 256].map((connections) => ({ id: `1mb@${connections}`, name: "1 MB", body: () => oneMb, connections })),
+  { id: "10mb@16", name: "10 MB", body: () => largeEnvelope(10 * 1024 * 1024), connections: 16 },
+];
+const stepIds = (process.env.LOAD_STEPS ?? allSteps.map((s) => s.id).join(",")).split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+for (const id of stepIds) {
+  if (!allSteps.some((s) => s.id === id)) throw new Error(`LOAD_STEPS: unknown step "${id}" (known: ${allSteps.map((s) => s.id).join(", ")})`);
+}
+if (stepIds.length === 0) throw new Error(`LOAD_STEPS names no step (${allSteps.map((s) => s.id).join(", ")})`);
+const steps = allSteps.filter((s) => stepIds.includes(s.id)).map((s) => ({ ...s, body: s.body() }));
+// The host warm-up sends the 1 MB envelope when a step does, else the first step's.
+const warmupBody = steps.find((s) => s.name === "1 MB")?.body ?? steps[0].body;
 
 function freePort() {
   return new Promise((resolvePort, reject) => {
@@ -188,10 +237,12 @@ function procCpuMs(pid) {
 
 const wrkPath = ["/usr/bin/wrk", "/usr/local/bin/wrk"].find((p) => existsSync(p)) ?? null;
 
-// wrk's Lua side: the body and headers once, a count per status, and one JSON line at the end (latency in µs).
-const wrkScript = (bodyFile) => `
+// wrk's Lua side: the body and headers once, a count per status, and one JSON line at the end (latency in µs). The
+// headers are autocannon's (Content-Type, and Authorization with caller checks on).
+const wrkScript = (bodyFile, headers) => `
 local f = assert(io.open(${JSON.stringify(bodyFile)}, "rb")); wrk.body = f:read("*all"); f:close()
-wrk.method = "POST"; wrk.headers["Content-Type"] = "application/json"
+wrk.method = "POST"
+${Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`).join("\n")}
 statuses = {}
 local threads = {}
 function setup(thread) table.insert(threads, thread) end
@@ -208,11 +259,12 @@ end
 `;
 
 /** One wrk run (one thread, `connections` connections) in the shape autocannon's result has, plus wrk's pid for its CPU. */
-function runWrk(url, body, connections, seconds, onPid) {
+function runWrk(url, body, headers, connections, seconds, onPid) {
+  // The script holds the token: a private directory (mkdtemp is 0700), removed when wrk exits.
   const dir = mkdtempSync(join(tmpdir(), "load-wrk-"));
   const bodyFile = join(dir, "body.json");
   writeFileSync(bodyFile, body);
-  writeFileSync(join(dir, "post.lua"), wrkScript(bodyFile));
+  writeFileSync(join(dir, "post.lua"), wrkScript(bodyFile, headers), { mode: 0o600 });
   return new Promise((resolveRun, reject) => {
     const child = spawn(wrkPath, ["-t1", `-c${connections}`, `-d${seconds}s`, "--timeout", "60s", "-s", join(dir, "post.lua"), url], { stdio: ["ignore", "pipe", "inherit"] });
     children.push(child);
@@ -242,10 +294,10 @@ function runWrk(url, body, connections, seconds, onPid) {
   });
 }
 
-// 1. Build, Azurite.
+// 1. Build, Azurite, the issuer and the grant.
 if (clients.includes("wrk") && !wrkPath) throw new Error("LOAD_CLIENTS names wrk, which is not installed: apt-get install wrk, or set LOAD_CLIENTS=autocannon");
 if (process.env.LOAD_NO_BUILD !== "1") {
-  for (const project of selected.flatMap((name) => apps[name].projects)) {
+  for (const project of [...selected.flatMap((name) => apps[name].projects), ...(needsIssuer ? [issuerProject] : [])]) {
     say(`dotnet build ${project} -c Release`);
     const built = spawnSync("dotnet", ["build", project, "-c", "Release", "--nologo", "-v", "quiet"], { cwd: root, stdio: "inherit" });
     if (built.status !== 0) throw new Error(`dotnet build ${project} failed`);
@@ -256,6 +308,7 @@ for (const name of selected) {
     if (!existsSync(path)) throw new Error(`${path} is missing: build it (run without LOAD_NO_BUILD=1)`);
   }
 }
+if (needsIssuer && !existsSync(issuerDll)) throw new Error(`${issuerDll} is missing: build it (run without LOAD_NO_BUILD=1)`);
 
 const [blob, queue, tablePort] = await Promise.all([freePort(), freePort(), freePort()]);
 const azurite = spawn(process.execPath, [
@@ -263,26 +316,70 @@ const azurite = spawn(process.execPath, [
   "--blobHost", "127.0.0.1", "--blobPort", String(blob), "--queueHost", "127.0.0.1", "--queuePort", String(queue), "--tableHost", "127.0.0.1", "--tablePort", String(tablePort),
 ], { stdio: "ignore" });
 children.push(azurite);
-for (const started = Date.now(); !(await listening(queue) && await listening(blob)); ) {
+for (const started = Date.now(); !(await listening(queue) && await listening(blob) && await listening(tablePort)); ) {
   if (Date.now() - started > 30_000) throw new Error(`Azurite did not listen on ${blob}/${queue} within 30 s`);
   await new Promise((r) => setTimeout(r, 100));
 }
 const storage = azuriteConnection("127.0.0.1", { blob, queue, table: tablePort });
-say(`Azurite on ${blob}-${tablePort}`);
+say(`Azurite on ${blob}, ${queue}, ${tablePort}`);
 
-// 2. The steps: the same bodies and client for every app.
-const oneMb = readFileSync(seedPath);
-const tenMb = largeEnvelope(10 * 1024 * 1024);
-const steps = [
-  ...[1, 8, 64, 256].map((connections) => ({ name: "1 MB", body: oneMb, connections })),
-  { name: "10 MB", body: tenMb, connections: 16 },
-];
+/** Starts the local issuer on a free loopback port and resolves with its authority, from its ready line. */
+async function startIssuer() {
+  const issuer = spawn("dotnet", [issuerDll, "--port", "0"], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  children.push(issuer);
+  return new Promise((resolveReady, reject) => {
+    let text = "";
+    const timer = setTimeout(() => reject(new Error(`LocalIssuer was not ready within 60 s:\n${text}`)), 60_000);
+    issuer.stdout.on("data", (chunk) => {
+      text += chunk;
+      const match = /LocalIssuer ready: (http:\/\/127\.0\.0\.1:\d+\/[0-9a-f-]+\/v2\.0) /.exec(text);
+      if (match) {
+        clearTimeout(timer);
+        issuer.stdout.removeAllListeners("data");
+        issuer.stdout.resume();
+        resolveReady(match[1]);
+      }
+    });
+    issuer.once("exit", (code) => { clearTimeout(timer); reject(new Error(`LocalIssuer exited (code ${code}) before it was ready:\n${text}`)); });
+  });
+}
 
-/** Starts the app's host on a free port and resolves with its base address and pid once it prints its ready line. */
-async function startHost(app) {
+/** A token for the default local caller with every role, from the issuer's client-credentials endpoint (as npm run token). */
+async function mintToken(authority) {
+  const endpoint = authority.replace(/\/v2\.0$/, "/oauth2/v2.0/token");
+  const form = new URLSearchParams({ grant_type: "client_credentials", scope: "api://widget-signing-local/.default" });
+  const response = await fetch(endpoint, { method: "POST", body: form, signal: AbortSignal.timeout(10_000) });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok || typeof body.access_token !== "string") {
+    throw new Error(`The local issuer refused a token (${response.status}): ${body.error_description ?? body.error ?? "no access_token"}`);
+  }
+  return body.access_token;
+}
+
+let authority = null;
+if (needsIssuer) {
+  authority = await startIssuer();
+  if (!authority.endsWith(`/${localTenant}/v2.0`)) throw new Error(`LocalIssuer serves ${authority}, not the local tenant ${localTenant}`);
+  // The caller's grant for the one receiver the steps sign for; the app reads it from this run's Azurite.
+  await setGrants(grantsClient("127.0.0.1", tablePort), localCaller, ["default"], "npm run load");
+  say(`LocalIssuer at ${authority}; granted the local caller ${localCaller} the receiver default`);
+}
+
+
+// 2. The runs.
+/**
+ * Starts the app's host on a free port and resolves with its base address and pid once it prints its ready line.
+ * With caller checks on, the app trusts this run's issuer; off, Auth:Disabled=true (the host's worker runs in the
+ * Development environment, the only one that accepts it). The environment wins over the settings sample, key by key:
+ * the variables are named as the sample names its keys ("Auth:Authority"), because the host copies a sample key the
+ * environment lacks into the worker's environment, and an "Auth__Authority" beside it would leave .NET's
+ * configuration to pick either, by enumeration order.
+ */
+async function startHost(app, auth) {
   const port = await freePort();
+  const authEnv = !app.tokens ? {} : auth === "on" ? { "Auth:Authority": authority } : { "Auth:Disabled": "true" };
   const host = spawn("dotnet", [app.hostDll, "--app", app.appOutput, "--settings", app.settings, "--port", String(port)], {
-    cwd: root, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, AzureWebJobsStorage: storage, WidgetStorage: storage },
+    cwd: root, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, AzureWebJobsStorage: storage, WidgetStorage: storage, ...authEnv },
   });
   children.push(host);
   const ready = await new Promise((resolveReady, reject) => {
@@ -341,26 +438,35 @@ async function poolDrained(base) {
 
 const mb = (bytes) => (bytes === null || bytes === undefined ? null : bytes / 1048576);
 
-async function runApp(app) {
-  const hostInfo = await startHost(app);
-  say(`${app.title}: ${app.hostName} ready at ${hostInfo.base} (pid ${hostInfo.pid})`);
+async function runApp(app, auth, round) {
+  const label = `${app.name} (auth ${auth}, round ${round})`;
+  const hostInfo = await startHost(app, auth);
+  say(`${app.title}, caller checks ${auth}, round ${round}: ${app.hostName} ready at ${hostInfo.base} (pid ${hostInfo.pid})`);
+  const headers = { "content-type": "application/json" };
+  if (auth === "on") headers.authorization = `Bearer ${await mintToken(authority)}`;
   if (hostWarmup > 0) {
-    say(`${app.name}: warming the host up for ${hostWarmup} s (1 MB at concurrency 2)`);
-    await autocannon({ url: `${hostInfo.base}/api/sign`, method: "POST", headers: { "content-type": "application/json" }, body: oneMb, connections: 2, duration: hostWarmup, timeout: 60 });
+    say(`${label}: warming the host up for ${hostWarmup} s (${warmupBody.length} bytes at concurrency 2)`);
+    const warm = await autocannon({ url: `${hostInfo.base}/api/sign`, method: "POST", headers, body: warmupBody, connections: 2, duration: hostWarmup, timeout: 60 });
+    // A token or grant the app refuses would make every step measure refusals: stop before the first.
+    const refused = [401, 403].map((code) => warm.statusCodeStats?.[code]?.count ?? 0).reduce((a, b) => a + b, 0);
+    if (refused > 0) {
+      const probe = await fetch(`${hostInfo.base}/api/sign`, { method: "POST", headers, body: warmupBody });
+      throw new Error(`${label}: the warm-up got ${refused} answers 401/403; one more answered ${probe.status}: ${(await probe.text()).slice(0, 500)}`);
+    }
   }
   const results = [];
   for (const step of steps) for (const client of clients) {
     const options = {
       url: `${hostInfo.base}/api/sign`,
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers,
       body: step.body,
       connections: step.connections,
       timeout: 60,
     };
-    say(`${app.name}: ${step.name} (${step.body.length} bytes) at concurrency ${step.connections} with ${client}: warm-up ${warmup} s, then ${duration} s`);
+    say(`${label}: ${step.name} (${step.body.length} bytes) at concurrency ${step.connections} with ${client}: warm-up ${warmup} s, then ${duration} s`);
     const send = (seconds, onPid) => (client === "wrk"
-      ? runWrk(options.url, step.body, step.connections, seconds, onPid)
+      ? runWrk(options.url, step.body, headers, step.connections, seconds, onPid)
       : autocannon({ ...options, duration: seconds }));
     if (warmup > 0) await send(warmup);
     const stop = { done: false };
@@ -393,6 +499,8 @@ async function runApp(app) {
     const perRequest = (a, b) => (a === null || b === null ? null : (b - a) / okCount);
     const result = {
       app: app.name,
+      auth,
+      round,
       client,
       envelope: step.name,
       bodyBytes: step.body.length,
@@ -405,6 +513,8 @@ async function runApp(app) {
       ok: count(200),
       okPerSecond: count(200) / (run.duration || 1),
       count429: count(429),
+      count401: count(401),
+      count403: count(403),
       share429: responses === 0 ? 0 : count(429) / responses,
       status5xx: run["5xx"],
       errors: run.errors,
@@ -435,33 +545,43 @@ async function runApp(app) {
     };
   }
   await stopAndWait([hostInfo.host]);
-  return { app: app.name, title: app.title, host: app.hostName, lifetimePeakHostWorkingSetMb: lifetime.hostMb, lifetimePeakWorkerWorkingSetMb: lifetime.workerMb, results };
+  return { app: app.name, auth, round, title: app.title, host: app.hostName, lifetimePeakHostWorkingSetMb: lifetime.hostMb, lifetimePeakWorkerWorkingSetMb: lifetime.workerMb, results };
 }
 
+// Per round, per app, per caller check mode; the modes' order alternates from round to round, so neither always
+// runs first (on a shared machine the load of others drifts).
 const runs = [];
-for (const name of selected) runs.push(await runApp(apps[name]));
+for (let round = 1; round <= rounds; round++) {
+  const order = round % 2 === 1 ? authModes : [...authModes].reverse();
+  for (const name of selected) {
+    for (const auth of apps[name].tokens ? order : ["off"]) runs.push(await runApp(apps[name], auth, round));
+  }
+}
 await stopAndWait(children);
 
 // 3. Outputs.
 mkdirSync(out, { recursive: true });
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 const when = new Date().toISOString();
-writeFileSync(join(out, "results.json"), JSON.stringify({ when, machine, duration, warmup, apps: runs }, null, 2) + "\n");
+writeFileSync(join(out, "results.json"), JSON.stringify({ when, machine, duration, warmup, auth: authSetting, rounds, steps: steps.map((st) => st.id), apps: runs }, null, 2) + "\n");
 const fmt = (v, digits = 0) => (v === null || v === undefined || Number.isNaN(v) ? "n/a" : v.toFixed(digits));
 const pct = (r) => `${(100 * r.share429).toFixed(1)} %`;
 const cpu = (r) => `${fmt(r.cpuMsPerOk?.client, 2)} / ${fmt(r.cpuMsPerOk?.host, 2)} / ${apps[r.app].streamPool ? "–" : fmt(r.cpuMsPerOk?.worker, 2)}`;
-const row = (r) => `| ${r.envelope} | ${r.concurrency} | ${r.client} | ${cpu(r)} | ${r.requests} | ${r.requestsPerSecond.toFixed(1)} | ${r.okPerSecond.toFixed(1)} | ${r.p50Ms} | ${r.p99Ms} | ${pct(r)} | ${r.status5xx} | ${r.errors + r.timeouts + r.resets} | ${fmt(r.peakHostWorkingSetMb)} | ${apps[r.app].streamPool ? "n/a (in process)" : fmt(r.peakWorkerWorkingSetMb)} | ${r.poolInUseAfterBytes ?? outOfProcess} |`;
-const appTable = (run) => [
-  `### ${run.title}`,
-  "",
-  "| envelope | concurrency | client | CPU ms per 200: client / host / worker | requests | req/s (all answers) | 200/s | p50 ms | p99 ms | 429 | 5xx | errors+timeouts+resets | peak MB (host) | peak MB (worker) | pool bytes in use after |",
-  "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-  ...run.results.map(row),
-  "",
-  `Peak working set over the whole run: ${run.host} process ${fmt(run.lifetimePeakHostWorkingSetMb)} MB`
-    + (apps[run.app].streamPool ? " (the app runs in it)." : `, worker process ${fmt(run.lifetimePeakWorkerWorkingSetMb)} MB (VmHWM).`),
-  "",
-];
+const row = (r) => `| ${r.round} | ${r.auth} | ${r.envelope} | ${r.concurrency} | ${r.client} | ${cpu(r)} | ${r.requests} | ${r.requestsPerSecond.toFixed(1)} | ${r.okPerSecond.toFixed(1)} | ${r.p50Ms} | ${r.p99Ms} | ${pct(r)} | ${r.status5xx} | ${r.count401 + r.count403} | ${r.errors + r.timeouts + r.resets} | ${fmt(r.peakHostWorkingSetMb)} | ${apps[r.app].streamPool ? "n/a (in process)" : fmt(r.peakWorkerWorkingSetMb)} | ${r.poolInUseAfterBytes ?? outOfProcess} |`;
+const appTable = (name) => {
+  const appRuns = runs.filter((run) => run.app === name);
+  return [
+    `### ${apps[name].title}`,
+    "",
+    "| round | auth | envelope | concurrency | client | CPU ms per 200: client / host / worker | requests | req/s (all answers) | 200/s | p50 ms | p99 ms | 429 | 5xx | 401+403 | errors+timeouts+resets | peak MB (host) | peak MB (worker) | pool bytes in use after |",
+    "| ---: | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ...appRuns.flatMap((run) => run.results.map(row)),
+    "",
+    ...appRuns.map((run) => `Peak working set over the run (auth ${run.auth}, round ${run.round}): ${run.host} process ${fmt(run.lifetimePeakHostWorkingSetMb)} MB`
+      + (apps[run.app].streamPool ? " (the app runs in it)." : `, worker process ${fmt(run.lifetimePeakWorkerWorkingSetMb)} MB (VmHWM).`)),
+    "",
+  ];
+};
 const metrics = [
   ["req/s", (r) => r.requestsPerSecond.toFixed(1)],
   ["p50 ms", (r) => fmt(r.p50Ms, r.client === "wrk" ? 2 : 0)],
@@ -469,29 +589,49 @@ const metrics = [
   ["5xx", (r) => String(r.status5xx)],
   ["429", pct],
 ];
+const runLabel = (run) => `${run.app} auth ${run.auth}${rounds > 1 ? ` r${run.round}` : ""}`;
 const sideBySide = [
   "### Side by side",
   "",
-  `| envelope | concurrency | client | ${metrics.flatMap(([m]) => runs.map((run) => `${m} ${run.app}`)).join(" | ")} |`,
+  `| envelope | concurrency | client | ${metrics.flatMap(([m]) => runs.map((run) => `${m} ${runLabel(run)}`)).join(" | ")} |`,
   `| --- | ---: | --- | ${metrics.flatMap(() => runs.map(() => "---:")).join(" | ")} |`,
   ...runs[0].results.map((first, i) => `| ${first.envelope} | ${first.concurrency} | ${first.client} | ${metrics.flatMap(([, f]) => runs.map((run) => f(run.results[i]))).join(" | ")} |`),
   "",
 ];
-const table = [
-  `Run ${when} on ${machine}: \`npm run load\`, each host warmed ${hostWarmup} s, then ${duration} s per step after ${warmup} s warm-up, over loopback with ${clients.map((c) => (c === "wrk" ? "wrk (one thread)" : "autocannon 9")).join(" and ")}, `
-    + `one app after the other (${runs.map((run) => run.title).join("; ")}; Release builds).`,
+// With and without tokens, per step and client: each round's req/s, their mean, and the ratio of the means.
+const withRuns = runs.filter((run) => apps[run.app].tokens && run.auth === "on");
+const withoutRuns = runs.filter((run) => apps[run.app].tokens && run.auth === "off");
+const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
+const tokenCost = withRuns.length === 0 || withoutRuns.length === 0 ? [] : [
+  "### Caller checks: the isolated app with and without tokens",
   "",
-  ...runs.flatMap(appTable),
+  "| envelope | concurrency | client | req/s with token, per round | req/s without, per round | mean with | mean without | with / without |",
+  "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
+  ...withRuns[0].results.map((first, i) => {
+    const on = withRuns.map((run) => run.results[i].requestsPerSecond);
+    const off = withoutRuns.map((run) => run.results[i].requestsPerSecond);
+    return `| ${first.envelope} | ${first.concurrency} | ${first.client} | ${on.map((v) => v.toFixed(1)).join(" / ")} | ${off.map((v) => v.toFixed(1)).join(" / ")} | ${mean(on).toFixed(1)} | ${mean(off).toFixed(1)} | ${(mean(on) / mean(off)).toFixed(3)} |`;
+  }),
+  "",
+];
+const table = [
+  `Run ${when} on ${machine}: \`npm run load\` (LOAD_AUTH=${authSetting}, ${rounds} round${rounds > 1 ? "s" : ""}, steps ${steps.map((st) => st.id).join(", ")}), each host warmed ${hostWarmup} s, then ${duration} s per step after ${warmup} s warm-up, over loopback with ${clients.map((c) => (c === "wrk" ? "wrk (one thread)" : "autocannon 9")).join(" and ")}, `
+    + `one host after the other (${selected.map((name) => apps[name].title).join("; ")}; Release builds).`,
+  "",
+  ...selected.flatMap(appTable),
   ...(runs.length > 1 ? sideBySide : []),
+  ...tokenCost,
 ].join("\n");
 writeFileSync(join(out, "results.md"), table);
-writeFileSync(join(out, "load.svg"), plot(runs, when));
+// The plot is of the 1 MB envelope against concurrency: without a 1 MB step there is nothing to draw.
+const plotted = steps.some((st) => st.name === "1 MB");
+if (plotted) writeFileSync(join(out, "load.svg"), plot(runs, when));
 console.log(table);
-say(`wrote ${join(out, "results.md")}, results.json and load.svg`);
+say(`wrote ${join(out, "results.md")}, results.json${plotted ? " and load.svg" : ""}`);
 
-const bad = runs.flatMap((run) => run.results).filter((r) => r.status5xx > 0 || (r.poolInUseAfterBytes !== null && r.poolInUseAfterBytes !== 0));
+const bad = runs.flatMap((run) => run.results).filter((r) => r.status5xx > 0 || r.count401 + r.count403 > 0 || (r.poolInUseAfterBytes !== null && r.poolInUseAfterBytes !== 0));
 if (bad.length > 0) {
-  say(`FAILED: ${bad.length} step(s) with 5xx or an in-process stream pool that did not return to 0`);
+  say(`FAILED: ${bad.length} step(s) with 5xx, 401 or 403, or an in-process stream pool that did not return to 0`);
   process.exit(1);
 }
 process.exit(0);
@@ -501,11 +641,15 @@ process.exit(0);
  * Written by hand: a few points and two axes do not justify a plotting dependency.
  */
 function plot(runs, title) {
-  const width = 760, height = 320, panel = 320, top = 40, bottom = 250, left = [60, 440];
-  // One series per app and client: the app's colour, the second client's lines lighter.
+  // One series per run (app, caller checks, round) and client: the app's colour, the second client's lines lighter
+  // and, for an app that validates tokens, the run without them lighter still. The legend wraps four to a line.
   const series = runs.flatMap((run) => clients.map((client, k) => ({
-    app: apps[run.app], client, opacity: k === 0 ? 1 : 0.45, rows: run.results.filter((r) => r.envelope === "1 MB" && r.client === client),
+    app: apps[run.app], client, label: `${run.app}, auth ${run.auth}${rounds > 1 ? `, r${run.round}` : ""}, ${client}`,
+    opacity: (k === 0 ? 1 : 0.45) * (apps[run.app].tokens && run.auth === "off" ? 0.6 : 1),
+    rows: run.results.filter((r) => r.envelope === "1 MB" && r.client === client),
   })));
+  const legendLines = Math.ceil(series.length / 4);
+  const width = 760, height = 306 + 14 * legendLines, panel = 320, top = 40, bottom = 250, left = [60, 440];
   const all = series.flatMap((s) => s.rows);
   const xs = [...new Set(all.map((r) => r.concurrency))].sort((a, b) => a - b);
   const lo = Math.log2(Math.min(...xs)), hi = Math.log2(Math.max(...xs));
@@ -520,8 +664,8 @@ function plot(runs, title) {
     + [0, 0.5, 1].map((f) => `<text x="${left[i] - 6}" y="${(bottom - f * (bottom - top) / 1.1 + 4).toFixed(1)}" font-size="11" text-anchor="end">${(f * s.max / 1.1).toFixed(0)}</text>`).join("")
     + `<text x="${left[i] + panel / 2}" y="${bottom + 34}" font-size="12" text-anchor="middle">concurrency (1 MB envelope)</text>`
     + `<text x="${left[i] + panel / 2}" y="${top - 12}" font-size="13" text-anchor="middle" font-weight="bold">${label}</text>`;
-  const legend = series.map((s, k) => `<rect x="${20 + k * 185}" y="${height - 34}" width="12" height="12" fill="${s.app.color}" opacity="${s.opacity}"/>`
-    + `<text x="${38 + k * 185}" y="${height - 24}" font-size="11">${s.app.name} (${s.app.hostName}), ${s.client}</text>`).join("");
+  const legend = series.map((s, k) => `<rect x="${20 + (k % 4) * 185}" y="${bottom + 46 + 14 * Math.floor(k / 4)}" width="12" height="12" fill="${s.app.color}" opacity="${s.opacity}"/>`
+    + `<text x="${38 + (k % 4) * 185}" y="${bottom + 56 + 14 * Math.floor(k / 4)}" font-size="11">${s.label}</text>`).join("");
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif">`
     + `<rect width="100%" height="100%" fill="white"/>`
     + axes(0, rps, "requests/s: answered solid, 200 dashed")

@@ -278,7 +278,7 @@ public sealed class AzurePipelineTests
 
         Assert.Equal("infra/scripts/smoke-test.sh", Input(task, "scriptPath"));
         const string vectors = "FunctionApp.Tests/TestData/vectors";
-        Assert.Equal($"https://$(functionAppHostName) rg-widget-signing-${{{{ parameters.target }}}} $(functionAppName) {vectors} $(dataStorageAccountName) $(inputQueueName) $(outputQueueName)", Input(task, "arguments"));
+        Assert.Equal($"https://$(functionAppHostName) rg-widget-signing-${{{{ parameters.target }}}} $(functionAppName) {vectors} $(dataStorageAccountName) $(inputQueueName) $(outputQueueName) $(authClientId_${{{{ parameters.target }}}})", Input(task, "arguments"));
         Assert.True(Directory.Exists(RepoFiles.File(vectors, "one-widget")), $"{vectors}/one-widget is missing");
         var script = RepoFiles.ReadAllText("infra", "scripts", "smoke-test.sh");
         Assert.Contains("call /api/verify \"$work/tampered.json\"", script, StringComparison.Ordinal);

@@ -6,18 +6,25 @@
 #    not the vector's (made with the public test key),
 #  - /api/verify accepts that signature for that envelope, and refuses it for a tampered envelope and for a tampered
 #    signature (so the app really verifies with the key it signed with),
-#  - malformed JSON is a 400 problem+json, and a call without a function key is a 401,
+#  - malformed JSON is a 400 problem+json, a call without a function key is a 401, and a call with the key but without
+#    a bearer token is the app's own 401 with WWW-Authenticate: Bearer (the app checks callers, not only the platform),
 #  - the queue path: the same envelope put on the input queue comes out on the output queue with the same message
 #    id, a Key Vault key version, and a signature /api/verify accepts for that envelope.
-# The function key is fetched inside the retry loop: a cold host may have no keys yet.
+# The function key is fetched inside the retry loop: a cold host may have no keys yet. Every call carries the key
+# (x-functions-key) and an Entra access token for the app (Authorization: Bearer), from
+# `az account get-access-token --resource <app id URI>`: the app id URI is the 8th argument (or api://<client id> for
+# a client id GUID), or else the app's setting Auth__AppIdUri (or api://<Auth__Audience>), read with
+# `az functionapp config appsettings list`. Neither the key nor the token is ever printed or put on a command line.
 #
-# Usage: smoke-test.sh <base-url> <resource-group> <function-app-name> <vectors-dir> <data-account> <input-queue> <output-queue>
+# Usage: smoke-test.sh <base-url> <resource-group> <function-app-name> <vectors-dir> <data-account> <input-queue> <output-queue> [<app-id-uri-or-client-id>]
 # Needs: az (logged in as an identity allowed to list the app's function keys, with Storage Queue Data Message Sender
-# on the input queue and Storage Queue Data Reader on the output queue, nothing else), curl, python3, base64.
+# on the input queue and Storage Queue Data Reader on the output queue, nothing else; the app roles Widgets.Sign and
+# Widgets.Verify on the app registration and a grant for the default receiver; without the 8th argument, also the
+# right to list the app's settings), curl, python3, base64.
 # SMOKE_RETRIES / SMOKE_RETRY_SECONDS: how long to wait for a cold start, and for the queue's answer.
 set -euo pipefail
 
-usage="usage: smoke-test.sh <base-url> <resource-group> <function-app-name> <vectors-dir> <data-account> <input-queue> <output-queue>"
+usage="usage: smoke-test.sh <base-url> <resource-group> <function-app-name> <vectors-dir> <data-account> <input-queue> <output-queue> [<app-id-uri-or-client-id>]"
 base_url="${1:?$usage}"
 resource_group="${2:?$usage}"
 app_name="${3:?$usage}"
@@ -25,6 +32,7 @@ vectors="${4:?$usage}"
 data_account="${5:?$usage}"
 input_queue="${6:?$usage}"
 output_queue="${7:?$usage}"
+app_id="${8:-}"
 retries="${SMOKE_RETRIES:-20}"
 delay="${SMOKE_RETRY_SECONDS:-15}"
 
@@ -44,15 +52,49 @@ fetch_key() {
   printf 'x-functions-key: %s\n' "$function_key" >"$work/key-header"
 }
 
+# The resource to ask Entra for: the app id URI (api://...), from the argument or the app's settings. A client id GUID
+# stands for api://<client id>, the identifier URI docs/deploy.md gives the app registration.
+resource_for() {
+  local value="$1"
+  if [[ "$value" =~ ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ ]]; then
+    echo "api://$value"
+  elif [[ "$value" =~ ^api://[A-Za-z0-9._~/-]{1,200}$ ]]; then
+    echo "$value"
+  else
+    return 1
+  fi
+}
+if [[ -n "$app_id" ]]; then
+  resource="$(resource_for "$app_id")" || { echo "SMOKE FAIL: '${app_id:0:80}' is neither an app id URI (api://...) nor a client id GUID. $usage" >&2; exit 2; }
+else
+  settings="$(az functionapp config appsettings list --resource-group "$resource_group" --name "$app_name" \
+    --query "[?name=='Auth__AppIdUri' || name=='Auth__Audience'].[name, value]" --output tsv)" \
+    || fail "could not list the settings of '$app_name' to find its app id URI: give it as the 8th argument"
+  app_id="$(awk -F '\t' '$1 == "Auth__AppIdUri" && $2 != "" { print $2 }' <<<"$settings" | tr -d '\r')"
+  [[ -n "$app_id" ]] || app_id="$(awk -F '\t' '$1 == "Auth__Audience" && $2 != "" { print $2 }' <<<"$settings" | tr -d '\r')"
+  [[ -n "$app_id" ]] || fail "'$app_name' has neither Auth__AppIdUri nor Auth__Audience: give the app id URI as the 8th argument"
+  resource="$(resource_for "$app_id")" || fail "'$app_name' names '${app_id:0:80}' as its app id URI or client id, which is neither"
+fi
+
+# The token, like the key, goes to curl through a private header file.
+token="$(az account get-access-token --resource "$resource" --query accessToken --output tsv 2>/dev/null)" \
+  || fail "could not get an access token for $resource: is the identity logged in, and is the app registration's identifier URI $resource?"
+[[ "$token" =~ ^[A-Za-z0-9._-]+$ ]] || fail "the access token for $resource is not a JWT"
+if [[ -n "${TF_BUILD:-}" ]]; then echo "##vso[task.setsecret]$token"; fi
+printf 'Authorization: Bearer %s\n' "$token" >"$work/token-header"
+unset token
+
 # call <path> <body-file> <with-key: yes|no> [extra header]... -> prints the status; body and headers land in $work.
+# no_token=1 before a call leaves the bearer token out of that call.
 call() {
-  local path="$1" body="$2" key_file="$work/no-header"
+  local path="$1" body="$2" key_file="$work/no-header" token_file="$work/token-header"
   [[ "$3" == "yes" ]] && key_file="$work/key-header"
+  [[ "${no_token:-}" == "1" ]] && token_file="$work/no-header"
   shift 3
   local extra=()
   for header in "$@"; do extra+=(-H "$header"); done
   curl --silent --show-error --max-time 120 --output "$work/body" --dump-header "$work/headers" \
-    --write-out '%{http_code}' -X POST -H 'Content-Type: application/json' -H "@$key_file" "${extra[@]}" \
+    --write-out '%{http_code}' -X POST -H 'Content-Type: application/json' -H "@$key_file" -H "@$token_file" "${extra[@]}" \
     --data-binary "@$body" "$base_url$path" || echo "000"
 }
 header() { grep -i "^$1:" "$work/headers" | tail -n 1 | cut -d: -f2- | tr -d '\r' | sed 's/^ *//'; }
@@ -107,6 +149,10 @@ status="$(call "/api/sign?output=canonical" "$vectors/not-json/input.json" yes)"
 
 status="$(call "/api/sign?output=canonical" "$vectors/one-widget/input.json" no)"
 [[ "$status" == "401" ]] || fail "a call without a function key answered $status, expected 401"
+
+status="$(no_token=1 call "/api/sign?output=canonical" "$vectors/one-widget/input.json" yes)"
+[[ "$status" == "401" ]] || fail "a call with the function key but without a bearer token answered $status, expected 401: the app does not check callers"
+[[ "$(header WWW-Authenticate)" == Bearer* ]] || fail "a call without a bearer token got no 'WWW-Authenticate: Bearer' challenge"
 
 # The queue path: the envelope goes on the input queue (base64, as the trigger reads it) with the only data right this
 # identity has there (message send); its output is found by message id with a peek (the only right on the output

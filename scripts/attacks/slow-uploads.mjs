@@ -7,7 +7,12 @@
 // within P99_LIMIT_MS (default 1000): the slow clients' own answers are reported, not judged (through the isolated app's
 // host they are the host's 500 unless their body ends; docs/security.md).
 //
-//   node scripts/attacks/slow-uploads.mjs [--url http://127.0.0.1:7071] [--slow 8] [--rate 500]
+// Every request, normal and slow, carries a bearer token (the app refuses a call without one before it would sign, and
+// an attacker with a valid token is the stronger case): --token, else the TOKEN environment variable, else one minted
+// for the default local caller from the local issuer `npm start` runs on 127.0.0.1:ISSUER_PORT (default 7079), as
+// `npm run token` does. The token is never printed.
+//
+//   node scripts/attacks/slow-uploads.mjs [--url http://127.0.0.1:7071] [--slow 8] [--rate 500] [--token <jwt>]
 import { connect } from "node:net";
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -30,6 +35,33 @@ const waitSeconds = Number(process.env.WAIT_SECONDS ?? 60);
 const declared = 1167610;
 const body = readFileSync(join(root, "FunctionApp.Tests", "TestData", "vectors", "one-widget", "input.json"));
 const port = Number(base.port || 80);
+
+/** The token from the local issuer's client-credentials endpoint (tools/LocalIssuer), for the default local caller. */
+async function mintToken() {
+  const issuerPort = Number(process.env.ISSUER_PORT || 7079);
+  if (!Number.isInteger(issuerPort) || issuerPort < 1 || issuerPort > 65535) {
+    console.error(`slow-uploads: ISSUER_PORT must be a port number (1-65535), not '${process.env.ISSUER_PORT}'.`);
+    process.exit(2);
+  }
+  const endpoint = `http://127.0.0.1:${issuerPort}/7a1e0000-0000-4000-8000-000000000001/oauth2/v2.0/token`;
+  const form = new URLSearchParams({ grant_type: "client_credentials", scope: "api://widget-signing-local/.default" });
+  try {
+    const response = await fetch(endpoint, { method: "POST", body: form, signal: AbortSignal.timeout(10_000) });
+    const answer = await response.json().catch(() => ({}));
+    if (response.ok && typeof answer.access_token === "string") return answer.access_token;
+    console.error(`slow-uploads: the local issuer at ${endpoint} answered ${response.status} without a token: ${answer.error_description ?? answer.error ?? ""}`);
+  } catch (error) {
+    console.error(`slow-uploads: no local issuer at ${endpoint} (${error.cause?.code ?? error.message}): run npm start (it starts the issuer), set ISSUER_PORT, or give --token / TOKEN.`);
+  }
+  process.exit(2);
+}
+
+const token = arg("token", undefined) || process.env.TOKEN || (await mintToken());
+if (!/^[A-Za-z0-9._~+/=-]+$/.test(token) || token.length > 16384) {
+  console.error("slow-uploads: the token is not a bearer token (base64url parts, at most 16 KiB).");
+  process.exit(2);
+}
+const authorization = `Bearer ${token}`;
 const started = performance.now();
 const since = () => (performance.now() - started) / 1000;
 
@@ -45,7 +77,7 @@ function slowClient(index) {
       done({ index, status, seconds: since(), sent });
     };
     socket.on("connect", () => {
-      socket.write(`POST /api/sign HTTP/1.1\r\nHost: ${base.host}\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`);
+      socket.write(`POST /api/sign HTTP/1.1\r\nHost: ${base.host}\r\nAuthorization: ${authorization}\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`);
       const chunk = Math.max(1, Math.round(rate / 10));
       timer = setInterval(() => {
         if (sent + chunk > declared) return;
@@ -74,7 +106,7 @@ while (since() < attackSeconds + 1) {
   try {
     const res = await fetch(new URL("/api/sign", base), {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", authorization },
       body,
       signal: AbortSignal.timeout(attackSeconds * 1000),
     });

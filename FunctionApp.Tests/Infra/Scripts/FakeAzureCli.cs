@@ -102,6 +102,14 @@ public sealed class FakeAzureCli : IDisposable
             if [[ -z "${FAKE_AZ_SP_ID:-}" ]]; then echo "ERROR: Service principal '$5' doesn't exist" >&2; exit 3; fi
             echo "$FAKE_AZ_SP_ID"; exit 0 ;;
           "account show") echo "${FAKE_AZ_USER:-operator@contoso.example}"; exit 0 ;;
+          "account get-access-token")
+            # FAKE_AZ_ACCESS_TOKEN: the token printed; empty: az's error for a resource it cannot get a token for.
+            if [[ -z "${FAKE_AZ_ACCESS_TOKEN:-}" ]]; then echo "ERROR: AADSTS500011: The resource principal named api://x was not found in the tenant." >&2; exit 1; fi
+            printf '%s\n' "$FAKE_AZ_ACCESS_TOKEN"; exit 0 ;;
+          "functionapp config")
+            # FAKE_AZ_APPSETTINGS: the tsv (name, value per line) the settings query prints; unset: not authorized.
+            if [[ -z "${FAKE_AZ_APPSETTINGS+set}" ]]; then echo "ERROR: (AuthorizationFailed) The client does not have authorization to perform action 'Microsoft.Web/sites/config/list/action'." >&2; exit 1; fi
+            printf '%b\n' "$FAKE_AZ_APPSETTINGS"; exit 0 ;;
           "storage message")
             case "$3" in
               put)

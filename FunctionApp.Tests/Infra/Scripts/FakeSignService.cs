@@ -9,17 +9,23 @@ namespace FunctionApp.Tests.Infra.Scripts;
 /// one-widget vector with its canonical bytes signed by <see cref="Key"/>, anything else with a 400 problem; verify
 /// checks X-Signature against the same key (over the vector's canonical bytes for the vector, over the raw body for
 /// anything else, so a tampered envelope does not verify) unless <see cref="VerifierAcceptsAnything"/>; a call
-/// without the function key is a 401. Loopback only (127.0.0.1).
+/// without the function key is a 401 (the platform's), and one with the key but without <see cref="AccessToken"/> as
+/// its bearer token is a 401 with <c>WWW-Authenticate: Bearer</c> (the app's) unless <see cref="ChecksCallers"/> is
+/// false. Loopback only (127.0.0.1).
 /// </summary>
 public sealed class FakeSignService : IDisposable
 {
     public const string FunctionKey = "fk-test";
 
+    /// <summary>The access token the fake az issues and the fake app accepts (JWT-shaped).</summary>
+    public const string AccessToken = "eyJ0eXAiOiJKV1QifQ.eyJzbW9rZSI6InRlc3QifQ.c2lnbmF0dXJl";
+
     private readonly HttpListener _listener = new();
     private readonly Task _loop;
 
-    public FakeSignService(byte[] key, string keyId, int status = 200, bool verifierAcceptsAnything = false)
+    public FakeSignService(byte[] key, string keyId, int status = 200, bool verifierAcceptsAnything = false, bool checksCallers = true)
     {
+        ChecksCallers = checksCallers;
         Key = key;
         KeyId = keyId;
         Status = status;
@@ -40,7 +46,15 @@ public sealed class FakeSignService : IDisposable
     /// <summary>A broken verifier that answers valid for anything: the smoke test must catch it.</summary>
     public bool VerifierAcceptsAnything { get; }
 
+    /// <summary>False: an app that signs for any caller with the function key, which the smoke test must catch.</summary>
+    public bool ChecksCallers { get; }
+
     public string BaseUrl { get; }
+
+    /// <summary>Requests with the function key, and how many of them carried the bearer token.</summary>
+    public int KeyedRequests { get; private set; }
+
+    public int KeyedRequestsWithToken { get; private set; }
 
     public int Requests { get; private set; }
 
@@ -76,9 +90,18 @@ public sealed class FakeSignService : IDisposable
             using var response = context.Response;
             using var body = new MemoryStream();
             await context.Request.InputStream.CopyToAsync(body);
-            if (context.Request.Headers["x-functions-key"] != FunctionKey)
+            var keyed = context.Request.Headers["x-functions-key"] == FunctionKey;
+            var withToken = context.Request.Headers["Authorization"] == $"Bearer {AccessToken}";
+            KeyedRequests += keyed ? 1 : 0;
+            KeyedRequestsWithToken += keyed && withToken ? 1 : 0;
+            if (!keyed)
             {
                 response.StatusCode = 401;
+            }
+            else if (ChecksCallers && !withToken)
+            {
+                response.StatusCode = 401;
+                response.Headers["WWW-Authenticate"] = "Bearer error=\"invalid_token\"";
             }
             else if (Status != 200)
             {
