@@ -14,7 +14,8 @@ namespace WidgetSigning.Callers.Entra;
 /// <see cref="RefreshInterval"/>, so a flood of unknown <c>kid</c>s costs at most one fetch per interval). Rules: RS256
 /// only, <c>typ</c> JWT, signature by one of the issuer's keys, issuer of the tenant, audience the app's client id or
 /// Application ID URI, <c>exp</c> required and <c>exp</c>/<c>nbf</c> within <see cref="AuthOptions.ClockSkew"/>,
-/// <c>tid</c> the tenant and an <c>oid</c>.
+/// <c>tid</c> the tenant and an <c>oid</c>. A token once valid is remembered until its <c>exp</c>, at most 5 minutes
+/// (<see cref="ValidatedTokenCache"/>).
 /// </summary>
 public sealed class EntraTokenValidator : ITokenValidator, IDisposable
 {
@@ -30,13 +31,15 @@ public sealed class EntraTokenValidator : ITokenValidator, IDisposable
     private readonly AuthOptions _options;
     private readonly string _authority;
     private readonly ILogger<EntraTokenValidator> _logger;
+    private readonly ValidatedTokenCache _validated;
 
     /// <summary>Creates the validator (a singleton in DI) for the options' authority and audiences.</summary>
-    public EntraTokenValidator(IOptions<AuthOptions> options, ILogger<EntraTokenValidator> logger)
+    public EntraTokenValidator(IOptions<AuthOptions> options, ILogger<EntraTokenValidator> logger, TimeProvider? time = null)
     {
         ArgumentNullException.ThrowIfNull(options);
         _options = options.Value;
         _logger = logger;
+        _validated = new ValidatedTokenCache(time ?? TimeProvider.System);
         _authority = _options.EffectiveAuthority ?? throw new InvalidOperationException($"{AuthOptions.SectionName}:{nameof(AuthOptions.TenantId)} is not set.");
         var metadata = new Uri(_authority + "/.well-known/openid-configuration");
         _http = new HttpClient { Timeout = TimeSpan.FromSeconds(10), MaxResponseContentBufferSize = 1024 * 1024 };
@@ -75,6 +78,11 @@ public sealed class EntraTokenValidator : ITokenValidator, IDisposable
     public async ValueTask<CallerIdentity> ValidateAsync(string token, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(token);
+        if (_validated.TryGet(token, out var key, out var known))
+        {
+            return known!;
+        }
+
         var result = await _handler.ValidateTokenAsync(token, _parameters).ConfigureAwait(false);
         if (!result.IsValid)
         {
@@ -96,7 +104,9 @@ public sealed class EntraTokenValidator : ITokenValidator, IDisposable
 
         var appId = identity.FindFirst("azp")?.Value ?? identity.FindFirst("appid")?.Value;
         var roles = identity.FindAll("roles").Select(c => c.Value).ToArray();
-        return new CallerIdentity(oid.ToString("D"), appId, tenant!.ToLowerInvariant(), roles);
+        var caller = new CallerIdentity(oid.ToString("D"), appId, tenant!.ToLowerInvariant(), roles);
+        _validated.Add(key, caller, new DateTimeOffset(result.SecurityToken.ValidTo, TimeSpan.Zero));
+        return caller;
     }
 
     /// <inheritdoc />

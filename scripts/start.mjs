@@ -35,7 +35,7 @@
 // UseDevelopmentStorage=true only knows the defaults, so the host then gets AzureWebJobsStorage and WidgetStorage
 // connection strings naming them, as environment variables, which win over local.settings.json).
 // HTTP_PORT moves the HTTP port off 7071 (func start --port, WorkerHost/LocalHost --port).
-// ISSUER_PORT moves the local issuer off 7079 (the host then gets Auth__Authority naming it, as an environment variable).
+// ISSUER_PORT moves the local issuer off 7079 (the host then gets Auth:Authority naming it, as an environment variable spelled as the settings sample spells it, so it replaces the sample's value rather than sitting beside it).
 
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -441,7 +441,7 @@ if (ports.blob !== 10000 || ports.queue !== 10001 || ports.table !== 10002) {
   hostEnv.AzureWebJobsStorage = connection;
   hostEnv.WidgetStorage = connection;
 }
-if (issuerPort !== 7079) hostEnv.Auth__Authority = `http://${host}:${issuerPort}/${localTenant}/v2.0`;
+if (issuerPort !== 7079) hostEnv["Auth:Authority"] = `http://${host}:${issuerPort}/${localTenant}/v2.0`;
 if (func) {
   const funcArgs = httpPort === 7071 ? ["start"] : ["start", "--port", String(httpPort)];
   say(`Running '${func} ${funcArgs.join(" ")}' in ${app.dir}/ (Ctrl-C stops func and Azurite).`);

@@ -41,7 +41,7 @@ public sealed partial class ReadmeSampleAnswerTests(ReadmeSampleHostFixture fixt
         Assert.Contains($"`{printed.Groups["signature"].Value}…` above", readme, StringComparison.Ordinal);
     }
 
-    [GeneratedRegex(@"^<!-- readme-flow -->\n```bash\ncurl [^\n]*""http://localhost:7071(?<path>/api/sign\?receiver=[a-z0-9-]+)&output=canonical""[^\n]*\n[^\n]*--data-binary @(?<file>\S+)", RegexOptions.Multiline)]
+    [GeneratedRegex(@"^<!-- readme-flow -->\n```bash\n(?:[^\n]*\n)*?curl [^\n]*""http://localhost:7071(?<path>/api/sign\?receiver=[a-z0-9-]+)&output=canonical""[^\n]*\n[^\n]*--data-binary @(?<file>\S+)", RegexOptions.Multiline)]
     private static partial Regex FirstFlowRequest();
 
     [GeneratedRegex(@"`\{""algorithm"":""(?<algorithm>[^""]+)"",""receiver"":""(?<receiver>[a-z0-9-]+)"",""keyId"":""(?<keyId>[^""]+)"",""signature"":""(?<signature>[0-9a-f]{8,})…"",""widgetCount"":(?<widgetCount>\d+),""canonicalLength"":(?<canonicalLength>\d+),…\}`")]

@@ -2,7 +2,7 @@ namespace FunctionApp.Tests.Tooling;
 
 /// <summary>
 /// What the fake <c>func</c> (or fake dotnet running the local host) wrote down: where and how it was started, whether
-/// Azurite answered, what signal it got, the WidgetStorage connection and Auth__Authority it was given, whether the local
+/// Azurite answered, what signal it got, the WidgetStorage connection and Auth:Authority it was given, whether the local
 /// issuer answered, and the grants in Azurite's callergrants table when it started (null if it could not read them).
 /// </summary>
 public sealed record FakeFuncRecord(

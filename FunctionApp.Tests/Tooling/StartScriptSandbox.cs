@@ -37,7 +37,7 @@ public sealed class StartScriptSandbox : IAsyncDisposable
         const ports = ["AZURITE_BLOB_PORT", "AZURITE_QUEUE_PORT", "AZURITE_TABLE_PORT"].map(n => Number(process.env[n]));
         const listening = p => new Promise(r => { const s = net.connect({ host: "127.0.0.1", port: p }); s.on("connect", () => { s.destroy(); r(true); }); s.on("error", () => r(false)); });
         const record = { cwd: process.cwd(), args: process.argv.slice(2), azuriteListening: false, signal: null, widgetStorage: process.env.WidgetStorage ?? null,
-          authAuthority: process.env.Auth__Authority ?? null, issuerListening: false, grants: null };
+          authAuthority: process.env["Auth:Authority"] ?? null, issuerListening: false, grants: null };
         const save = () => fs.writeFileSync(process.env.FAKE_FUNC_RECORD, JSON.stringify(record));
         (async () => {
           record.azuriteListening = (await Promise.all(ports.map(listening))).every(x => x);
