@@ -64,10 +64,10 @@ public sealed class QueueOptions
     public string DefaultReceiver { get; set; } = string.Empty;
 
     /// <summary>
-    /// The receivers a message on the input queue may name, comma-separated: a queue message carries no caller token, so
-    /// whoever holds "Storage Queue Data Message Sender" on the queue signs for these and no others; a message naming
-    /// another is rejected with the reason. Setting: <c>Queues:AllowedReceivers</c>. Default: empty, meaning only the
-    /// queue's default receiver.
+    /// The receivers a message on the input queue may name besides the queue's default one, comma-separated: a queue
+    /// message carries no caller token, so whoever holds "Storage Queue Data Message Sender" on the queue signs for these
+    /// and no others; a message naming another is rejected with the reason. Setting: <c>Queues:AllowedReceivers</c>.
+    /// Default: empty, meaning only the queue's default receiver.
     /// </summary>
     [RegularExpression("^$|^[a-z0-9-]{1,63}(,[a-z0-9-]{1,63}){0,999}$", ErrorMessage = SectionName + ":" + nameof(AllowedReceivers) + " must be receiver ids (" + Keys.ReceiverId.Rule + ") separated by commas, or empty.")]
     public string AllowedReceivers { get; set; } = string.Empty;

@@ -50,9 +50,9 @@ public sealed class QueueSigningProcessor
         _maxReceivers = receiverOptions.MaxPerRequest;
         _defaultReceiver = Keys.ReceiverId.TryParse(_options.DefaultReceiver, out var queueDefault) ? queueDefault : receiverOptions.Default;
         _allowedReceivers = new HashSet<string>(_options.AllowedReceivers.Split(',', StringSplitOptions.RemoveEmptyEntries), StringComparer.Ordinal);
-        if (_allowedReceivers.Count == 0 && _defaultReceiver is { } only)
+        if (_defaultReceiver is { } fallback)
         {
-            _allowedReceivers.Add(only.Value);
+            _allowedReceivers.Add(fallback.Value);
         }
     }
 
