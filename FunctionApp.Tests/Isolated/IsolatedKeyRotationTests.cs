@@ -1,7 +1,9 @@
+using Azure.Data.Tables;
 using System.Net;
 using System.Net.Http.Headers;
 using System.Security.Cryptography;
 using FunctionApp.Tests.Infrastructure;
+using WidgetSigning.Callers;
 using Newtonsoft.Json.Linq;
 
 namespace FunctionApp.Tests.Isolated;
@@ -173,6 +175,7 @@ public sealed class IsolatedKeyRotationFixture : IAsyncLifetime
     private readonly AzuriteFixture _azurite = new();
     private string? _trustDirectory;
     private IsolatedAppHost? _host;
+    private TestIssuer? _issuer;
     private HttpClient? _client;
 
     public FakeKeyVaultServer Server { get; private set; } = null!;
@@ -210,9 +213,19 @@ public sealed class IsolatedKeyRotationFixture : IAsyncLifetime
         var emptyDirectory = Directory.CreateDirectory(Path.Combine(_trustDirectory, "certs")).FullName;
 
         await _azurite.InitializeAsync();
+
+        // Production: authentication cannot be off, so callers carry the test issuer's tokens and the caller holds a grant.
+        _issuer = await TestIssuer.StartAsync();
+        var grants = new TableServiceClient(_azurite.ConnectionString).GetTableClient(GrantOptions.DefaultTableName);
+        await grants.CreateAsync();
+        await grants.AddEntityAsync(new TableEntity(TestIssuer.CallerObjectId, "default"));
         var settings = IsolatedAppHost.Settings(_azurite.ConnectionString, new Dictionary<string, string>
         {
             ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Production",
+            ["Auth:Disabled"] = "false",
+            ["Auth:Authority"] = _issuer.Authority,
+            ["Auth:TenantId"] = TestIssuer.TenantId,
+            ["Auth:Audience"] = TestIssuer.Audience,
             ["KeyVault:VaultUri"] = $"https://{VaultHost}/",
             ["KeyVault:SecretName"] = KeyVaultHarness.SecretName,
             ["KeyVault:RefreshInterval"] = "00:00:01",
@@ -245,6 +258,7 @@ public sealed class IsolatedKeyRotationFixture : IAsyncLifetime
 
         _host = await IsolatedAppHost.StartAsync(settings, environment: environment);
         _client = new HttpClient { BaseAddress = _host.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
+        _client.DefaultRequestHeaders.Authorization = new System.Net.Http.Headers.AuthenticationHeaderValue("Bearer", _issuer.Mint(null, [.. AppRoles.All]));
 
         // Act: record every state the rehearsal covers.
         await WaitForKeysAsync(keys => KeyIds(keys).SequenceEqual([(VersionA, "current")]), "A current");
@@ -269,6 +283,11 @@ public sealed class IsolatedKeyRotationFixture : IAsyncLifetime
         if (_host is not null)
         {
             await _host.DisposeAsync();
+        }
+
+        if (_issuer is not null)
+        {
+            await _issuer.DisposeAsync();
         }
 
         if (Tunnel is not null)
