@@ -9,7 +9,9 @@ using FunctionApp.Functions.QueueTrigger;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
+using WidgetSigning.Audit;
 using Newtonsoft.Json.Linq;
 using Xunit.Abstractions;
 
@@ -484,5 +486,33 @@ public sealed class SignQueueFunctionTests
 
         public ValueTask<ReceiverPage> ListReceiversAsync(string? pageToken, int pageSize, CancellationToken cancellationToken) =>
             ValueTask.FromResult(new ReceiverPage([SigningTestExtensions.DefaultReceiver], null));
+    }
+
+    [Fact]
+    public async Task RunAsync_SignedAndRejectedMessages_EachLeavesOneAuditRecordNamingTheQueueAndMessage()
+    {
+        // Arrange: the audit log writes to captured logs; one good envelope, one that is not JSON.
+        var logs = new CapturedLogs();
+        using var loggers = LoggerFactory.Create(b => b.AddProvider(logs));
+        await using var host = await QueueFunctionHost.StartAsync(_azurite, _output, overrideServices: services => services.AddSingleton(new AuditLog(loggers)));
+        var vector = Vector.Load("one-widget");
+
+        // Act
+        var signedId = await host.EnqueueAsync(vector.Input);
+        var rejectedId = await host.EnqueueAsync(Encoding.UTF8.GetBytes("not json"));
+        Assert.Single(await QueueFunctionHost.ReceiveAsync(host.Output, 1, Patience));
+        Assert.Single(await QueueFunctionHost.ReceiveAsync(host.Rejected, 1, Patience));
+
+        // Assert: one record each, by event id; the signed one names the canonical bytes by their SHA-256.
+        var records = logs.Entries.Where(e => e.EventId.Id == AuditLog.EventId && e.Category == AuditLog.Category).Select(e => e.Message).ToList();
+        var sha256 = Convert.ToHexString(SHA256.HashData(vector.Canonical)).ToLowerInvariant();
+        var signed = Assert.Single(records, r => r.Contains(signedId, StringComparison.Ordinal));
+        Assert.StartsWith("Audit queue-sign signed", signed, StringComparison.Ordinal);
+        Assert.Contains($"queue {host.Input.Name} message {signedId}", signed, StringComparison.Ordinal);
+        Assert.Contains($"SHA-256 {sha256}", signed, StringComparison.Ordinal);
+        Assert.Contains("receivers default:local", signed, StringComparison.Ordinal);
+        var rejected = Assert.Single(records, r => r.Contains(rejectedId, StringComparison.Ordinal));
+        Assert.StartsWith("Audit queue-sign rejected", rejected, StringComparison.Ordinal);
+        Assert.Equal(2, records.Count);
     }
 }

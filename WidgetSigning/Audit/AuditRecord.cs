@@ -53,10 +53,10 @@ public sealed record AuditRecord
     /// <summary>The trace the call or message ran in (an HTTP call without an activity: its trace identifier, as its problem document's <c>traceId</c>).</summary>
     public string TraceId { get; init; } = Activity.Current?.TraceId.ToHexString() ?? string.Empty;
 
-    /// <summary>The receivers of <paramref name="signed"/> with their current key versions.</summary>
-    public static string ReceiversOf(SignedEnvelope signed)
+    /// <summary>Each receiver of <paramref name="receivers"/> with the key version that signed, <c>receiver:keyId</c>, comma-separated.</summary>
+    public static string ReceiversOf(IReadOnlyList<ReceiverSignature> receivers)
     {
-        ArgumentNullException.ThrowIfNull(signed);
-        return string.Join(",", signed.Receivers.Select(r => $"{r.Receiver.Value}:{r.KeyId}"));
+        ArgumentNullException.ThrowIfNull(receivers);
+        return string.Join(",", receivers.Select(r => $"{r.Receiver.Value}:{r.KeyId}"));
     }
 }

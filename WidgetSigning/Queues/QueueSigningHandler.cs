@@ -66,7 +66,7 @@ public sealed class QueueSigningHandler
                 Outcome = AuditOutcome.Signed,
                 Queue = _processor.InputQueue,
                 MessageId = message.Id,
-                Receivers = string.Join(",", signature.Receivers.Select(r => $"{r.Receiver.Value}:{r.KeyId}")),
+                Receivers = AuditRecord.ReceiversOf(signature.Receivers),
                 WebhookId = signature.Webhook?.Id,
                 WidgetCount = signature.WidgetCount,
                 CanonicalLength = signature.CanonicalLength,
