@@ -85,7 +85,7 @@ public sealed class KeysHandler
         catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
         {
             HttpLog.Rejected(_logger, FunctionName, problem.Status, problem.Type, problem.JsonPath);
-            _authorizer.Audit(request, SignHandler.Refused(AuditOperation, problem, caller, receiver?.Value ?? string.Empty));
+            _authorizer.AuditRefused(request, AuditOperation, problem, caller, receiver is null ? null : [receiver]);
             return problem;
         }
     }

@@ -39,7 +39,18 @@ public sealed class RequestAuthorizer
         _audit.Write(record.TraceId.Length > 0 ? record : record with { TraceId = request.HttpContext.TraceIdentifier });
     }
 
-    /// <summary>The receivers a refused call asked for, as its audit record lists them.</summary>
-    internal static string Named(IReadOnlyList<ReceiverId>? receivers) =>
-        receivers is null ? string.Empty : string.Join(",", receivers.Select(r => r.Value));
+    /// <summary>Writes the audit record of <paramref name="request"/>, answered with <paramref name="problem"/>, naming the receivers it asked for.</summary>
+    public void AuditRefused(HttpRequest request, string operation, ProblemResult problem, CallerIdentity? caller, IEnumerable<ReceiverId>? receivers)
+    {
+        ArgumentNullException.ThrowIfNull(problem);
+        Audit(request, new AuditRecord
+        {
+            Operation = operation,
+            Outcome = AuditOutcome.Refused,
+            Status = problem.Status,
+            Problem = problem.Type,
+            Caller = caller,
+            Receivers = receivers is null ? string.Empty : string.Join(",", receivers.Select(r => r.Value)),
+        });
+    }
 }

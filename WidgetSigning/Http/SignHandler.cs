@@ -75,7 +75,7 @@ public sealed class SignHandler
         catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
         {
             LogProblem(_logger, FunctionName, problem);
-            _authorizer.Audit(request, Refused(AuditOperation, problem, caller, RequestAuthorizer.Named(receivers)));
+            _authorizer.AuditRefused(request, AuditOperation, problem, caller, receivers);
             return problem;
         }
         finally
@@ -85,19 +85,7 @@ public sealed class SignHandler
         }
     }
 
-    /// <summary>The audit record's operation name for this endpoint.</summary>
-    internal const string AuditOperation = "sign";
-
-    /// <summary>The audit record of a call answered with <paramref name="problem"/>.</summary>
-    internal static AuditRecord Refused(string operation, ProblemResult problem, CallerIdentity? caller, string receivers) => new()
-    {
-        Operation = operation,
-        Outcome = AuditOutcome.Refused,
-        Status = problem.Status,
-        Problem = problem.Type,
-        Caller = caller,
-        Receivers = receivers,
-    };
+    private const string AuditOperation = "sign";
 
     /// <summary>Logs a problem answer: a client that went away is not a rejection.</summary>
     internal static void LogProblem(ILogger logger, string function, ProblemResult problem)

@@ -71,7 +71,7 @@ public sealed class VerifyHandler
         catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
         {
             SignHandler.LogProblem(_logger, FunctionName, problem);
-            _authorizer.Audit(request, SignHandler.Refused(AuditOperation, problem, caller, receiver?.Value ?? string.Empty));
+            _authorizer.AuditRefused(request, AuditOperation, problem, caller, receiver is null ? null : [receiver]);
             return problem;
         }
     }
