@@ -129,6 +129,31 @@ public sealed class CallerGrantsTests(AzuriteFixture azurite) : IAsyncLifetime
         Assert.InRange(CachedCallers(grants), 1, max);
     }
 
+    [Fact]
+    public async Task EnsureGrantedAsync_ConcurrentFirstCallsOfOneCaller_ReadTheGrantsOnce()
+    {
+        // Arrange: two calls of one caller miss the cache together; the store holds its first read open for a while
+        // (up to 1 s) waiting to see whether a second read starts beside it.
+        var store = new OverlapDetectingStore();
+        var grants = new CallerGrants(store, Options.Create(new GrantOptions { CacheDuration = CacheDuration }), _clock);
+        using var together = new Barrier(2);
+        Task Call() => Task.Factory.StartNew(
+            () =>
+            {
+                together.SignalAndWait();
+                grants.EnsureGrantedAsync(Caller(), [ReceiverId.Parse("partner-a")], CancellationToken.None).AsTask().GetAwaiter().GetResult();
+            },
+            CancellationToken.None,
+            TaskCreationOptions.LongRunning,
+            TaskScheduler.Default);
+
+        // Act
+        await Task.WhenAll(Call(), Call());
+
+        // Assert: the second call shared the first one's read.
+        Assert.Equal(1, store.Reads);
+    }
+
     private CallerGrants Grants(int maxCachedCallers = 10_000) =>
         new(_store, Options.Create(new GrantOptions { CacheDuration = CacheDuration, MaxCachedCallers = maxCachedCallers }), _clock);
 
@@ -141,6 +166,21 @@ public sealed class CallerGrantsTests(AzuriteFixture azurite) : IAsyncLifetime
 
     private Task GrantAsync(string oid, string receiver) =>
         _table.AddEntityAsync(new TableEntity(oid, receiver) { ["GrantedBy"] = "tests", ["GrantedAt"] = DateTimeOffset.UtcNow });
+
+    /// <summary>Grants partner-a; a read waits up to 1 s for another read to start beside it, and counts them all.</summary>
+    private sealed class OverlapDetectingStore : IGrantStore
+    {
+        private int _reads;
+
+        public int Reads => Volatile.Read(ref _reads);
+
+        public Task<IReadOnlySet<string>> GetReceiversAsync(string objectId, int max, CancellationToken cancellationToken)
+        {
+            Interlocked.Increment(ref _reads);
+            SpinWait.SpinUntil(() => Reads > 1, TimeSpan.FromSeconds(1));
+            return Task.FromResult<IReadOnlySet<string>>(new HashSet<string> { "partner-a" });
+        }
+    }
 
     /// <summary>The table store, with its reads counted.</summary>
     private sealed class CountingStore(IGrantStore inner) : IGrantStore

@@ -52,7 +52,7 @@ public sealed class CallerGrants
         var now = _time.GetUtcNow();
         if (_cache.TryGetValue(objectId, out var cached) && cached.Expires > now)
         {
-            return await cached.Read.WaitAsync(cancellationToken).ConfigureAwait(false);
+            return await cached.Read.Value.WaitAsync(cancellationToken).ConfigureAwait(false);
         }
 
         if (_cache.Count >= _options.MaxCachedCallers)
@@ -60,12 +60,13 @@ public sealed class CallerGrants
             Trim(now);
         }
 
-        // One read per caller at a time: requests arriving while it runs share it.
-        var entry = new Entry(now + _options.CacheDuration, _store.GetReceiversAsync(objectId, _options.MaxReceiversPerCaller, CancellationToken.None));
+        // One read per caller at a time: requests arriving while it runs share it. Lazy, so only the entry that lands in
+        // the cache starts a read (concurrent misses would otherwise each read the table).
+        var entry = new Entry(now + _options.CacheDuration, new Lazy<Task<IReadOnlySet<string>>>(() => _store.GetReceiversAsync(objectId, _options.MaxReceiversPerCaller, CancellationToken.None)));
         var current = _cache.AddOrUpdate(objectId, entry, (_, old) => old.Expires > now ? old : entry);
         try
         {
-            return await current.Read.WaitAsync(cancellationToken).ConfigureAwait(false);
+            return await current.Read.Value.WaitAsync(cancellationToken).ConfigureAwait(false);
         }
         catch (GrantsUnavailableException)
         {
@@ -95,5 +96,5 @@ public sealed class CallerGrants
         }
     }
 
-    private sealed record Entry(DateTimeOffset Expires, Task<IReadOnlySet<string>> Read);
+    private sealed record Entry(DateTimeOffset Expires, Lazy<Task<IReadOnlySet<string>>> Read);
 }
