@@ -63,8 +63,9 @@ internal sealed class ValidatedTokenCache(TimeProvider time)
 
     private static string KeyOf(string token)
     {
+        // Tokens are ASCII and at most AuthOptions.MaxAuthorizationLength characters (checked before validation).
         Span<byte> digest = stackalloc byte[32];
-        var bytes = Encoding.ASCII.GetByteCount(token) <= 1024 ? stackalloc byte[1024] : new byte[Encoding.ASCII.GetByteCount(token)];
+        var bytes = token.Length <= 4096 ? stackalloc byte[token.Length] : new byte[token.Length];
         var length = Encoding.ASCII.GetBytes(token, bytes);
         SHA256.HashData(bytes[..length], digest);
         return Convert.ToBase64String(digest);
