@@ -26,6 +26,7 @@ public sealed class TableGrantStore : IGrantStore
     {
         ArgumentException.ThrowIfNullOrEmpty(objectId);
         var receivers = new HashSet<string>(StringComparer.Ordinal);
+        using var span = Telemetry.WidgetSigningTelemetry.Source.StartActivity(Telemetry.WidgetSigningTelemetry.GrantsReadSpan);
         try
         {
             var filter = TableClient.CreateQueryFilter($"PartitionKey eq {objectId}");
@@ -42,6 +43,7 @@ public sealed class TableGrantStore : IGrantStore
         }
         catch (RequestFailedException e)
         {
+            span?.SetStatus(System.Diagnostics.ActivityStatusCode.Error, "grants unreadable");
             CallersLog.GrantsUnreadable(_logger, e, _table.Name, e.Status);
             throw new GrantsUnavailableException("The caller's grants could not be read; try again later.", e);
         }

@@ -2,6 +2,7 @@ using Microsoft.AspNetCore.Http;
 using WidgetSigning.Audit;
 using WidgetSigning.Callers;
 using WidgetSigning.Keys;
+using WidgetSigning.Telemetry;
 
 namespace WidgetSigning.Http;
 
@@ -14,13 +15,15 @@ public sealed class RequestAuthorizer
     private readonly CallerAuthenticator _authenticator;
     private readonly CallerGrants _grants;
     private readonly AuditLog _audit;
+    private readonly SigningMetrics _metrics;
 
     /// <summary>Creates the authorizer (a singleton in DI).</summary>
-    public RequestAuthorizer(CallerAuthenticator authenticator, CallerGrants grants, AuditLog audit)
+    public RequestAuthorizer(CallerAuthenticator authenticator, CallerGrants grants, AuditLog audit, SigningMetrics? metrics = null)
     {
         _authenticator = authenticator;
         _grants = grants;
         _audit = audit;
+        _metrics = metrics ?? SigningMetrics.Shared;
     }
 
     /// <summary>The caller of <paramref name="request"/>, who holds <paramref name="role"/>.</summary>
@@ -36,13 +39,18 @@ public sealed class RequestAuthorizer
     {
         ArgumentNullException.ThrowIfNull(request);
         ArgumentNullException.ThrowIfNull(record);
+        // The trace the record belongs to: the current span's (AuditRecord.TraceId), else the request's own identifier.
         _audit.Write(record.TraceId.Length > 0 ? record : record with { TraceId = request.HttpContext.TraceIdentifier });
     }
 
-    /// <summary>Writes the audit record of <paramref name="request"/>, answered with <paramref name="problem"/>, naming the receivers it asked for.</summary>
+    /// <summary>
+    /// Writes the audit record of <paramref name="request"/>, answered with <paramref name="problem"/>, naming the receivers
+    /// it asked for, and counts the refusal by its problem type.
+    /// </summary>
     public void AuditRefused(HttpRequest request, string operation, ProblemResult problem, CallerIdentity? caller, IEnumerable<ReceiverId>? receivers)
     {
         ArgumentNullException.ThrowIfNull(problem);
+        _metrics.Refused(WidgetSigningTelemetry.HttpSource, problem.Type);
         Audit(request, new AuditRecord
         {
             Operation = operation,

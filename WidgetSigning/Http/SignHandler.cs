@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.Extensions.Logging;
@@ -6,6 +7,7 @@ using WidgetSigning.Audit;
 using WidgetSigning.Callers;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
+using WidgetSigning.Telemetry;
 
 namespace WidgetSigning.Http;
 
@@ -26,9 +28,10 @@ public sealed class SignHandler
     private readonly ReceiverOptions _receivers;
     private readonly RequestAuthorizer _authorizer;
     private readonly ILogger<SignHandler> _logger;
+    private readonly SigningMetrics _metrics;
 
     /// <summary>Creates the handler (a singleton in DI).</summary>
-    public SignHandler(HttpEnvelopeReader reader, EnvelopeSigner signer, IOptions<ReceiverOptions> receivers, RequestAuthorizer authorizer, ILogger<SignHandler> logger)
+    public SignHandler(HttpEnvelopeReader reader, EnvelopeSigner signer, IOptions<ReceiverOptions> receivers, RequestAuthorizer authorizer, ILogger<SignHandler> logger, SigningMetrics? metrics = null)
     {
         ArgumentNullException.ThrowIfNull(receivers);
         _reader = reader;
@@ -36,6 +39,7 @@ public sealed class SignHandler
         _receivers = receivers.Value;
         _authorizer = authorizer;
         _logger = logger;
+        _metrics = metrics ?? SigningMetrics.Shared;
     }
 
     /// <summary>Signs the request's envelope; every client-caused failure is a problem result, never an exception.</summary>
@@ -43,6 +47,10 @@ public sealed class SignHandler
     {
         ArgumentNullException.ThrowIfNull(request);
         var cancellationToken = request.HttpContext.RequestAborted;
+        var started = Stopwatch.GetTimestamp();
+        using var span = WidgetSigningTelemetry.Source.StartActivity(WidgetSigningTelemetry.SignSpan);
+        span?.SetTag(WidgetSigningTelemetry.SourceTag, WidgetSigningTelemetry.HttpSource);
+        var form = SignatureFormNames.NameOf(_reader.Options.SignatureForms);
 
         // The body's and then the canonical form's pooled blocks are charged to it; the signed envelope owns it from
         // there and releases it once the answer is written (or, failing that, when the response is disposed).
@@ -55,6 +63,7 @@ public sealed class SignHandler
             caller = await _authorizer.AuthenticateAsync(request, AppRoles.Sign).ConfigureAwait(false);
             var canonicalBody = SignRequestOptions.WantsCanonicalBody(request);
             var forms = SignRequestOptions.Forms(request, _reader.Options.SignatureForms);
+            form = SignatureFormNames.NameOf(forms);
             receivers = SignRequestOptions.Receivers(request, _receivers);
 
             // Before any key is looked up, so a receiver not granted is refused alike whether it exists or not.
@@ -63,19 +72,28 @@ public sealed class SignHandler
             // Checked whatever the forms: a malformed header is the client's mistake even when no webhook-id is made.
             var webhookId = WebhookRequestHeaders.ReadIdempotencyKey(request);
             var sign = new SignRequest { Receivers = receivers, Forms = forms, IdSeed = webhookId, Lease = lease };
-            var signed = await _reader.ReadAndSignAsync(request, _signer, sign, cancellationToken).ConfigureAwait(false);
+            SignedEnvelope signed;
+            using (WidgetSigningTelemetry.Source.StartActivity(WidgetSigningTelemetry.ReadSpan))
+            {
+                signed = await _reader.ReadAndSignAsync(request, _signer, sign, cancellationToken).ConfigureAwait(false);
+            }
+
             lease = null;
 
             // Safety net: if the host never executes the result, the pooled stream still goes back.
             request.HttpContext.Response.RegisterForDispose(signed);
             HttpLog.Signed(_logger, FunctionName, signed.WidgetCount, string.Join(",", signed.Receivers.Select(r => r.Receiver.Value)), signed.KeyId);
             _authorizer.Audit(request, new AuditRecord { Operation = AuditOperation, Outcome = AuditOutcome.Signed, Status = StatusCodes.Status200OK, Caller = caller, Signed = signed });
+            _metrics.Signed(WidgetSigningTelemetry.HttpSource, form, signed.Receivers.Select(r => r.Receiver.Value), signed.CanonicalLength, Stopwatch.GetElapsedTime(started));
             return new SignatureResult(signed, canonicalBody, _reader.Options);
         }
         catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
         {
             LogProblem(_logger, FunctionName, problem);
             _authorizer.AuditRefused(request, AuditOperation, problem, caller, receivers);
+            var outcome = problem.Status >= StatusCodes.Status500InternalServerError ? SignOutcome.Failed : SignOutcome.Refused;
+            span?.SetStatus(ActivityStatusCode.Error, SigningMetrics.ShortName(problem.Type));
+            _metrics.NotSigned(WidgetSigningTelemetry.HttpSource, form, outcome, Stopwatch.GetElapsedTime(started));
             return problem;
         }
         finally

@@ -2,6 +2,7 @@ using Azure;
 using Azure.Security.KeyVault.Secrets;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
+using WidgetSigning.Telemetry;
 
 namespace WidgetSigning.Keys;
 
@@ -34,6 +35,7 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
     private readonly ReceiverOptions _receivers;
     private readonly TimeProvider _time;
     private readonly ILogger<KeyVaultSigningKeySource> _logger;
+    private readonly SigningMetrics _metrics;
     private readonly object _gate = new();
     private readonly ReceiverSourceCache _cache;
     private readonly UnknownReceiverCache _unknown;
@@ -50,7 +52,7 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
 
     /// <summary>Creates the source; nothing is fetched until a receiver is first used.</summary>
     public KeyVaultReceiverKeySource(
-        SecretClient client, IOptions<KeyVaultOptions> options, IOptions<ReceiverOptions> receivers, TimeProvider time, ILogger<KeyVaultSigningKeySource> logger)
+        SecretClient client, IOptions<KeyVaultOptions> options, IOptions<ReceiverOptions> receivers, TimeProvider time, ILogger<KeyVaultSigningKeySource> logger, SigningMetrics? metrics = null)
     {
         ArgumentNullException.ThrowIfNull(client);
         ArgumentNullException.ThrowIfNull(options);
@@ -66,6 +68,8 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
         _cache = new ReceiverSourceCache(_receivers.MaxCachedReceivers);
         _unknown = new UnknownReceiverCache(_receivers.MaxUnknownReceivers, _receivers.UnknownReceiverCacheDuration);
         _lookups = new LookupTokenBucket(_receivers.MaxLookupsPerSecond, time.GetUtcNow());
+        _metrics = metrics ?? SigningMetrics.Shared;
+        _metrics.ObserveKeys(ReadKeyExpiries);
 
         // A quarter of the idle timeout: an unused receiver is dropped between 1 and 1.25 idle timeouts after its last use.
         var sweep = _receivers.IdleTimeout / 4;
@@ -373,7 +377,48 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
         }
     }
 
-    private KeyVaultSigningKeySource Create(ReceiverId receiver) => new(_client, SecretNameOf(receiver), _options, _time, _logger);
+    private KeyVaultSigningKeySource Create(ReceiverId receiver) => new(_client, SecretNameOf(receiver), _options, _time, _logger, _metrics);
+
+    // The key-expiry gauge's readings: cached keys only, never a Key Vault call (the gauge is read on the exporter's thread).
+    private IEnumerable<KeyExpiryReading> ReadKeyExpiries()
+    {
+        List<CachedReceiver> receivers;
+        lock (_gate)
+        {
+            if (_disposed)
+            {
+                return [];
+            }
+
+            receivers = [.. _cache.Entries];
+            if (_default is { } fallback)
+            {
+                receivers.Add(fallback);
+            }
+        }
+
+        var now = _time.GetUtcNow();
+        var readings = new List<KeyExpiryReading>();
+        foreach (var receiver in receivers)
+        {
+            foreach (var key in receiver.Source.DescribeLoaded() ?? [])
+            {
+                if (key.ExpiresOn is { } expires)
+                {
+                    readings.Add(new KeyExpiryReading(receiver.Receiver.Value, StateName(key.State), (expires - now).TotalSeconds));
+                }
+            }
+        }
+
+        return readings;
+    }
+
+    private static string StateName(KeyState state) => state switch
+    {
+        KeyState.Current => "current",
+        KeyState.Staged => "staged",
+        _ => "retiring",
+    };
 
     // The default receiver is configured: its missing secret is an outage (503), not an unknown receiver.
     private bool IsUnknown(CachedReceiver entry) => entry.Receiver != DefaultReceiver && entry.Source.SecretMissing;

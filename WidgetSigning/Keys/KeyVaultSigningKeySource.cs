@@ -3,6 +3,7 @@ using Azure.Core.Pipeline;
 using Azure.Security.KeyVault.Secrets;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
+using WidgetSigning.Telemetry;
 
 namespace WidgetSigning.Keys;
 
@@ -39,6 +40,7 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
     private ITimer? _timer;
     private bool _started;
     private bool _disposed;
+    private readonly SigningMetrics _metrics;
     private int _consecutiveFailures;
     private int _unusableRefreshes;
     private long _nextAttemptTicks;
@@ -48,7 +50,8 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         SecretClient client,
         IOptions<KeyVaultOptions> options,
         TimeProvider time,
-        ILogger<KeyVaultSigningKeySource> logger)
+        ILogger<KeyVaultSigningKeySource> logger,
+        SigningMetrics? metrics = null)
     {
         ArgumentNullException.ThrowIfNull(client);
         ArgumentNullException.ThrowIfNull(options);
@@ -57,11 +60,12 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         _secretName = _options.SecretName ?? throw new ArgumentException($"{KeyVaultOptions.SectionName}:{nameof(KeyVaultOptions.SecretName)} is not set.", nameof(options));
         _time = time;
         _logger = logger;
+        _metrics = metrics ?? SigningMetrics.Shared;
         KeysLog.UsingKeyVault(_logger, client.VaultUri, _secretName, _options.RefreshInterval);
     }
 
     /// <summary>Creates the source of one receiver's secret <paramref name="secretName"/>; nothing is fetched until first use.</summary>
-    internal KeyVaultSigningKeySource(SecretClient client, string secretName, KeyVaultOptions options, TimeProvider time, ILogger<KeyVaultSigningKeySource> logger)
+    internal KeyVaultSigningKeySource(SecretClient client, string secretName, KeyVaultOptions options, TimeProvider time, ILogger<KeyVaultSigningKeySource> logger, SigningMetrics? metrics = null)
     {
         ArgumentNullException.ThrowIfNull(client);
         ArgumentNullException.ThrowIfNull(options);
@@ -71,6 +75,7 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         _secretName = secretName;
         _time = time;
         _logger = logger;
+        _metrics = metrics ?? SigningMetrics.Shared;
         KeysLog.UsingKeyVault(_logger, client.VaultUri, _secretName, _options.RefreshInterval);
     }
 
@@ -204,6 +209,10 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
     {
         TimeSpan next;
         var throttle = new KeyVaultThrottlePolicy.Signal();
+
+        // A root span of its own (a timer's refresh belongs to no request); Key Vault's own spans are its children.
+        using var span = WidgetSigningTelemetry.Source.StartActivity(WidgetSigningTelemetry.KeyVaultRefreshSpan, System.Diagnostics.ActivityKind.Internal, parentContext: default);
+        span?.SetTag("widgetsigning.secret", _secretName);
         try
         {
             var previous = _keys;
@@ -215,6 +224,7 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
 
             _keys = keys;
             _consecutiveFailures = 0;
+            _metrics.KeyVaultRefreshed(success: true);
             var now = _time.GetUtcNow();
             var usable = keys.CurrentAt(now);
             var wasUsable = previous?.CurrentAt(now);
@@ -271,6 +281,8 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         }
         catch (Exception ex)
         {
+            _metrics.KeyVaultRefreshed(success: false);
+            span?.SetStatus(System.Diagnostics.ActivityStatusCode.Error, ex.GetType().Name);
             _consecutiveFailures++;
             next = Backoff(_consecutiveFailures, throttle.RetryAfter);
             if (_keys?.CurrentAt(_time.GetUtcNow()) is { } kept)

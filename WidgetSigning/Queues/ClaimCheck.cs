@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Text;
 using WidgetSigning.Keys;
 using WidgetSigning.Primitives;
@@ -22,6 +23,12 @@ public static class ClaimCheck
     /// <summary>The member naming the receivers to sign for: an array of receiver ids.</summary>
     public const string ReceiversMemberName = "receivers";
 
+    /// <summary>The optional member carrying the producer's W3C <c>traceparent</c> (after <c>claimCheck</c> or <c>receivers</c>).</summary>
+    public const string TraceParentMemberName = "traceparent";
+
+    /// <summary>The length of a version-00 <c>traceparent</c>, the only one read.</summary>
+    public const int TraceParentLength = 55;
+
     /// <summary>
     /// Reads the body of <paramref name="message"/> as a claim check. False when the body is not one (its root is not an object whose
     /// first member is <c>claimCheck</c> or <c>receivers</c>): the envelope reader then judges it.
@@ -37,12 +44,24 @@ public static class ClaimCheck
     /// </summary>
     /// <exception cref="MessageRejectedException">It is a claim check, but a malformed one.</exception>
     public static bool TryRead(
-        SigningQueueMessage message, string allowedContainer, int maxReceivers, out BlobReference? reference, out IReadOnlyList<ReceiverId>? receivers)
+        SigningQueueMessage message, string allowedContainer, int maxReceivers, out BlobReference? reference, out IReadOnlyList<ReceiverId>? receivers) =>
+        TryRead(message, allowedContainer, maxReceivers, out reference, out receivers, out _);
+
+    /// <summary>
+    /// As the overload without <paramref name="producer"/>, and also reads the optional <c>traceparent</c> member: the
+    /// W3C trace context of the producer's span, which the signing run's span links to. A value that is not a valid
+    /// version-00 <c>traceparent</c> (exactly <see cref="TraceParentLength"/> characters) is ignored, never echoed.
+    /// </summary>
+    /// <exception cref="MessageRejectedException">It is a claim check, but a malformed one.</exception>
+    public static bool TryRead(
+        SigningQueueMessage message, string allowedContainer, int maxReceivers, out BlobReference? reference, out IReadOnlyList<ReceiverId>? receivers, out ActivityContext? producer)
     {
         ArgumentNullException.ThrowIfNull(message);
         ArgumentException.ThrowIfNullOrEmpty(allowedContainer);
         reference = null;
         receivers = null;
+        producer = null;
+        var sawTraceParent = false;
         var started = false;
         using var reader = CreateReader(message.OpenBody());
         try
@@ -63,13 +82,18 @@ public static class ClaimCheck
                 {
                     receivers = ReadReceivers(reader, maxReceivers);
                 }
+                else if (string.Equals(name, TraceParentMemberName, StringComparison.OrdinalIgnoreCase) && started && !sawTraceParent)
+                {
+                    sawTraceParent = true;
+                    producer = ReadTraceParent(reader);
+                }
                 else if (!started)
                 {
                     return false;
                 }
                 else
                 {
-                    throw Invalid(reader, $"Unknown or duplicate member '{EchoText.Of(name)}'; a claim check has '{MemberName}' and optionally '{ReceiversMemberName}'.");
+                    throw Invalid(reader, $"Unknown or duplicate member '{EchoText.Of(name)}'; a claim check has '{MemberName}' and optionally '{ReceiversMemberName}' and '{TraceParentMemberName}'.");
                 }
 
                 started = true;
@@ -108,6 +132,24 @@ public static class ClaimCheck
         {
             return false;
         }
+    }
+
+    private static ActivityContext? ReadTraceParent(JsonTextReader reader)
+    {
+        if (!reader.Read())
+        {
+            throw Invalid(reader, $"'{TraceParentMemberName}' has no value.");
+        }
+
+        // Anything but a well-formed W3C trace context is ignored: a producer's tracing never costs it its message.
+        if (reader.TokenType == JsonToken.String && reader.Value is string value && value.Length == TraceParentLength &&
+            ActivityContext.TryParse(value, null, out var context))
+        {
+            return context;
+        }
+
+        reader.Skip();
+        return null;
     }
 
     private static ReceiverId[] ReadReceivers(JsonTextReader reader, int maxReceivers)

@@ -45,6 +45,7 @@ public sealed class QueueBlobStore
     /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the blob (with <paramref name="lease"/>).</exception>
     public async Task<(RecyclableMemoryStream Body, string ETag)> ReadClaimAsync(BlobReference claim, CancellationToken cancellationToken, EnvelopeBudgetLease? lease = null)
     {
+        using var span = Telemetry.WidgetSigningTelemetry.Source.StartActivity(Telemetry.WidgetSigningTelemetry.BlobReadSpan);
         ArgumentNullException.ThrowIfNull(claim);
         var claims = _storage.ClaimsContainer;
         if (!string.Equals(claims.Name, claim.Container, StringComparison.Ordinal))
@@ -114,6 +115,7 @@ public sealed class QueueBlobStore
     /// </summary>
     public async Task<BlobReference> WriteCanonicalAsync(string messageId, SignedEnvelope signed, CancellationToken cancellationToken)
     {
+        using var span = Telemetry.WidgetSigningTelemetry.Source.StartActivity(Telemetry.WidgetSigningTelemetry.BlobWriteSpan);
         ArgumentException.ThrowIfNullOrEmpty(messageId);
         ArgumentNullException.ThrowIfNull(signed);
         var container = _storage.CanonicalContainer;
@@ -135,6 +137,7 @@ public sealed class QueueBlobStore
     /// </summary>
     public async Task<BlobReference> WriteRejectedBodyAsync(SigningQueueMessage message, CancellationToken cancellationToken)
     {
+        using var span = Telemetry.WidgetSigningTelemetry.Source.StartActivity(Telemetry.WidgetSigningTelemetry.BlobWriteSpan);
         ArgumentNullException.ThrowIfNull(message);
         var container = _storage.RejectedContainer;
         var contentType = message.DecodeError is null ? "application/json" : "text/plain";

@@ -71,4 +71,12 @@ public sealed class QueueOptions
     /// </summary>
     [RegularExpression("^$|^[a-z0-9-]{1,63}(,[a-z0-9-]{1,63}){0,999}$", ErrorMessage = SectionName + ":" + nameof(AllowedReceivers) + " must be receiver ids (" + Keys.ReceiverId.Rule + ") separated by commas, or empty.")]
     public string AllowedReceivers { get; set; } = string.Empty;
+
+    /// <summary>
+    /// The attempts after which the host moves a failing message to the poison queue: host.json
+    /// <c>extensions.queues.maxDequeueCount</c>, which the worker cannot read. Used only to count poisoned messages
+    /// (<c>widgetsigning.queue.poison</c>); keep the two equal. Setting: <c>Queues:MaxDequeueCount</c>. Default: 5.
+    /// </summary>
+    [Range(1, 100, ErrorMessage = SectionName + ":" + nameof(MaxDequeueCount) + " must be between {1} and {2}, as host.json maxDequeueCount.")]
+    public int MaxDequeueCount { get; set; } = 5;
 }

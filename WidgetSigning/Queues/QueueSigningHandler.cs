@@ -1,6 +1,10 @@
-using WidgetSigning.Audit;
+using System.Diagnostics;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+using WidgetSigning.Audit;
 using WidgetSigning.Envelopes;
+using WidgetSigning.Signing;
+using WidgetSigning.Telemetry;
 
 namespace WidgetSigning.Queues;
 
@@ -22,19 +26,34 @@ public sealed class QueueSigningHandler
     private readonly QueueSigningProcessor _processor;
     private readonly AuditLog _audit;
     private readonly ILogger<QueueSigningHandler> _logger;
+    private readonly SigningMetrics _metrics;
+    private readonly TimeProvider _time;
+    private readonly int _maxDequeueCount;
+    private readonly string _form;
 
     /// <summary>Creates the handler (a singleton in DI).</summary>
-    public QueueSigningHandler(QueueSigningProcessor processor, AuditLog audit, ILogger<QueueSigningHandler> logger)
+    public QueueSigningHandler(
+        QueueSigningProcessor processor, AuditLog audit, ILogger<QueueSigningHandler> logger, IOptions<QueueOptions>? options = null, SigningMetrics? metrics = null, TimeProvider? time = null)
     {
         _processor = processor;
         _audit = audit;
         _logger = logger;
+        var queue = options?.Value ?? new QueueOptions();
+        _maxDequeueCount = queue.MaxDequeueCount;
+        _form = SignatureFormNames.NameOf(queue.SignatureForms);
+        _metrics = metrics ?? SigningMetrics.Shared;
+        _time = time ?? TimeProvider.System;
     }
 
     /// <summary>Signs and forwards, or rejects, or releases one message; throws for what the trigger should retry.</summary>
     public async Task HandleAsync(SigningQueueMessage message, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(message);
+        var started = Stopwatch.GetTimestamp();
+        using var span = WidgetSigningTelemetry.Source.StartActivity(WidgetSigningTelemetry.SignSpan);
+        span?.SetTag(WidgetSigningTelemetry.SourceTag, WidgetSigningTelemetry.QueueSource);
+        span?.SetTag("messaging.message.id", message.Id);
+        _metrics.QueueMessageStarted(_time.GetUtcNow() - message.InsertionTime, message.DequeueCount);
         try
         {
             string output;
@@ -47,11 +66,13 @@ public sealed class QueueSigningHandler
             catch (EnvelopeFormatException ex)
             {
                 await RejectAsync(message, ex.Message, ex.JsonPath, cancellationToken).ConfigureAwait(false);
+                NotSigned(span, started, SignOutcome.Refused, InvalidEnvelopeProblem);
                 return;
             }
             catch (MessageRejectedException ex)
             {
                 await RejectAsync(message, ex.Message, ex.JsonPath, cancellationToken).ConfigureAwait(false);
+                NotSigned(span, started, SignOutcome.Refused, MessageRejectedProblem);
                 return;
             }
 
@@ -72,6 +93,7 @@ public sealed class QueueSigningHandler
                 CanonicalLength = signature.CanonicalLength,
                 CanonicalSha256 = signature.CanonicalSha256,
             });
+            _metrics.Signed(WidgetSigningTelemetry.QueueSource, _form, signature.Receivers.Select(r => r.Receiver.Value), signature.CanonicalLength, Stopwatch.GetElapsedTime(started));
         }
         catch (MessageReleasedException ex)
         {
@@ -83,8 +105,30 @@ public sealed class QueueSigningHandler
             // (A cancellation is the trigger's to judge: shutdown releases, a lost lease leaves the message to its new holder.)
             // Transient: the trigger makes the message visible again after visibilityTimeout or, on the last attempt, poisons it.
             QueueFunctionLog.AttemptFailed(_logger, ex, FunctionName, message.Id, message.DequeueCount);
+            span?.SetStatus(ActivityStatusCode.Error, ex.GetType().Name);
+            _metrics.NotSigned(WidgetSigningTelemetry.QueueSource, _form, SignOutcome.Failed, Stopwatch.GetElapsedTime(started));
+            if (message.DequeueCount >= _maxDequeueCount)
+            {
+                _metrics.Poisoned();
+            }
+
             throw;
         }
+    }
+
+    // Queue rejections that are not an invalid envelope (undecodable text, a bad claim check, a receiver not allowed or
+    // unknown, a canonical form over the bound) share one problem type in the refusals metric; the reason is in the
+    // rejected message and the audit record.
+    private const string MessageRejectedProblem = "urn:widget-signing:problem:message-rejected";
+
+    // The problem type /api/sign answers an invalid envelope with (Http/ProblemTypes; queues do not depend on Http/).
+    private const string InvalidEnvelopeProblem = "urn:widget-signing:problem:invalid-envelope";
+
+    private void NotSigned(Activity? span, long started, SignOutcome outcome, string problemType)
+    {
+        span?.SetStatus(ActivityStatusCode.Error, SigningMetrics.ShortName(problemType));
+        _metrics.Refused(WidgetSigningTelemetry.QueueSource, problemType);
+        _metrics.NotSigned(WidgetSigningTelemetry.QueueSource, _form, outcome, Stopwatch.GetElapsedTime(started));
     }
 
     private async Task RejectAsync(SigningQueueMessage input, string reason, string jsonPath, CancellationToken cancellationToken)

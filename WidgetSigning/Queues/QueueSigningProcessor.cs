@@ -105,7 +105,8 @@ public sealed class QueueSigningProcessor
             // check no longer holds ~2.4 times its size in widgets until it is signed. The signer disposes each body.
             Stream body;
             string? etag = null;
-            var isClaim = ClaimCheck.TryRead(message, _storage.Names.WidgetClaimsContainer, _maxReceivers, out var claim, out var named);
+            var isClaim = ClaimCheck.TryRead(message, _storage.Names.WidgetClaimsContainer, _maxReceivers, out var claim, out var named, out var producer);
+            LinkProducer(producer);
 
             // Named in the claim check, or the queue's default; checked before any blob is read.
             IReadOnlyList<Keys.ReceiverId> receivers = named
@@ -170,6 +171,19 @@ public sealed class QueueSigningProcessor
         }
     }
 
+    // The run's trace is the host's invocation; the producer's is another, so it is a link, not a parent.
+    private static void LinkProducer(System.Diagnostics.ActivityContext? producer)
+    {
+#if NET9_0_OR_GREATER
+        if (producer is { } context && System.Diagnostics.Activity.Current is { } span)
+        {
+            span.AddLink(new System.Diagnostics.ActivityLink(context));
+        }
+#else
+        _ = producer;
+#endif
+    }
+
     private async Task<SignatureMessage> ToOutputAsync(SigningQueueMessage message, BlobReference? claim, SignedEnvelope signed, CancellationToken cancellationToken)
     {
         string? inline = null;
@@ -213,6 +227,7 @@ public sealed class QueueSigningProcessor
             CanonicalBase64 = inline,
             CanonicalBlob = canonicalBlob,
             ClaimCheck = claim,
+            TraceParent = System.Diagnostics.Activity.Current is { IdFormat: System.Diagnostics.ActivityIdFormat.W3C } span ? span.Id : null,
         };
 
     /// <summary>

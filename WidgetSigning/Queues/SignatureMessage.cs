@@ -57,6 +57,9 @@ public sealed class SignatureMessage
     /// <summary>The claim check the envelope came from, if it came by claim check.</summary>
     public BlobReference? ClaimCheck { get; init; }
 
+    /// <summary>The W3C <c>traceparent</c> of the signing run's span, when it ran in a trace: consumers continue or link to it.</summary>
+    public string? TraceParent { get; init; }
+
     /// <summary>The message's JSON (a few hundred bytes plus the inline canonical bytes).</summary>
     public string ToJson()
     {
@@ -108,6 +111,12 @@ public sealed class SignatureMessage
 
             QueueJson.WriteBlob(json, "canonicalBlob", CanonicalBlob);
             QueueJson.WriteBlob(json, "claimCheck", ClaimCheck);
+            if (TraceParent is not null)
+            {
+                json.WritePropertyName("traceparent");
+                json.WriteValue(TraceParent);
+            }
+
             json.WriteEndObject();
         });
     }

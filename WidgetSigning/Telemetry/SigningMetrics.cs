@@ -1,0 +1,183 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using System.Diagnostics.Metrics;
+
+namespace WidgetSigning.Telemetry;
+
+/// <summary>
+/// The service's instruments on the <c>WidgetSigning</c> meter (docs/operations.md lists them). Every tag value is
+/// bounded: sources, forms, outcomes and problem types are fixed lists, and receiver ids are passed only once checked
+/// against what the deployment knows, and at most <see cref="MaxReceiverValues"/> distinct ones are kept (later ones are
+/// reported as <c>(other)</c>). No envelope content or key material is ever a tag. Recorded whatever the trace sampling.
+/// </summary>
+public sealed class SigningMetrics : IDisposable
+{
+    /// <summary>Distinct receiver tag values kept per process; a deployment with more sees the rest as <c>(other)</c>.</summary>
+    public const int MaxReceiverValues = 1000;
+
+    // In seconds: OpenTelemetry's default boundaries (0 to 10,000) suit milliseconds, not these.
+    private static readonly double[] DurationBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+    private static readonly double[] AgeBuckets = [0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600];
+
+    private const string OtherReceiver = "(other)";
+    private const string ProblemPrefix = "urn:widget-signing:problem:";
+
+    private readonly Meter _meter;
+    private readonly bool _ownsMeter;
+    private readonly Counter<long> _signatures;
+    private readonly Counter<long> _signedBytes;
+    private readonly Histogram<double> _duration;
+    private readonly Counter<long> _refusals;
+    private readonly Histogram<double> _messageAge;
+    private readonly Histogram<long> _dequeueCount;
+    private readonly Counter<long> _poison;
+    private readonly Counter<long> _refreshes;
+    private readonly ConcurrentDictionary<string, string> _receivers = new(StringComparer.Ordinal);
+    private readonly ConcurrentBag<Func<IEnumerable<KeyExpiryReading>>> _keySources = [];
+
+    /// <summary>Creates the instruments on a meter from <paramref name="meterFactory"/> (DI's), or on one of its own without one.</summary>
+    public SigningMetrics(IMeterFactory? meterFactory = null)
+    {
+        _meter = meterFactory?.Create(WidgetSigningTelemetry.Name) ?? new Meter(WidgetSigningTelemetry.Name);
+        _ownsMeter = meterFactory is null;
+        _signatures = _meter.CreateCounter<long>("widgetsigning.signatures", "{signature}", "Signatures made, one per receiver per envelope, and signing operations refused or failed.");
+        _signedBytes = _meter.CreateCounter<long>("widgetsigning.signed_bytes", "By", "Envelope bytes signed (the canonical form's length).");
+        _duration = CreateSecondsHistogram("widgetsigning.sign.duration", "Time from the caller's checks to the signatures, or to the refusal.", DurationBuckets);
+        _refusals = _meter.CreateCounter<long>("widgetsigning.refusals", "{refusal}", "Requests answered with a problem and queue messages rejected, by problem type.");
+        _messageAge = CreateSecondsHistogram("widgetsigning.queue.message_age", "A queue message's age when its run starts (now - insertion time).", AgeBuckets);
+        _dequeueCount = _meter.CreateHistogram<long>("widgetsigning.queue.dequeue_count", "{dequeue}", "How many times a queue message had been handed out when its run started.");
+        _poison = _meter.CreateCounter<long>("widgetsigning.queue.poison", "{message}", "Queue messages whose last attempt failed: the host moves them to the poison queue.");
+        _refreshes = _meter.CreateCounter<long>("widgetsigning.keyvault.refreshes", "{refresh}", "Refreshes of a Key Vault secret's versions, by outcome.");
+        _meter.CreateObservableGauge("widgetsigning.key.seconds_to_expiry", ObserveKeyExpiry, "s", "Seconds until each cached key's exp (Key Vault keys with an exp only).");
+    }
+
+    /// <summary>An instance for types built without DI (tests, tools): its meter is the process-wide one.</summary>
+    public static SigningMetrics Shared { get; } = new();
+
+    /// <summary>Records one envelope signed for <paramref name="receivers"/> (each known: it has a key).</summary>
+    public void Signed(string source, string form, IEnumerable<string> receivers, long canonicalBytes, TimeSpan elapsed)
+    {
+        ArgumentNullException.ThrowIfNull(receivers);
+        foreach (var receiver in receivers)
+        {
+            _signatures.Add(1, new TagList
+            {
+                { WidgetSigningTelemetry.SourceTag, source },
+                { WidgetSigningTelemetry.ReceiverTag, Bounded(receiver) },
+                { WidgetSigningTelemetry.FormTag, form },
+                { WidgetSigningTelemetry.OutcomeTag, "signed" },
+            });
+        }
+
+        _signedBytes.Add(canonicalBytes, new KeyValuePair<string, object?>(WidgetSigningTelemetry.SourceTag, source));
+        RecordDuration(source, SignOutcome.Signed, elapsed);
+    }
+
+    /// <summary>
+    /// Records a signing operation that ended without signatures (its refusal is counted by <see cref="Refused"/>); the
+    /// receiver is tagged <c>(unknown)</c>, as a client could name any. <see cref="SignOutcome.Failed"/> for the service's
+    /// own failures.
+    /// </summary>
+    public void NotSigned(string source, string form, SignOutcome outcome, TimeSpan elapsed)
+    {
+        _signatures.Add(1, new TagList
+        {
+            { WidgetSigningTelemetry.SourceTag, source },
+            { WidgetSigningTelemetry.ReceiverTag, WidgetSigningTelemetry.UnknownReceiver },
+            { WidgetSigningTelemetry.FormTag, form },
+            { WidgetSigningTelemetry.OutcomeTag, OutcomeName(outcome) },
+        });
+        RecordDuration(source, outcome, elapsed);
+    }
+
+    /// <summary>Records a request answered with <paramref name="problemType"/> (any endpoint), or a queue message rejected.</summary>
+    public void Refused(string source, string problemType) =>
+        _refusals.Add(1, new KeyValuePair<string, object?>(WidgetSigningTelemetry.SourceTag, source), new KeyValuePair<string, object?>(WidgetSigningTelemetry.ProblemTypeTag, ShortName(problemType)));
+
+    /// <summary>Records a queue message's age and dequeue count as its run starts.</summary>
+    public void QueueMessageStarted(TimeSpan? age, int dequeueCount)
+    {
+        if (age is { } value)
+        {
+            _messageAge.Record(Math.Max(0, value.TotalSeconds));
+        }
+
+        _dequeueCount.Record(dequeueCount);
+    }
+
+    /// <summary>Records a queue message whose last attempt failed (the host poisons it).</summary>
+    public void Poisoned() => _poison.Add(1);
+
+    /// <summary>Records one refresh of a Key Vault secret.</summary>
+    public void KeyVaultRefreshed(bool success) =>
+        _refreshes.Add(1, new KeyValuePair<string, object?>(WidgetSigningTelemetry.OutcomeTag, success ? "success" : "failure"));
+
+    /// <summary>Adds a source of cached keys' expiry readings to the <c>widgetsigning.key.seconds_to_expiry</c> gauge.</summary>
+    public void ObserveKeys(Func<IEnumerable<KeyExpiryReading>> readings)
+    {
+        ArgumentNullException.ThrowIfNull(readings);
+        _keySources.Add(readings);
+    }
+
+    /// <summary>The short name of a problem type URI (<c>invalid-envelope</c>); <c>other</c> for anything not ours.</summary>
+    public static string ShortName(string? problemType)
+    {
+        if (problemType is null || !problemType.StartsWith(ProblemPrefix, StringComparison.Ordinal) || problemType.Length > ProblemPrefix.Length + 40)
+        {
+            return "other";
+        }
+
+        return problemType[ProblemPrefix.Length..];
+    }
+
+    /// <inheritdoc />
+    public void Dispose()
+    {
+        if (_ownsMeter)
+        {
+            _meter.Dispose();
+        }
+    }
+
+    private Histogram<double> CreateSecondsHistogram(string name, string description, double[] buckets)
+    {
+#if NET9_0_OR_GREATER
+        return _meter.CreateHistogram(name, "s", description, tags: null, advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = buckets });
+#else
+        _ = buckets;
+        return _meter.CreateHistogram<double>(name, "s", description);
+#endif
+    }
+
+    private static string OutcomeName(SignOutcome outcome) => outcome switch
+    {
+        SignOutcome.Signed => "signed",
+        SignOutcome.Refused => "refused",
+        _ => "failed",
+    };
+
+    private void RecordDuration(string source, SignOutcome outcome, TimeSpan elapsed) =>
+        _duration.Record(elapsed.TotalSeconds, new KeyValuePair<string, object?>(WidgetSigningTelemetry.SourceTag, source), new KeyValuePair<string, object?>(WidgetSigningTelemetry.OutcomeTag, OutcomeName(outcome)));
+
+    private string Bounded(string receiver)
+    {
+        if (_receivers.TryGetValue(receiver, out var kept))
+        {
+            return kept;
+        }
+
+        // Racing adds may overshoot the bound by a few; the bound is about cardinality, not an exact count.
+        return _receivers.Count < MaxReceiverValues ? _receivers.GetOrAdd(receiver, receiver) : OtherReceiver;
+    }
+
+    private IEnumerable<Measurement<double>> ObserveKeyExpiry()
+    {
+        foreach (var source in _keySources)
+        {
+            foreach (var reading in source())
+            {
+                yield return new Measurement<double>(reading.SecondsToExpiry, new KeyValuePair<string, object?>(WidgetSigningTelemetry.ReceiverTag, Bounded(reading.Receiver)), new KeyValuePair<string, object?>(WidgetSigningTelemetry.KeyStateTag, reading.State));
+            }
+        }
+    }
+}
