@@ -4,6 +4,7 @@ using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Azure.Functions.Worker.Builder;
+using Microsoft.Azure.Functions.Worker.OpenTelemetry;
 using Microsoft.Extensions.Configuration.Memory;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
@@ -11,6 +12,7 @@ using WidgetSigning.Callers.Entra;
 using WidgetSigning.Http;
 using WidgetSigning.Queues;
 using WidgetSigning.Signing;
+using WidgetSigning.Telemetry;
 
 // The isolated worker's entry point: ASP.NET Core integration (the request body is read as a stream, never bound to a
 // string) and the same registrations as the in-process app's Startup. Only this file and Functions/ know the worker.
@@ -43,6 +45,13 @@ builder.Services.Configure<KestrelServerOptions>(kestrel => kestrel.Limits.MaxRe
 // Kestrel's pools from 64 KiB blocks: a 1 MB body from the host then arrives in tens of receives, not hundreds
 // (ReceiveBlockMemoryPool; issue 30). Registered after ConfigureFunctionsWebApplication, so this one is resolved.
 builder.Services.AddSingleton<IMemoryPoolFactory<byte>, ReceiveBlockMemoryPoolFactory>();
+// OpenTelemetry: the worker's invocation span continues the host's trace (UseFunctionsWorkerDefaults also tells the host
+// not to emit the worker's telemetry a second time); docs/operations.md lists what is exported where. No ASP.NET Core or
+// HTTP client instrumentation: the host's span is the request, and the Azure SDKs' own spans are the dependencies.
+builder.Services.AddOpenTelemetry()
+    .UseFunctionsWorkerDefaults()
+    .AddWidgetSigningTelemetry(builder.Configuration);
+
 builder.Services
     .AddEntraTokenValidation()
     .AddWidgetSigning(builder.Configuration)
