@@ -76,11 +76,12 @@ internal sealed class HttpInvocationHandler(WorkerSupervisor supervisor, IHttpFo
 
         var invocationId = Guid.NewGuid().ToString();
         context.Request.Headers.TryAdd(InvocationIdHeader, invocationId);
+        using var span = InvocationTrace.StartHttp(context, functionName);
         var request = new InvocationRequest
         {
             InvocationId = invocationId,
             FunctionId = channel.Function(functionName)?.FunctionId ?? "",
-            TraceContext = new RpcTraceContext(),
+            TraceContext = InvocationTrace.For(span),
             InputData = { new ParameterBinding { Name = bindingName, Data = new TypedData { Http = new RpcHttp() } } },
         };
 

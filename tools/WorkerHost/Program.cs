@@ -15,7 +15,7 @@ using WorkerHost;
 Console.WriteLine(
     "WorkerHost: the isolated app's build output on a local host made of the Functions host's parts (gRPC worker protocol, "
     + "YARP HTTP forwarding, WebJobs SDK + Storage Queues extension 5.3.10), NOT the Azure Functions host/func start: "
-    + "function keys not enforced (func start does not either); no admin API, no extension bundles, no portal/AppInsights; HTTP on 127.0.0.1 only.");
+    + "function keys not enforced (func start does not either); no admin API, no extension bundles, no portal/AppInsights (OTLP only); HTTP on 127.0.0.1 only.");
 
 AppDescription app;
 HostCommandLine options;
@@ -35,6 +35,8 @@ catch (StartRefusedException e)
     return e.ExitCode;
 }
 
+// The host's invocation spans, so each invocation carries a real trace context (exported over OTLP when configured).
+using var tracing = InvocationTrace.Start(app.Settings);
 using var shutdown = new CancellationTokenSource();
 using var sigint = PosixSignalRegistration.Create(PosixSignal.SIGINT, Stop);
 using var sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Stop);

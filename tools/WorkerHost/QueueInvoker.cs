@@ -24,11 +24,12 @@ public static class QueueInvoker
         ArgumentNullException.ThrowIfNull(data);
         var supervisor = Supervisor ?? throw new InvalidOperationException("The worker host is not started.");
         var channel = await supervisor.GetReadyAsync(WorkerWait, cancellationToken).ConfigureAwait(false);
+        using var span = InvocationTrace.StartQueue(functionName);
         var request = new InvocationRequest
         {
             InvocationId = Guid.NewGuid().ToString(),
             FunctionId = channel.Function(functionName)?.FunctionId ?? "",
-            TraceContext = new RpcTraceContext(),
+            TraceContext = InvocationTrace.For(span),
             InputData =
             {
                 new ParameterBinding
