@@ -208,8 +208,11 @@ var checkedAuthClientId = empty(authClientId)
 // The callers' grants table (Grants:TableName's default, so the app needs no setting for it).
 var grantsTableName = 'callergrants'
 
-// An action group id that is not one would fail only when an alert fires; stop the deployment now instead.
-var checkedActionGroupId = empty(actionGroupId) || contains(toLower(actionGroupId), '/providers/microsoft.insights/actiongroups/')
+// An action group id that is not one would fail only when an alert fires; stop the deployment now instead. The id
+// is rebuilt from its segments (padded, so a short one indexes safely) and must come out the same.
+var actionGroupSegments = concat(split(toLower(actionGroupId), '/'), ['', '', '', '', '', '', '', '', ''])
+var actionGroupIdShaped = !empty(actionGroupSegments[2]) && !empty(actionGroupSegments[4]) && !empty(actionGroupSegments[8]) && toLower(actionGroupId) == '/subscriptions/${actionGroupSegments[2]}/resourcegroups/${actionGroupSegments[4]}/providers/microsoft.insights/actiongroups/${actionGroupSegments[8]}'
+var checkedActionGroupId = empty(actionGroupId) || actionGroupIdShaped
   ? actionGroupId
   : fail('actionGroupId must be the resource id of an action group (/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Insights/actionGroups/<name>), or empty for rules that notify no one.')
 var isolated = app == 'isolated'

@@ -229,5 +229,3 @@ resource rule 'Microsoft.Insights/scheduledQueryRules@2026-03-01' = [
   }
 ]
 
-@description('Names of the alert rules.')
-output ruleNames string[] = [for (r, i) in rules: rule[i].name]
