@@ -122,6 +122,39 @@ param authAppIdUri string = ''
 @description('Receiver ids (comma-separated) that envelopes on the input queue may name besides the default receiver (Queues:AllowedReceivers). Empty: only the default receiver; a message naming another is rejected with the reason (docs/deploy.md, "Who may send to which queue").')
 param queueAllowedReceivers string = ''
 
+@description('Resource id of the action group the alert rules notify (/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Insights/actionGroups/<name>). Empty (the default): the rules are still deployed and fire in Azure Monitor > Alerts, but notify no one (docs/deploy.md, "Alerts").')
+param actionGroupId string = ''
+
+@description('Alert: percent of HTTP invocations (Sign, Verify, Keys) answered with a 5xx in 5 minutes above which the HTTP 5xx rule fires (docs/operations.md, "Alerts and dashboard").')
+@minValue(1)
+@maxValue(100)
+param alertHttpServerErrorPercent int = 5
+
+@description('Alert: the fewest HTTP invocations in 5 minutes for the HTTP 5xx rule to judge the share.')
+@minValue(1)
+@maxValue(100000)
+param alertHttpMinimumRequests int = 20
+
+@description('Alert: refusals (all problem types, HTTP and queue) in 5 minutes above which the refusal spike rule fires.')
+@minValue(1)
+@maxValue(1000000)
+param alertRefusalsPer5Minutes int = 100
+
+@description('Alert: age in seconds of the oldest queue message at dequeue above which the queue message age rule fires.')
+@minValue(1)
+@maxValue(604800)
+param alertQueueMessageAgeSeconds int = 300
+
+@description('Alert: failed Key Vault key refreshes in 15 minutes above which the Key Vault rule fires (0: any failure).')
+@minValue(0)
+@maxValue(10000)
+param alertKeyVaultRefreshFailures int = 2
+
+@description('Alert: days before a current or staged key\'s exp below which the key expiry rule fires for that receiver.')
+@minValue(1)
+@maxValue(365)
+param alertKeyExpiryDays int = 14
+
 @description('Tags applied to every resource.')
 param tags object = {
   application: 'widget-signing'
@@ -143,6 +176,7 @@ var names = {
   keyVault: empty(keyVaultName) ? take('kv-${environmentName}-${suffix}', 24) : keyVaultName
   plan: 'plan-${environmentName}-${suffix}'
   functionApp: 'func-${environmentName}-${suffix}'
+  alertPrefix: 'alert-${environmentName}-${suffix}'
 }
 
 // The deployment account's container with the app package (Flex deployment storage, or WEBSITE_RUN_FROM_PACKAGE for
@@ -173,6 +207,14 @@ var checkedAuthClientId = empty(authClientId)
 
 // The callers' grants table (Grants:TableName's default, so the app needs no setting for it).
 var grantsTableName = 'callergrants'
+
+// An action group id that is not one would fail only when an alert fires; stop the deployment now instead. The id
+// is rebuilt from its segments (padded, so a short one indexes safely) and must come out the same.
+var actionGroupSegments = concat(split(toLower(actionGroupId), '/'), ['', '', '', '', '', '', '', '', ''])
+var actionGroupIdShaped = !empty(actionGroupSegments[2]) && !empty(actionGroupSegments[4]) && !empty(actionGroupSegments[8]) && toLower(actionGroupId) == '/subscriptions/${actionGroupSegments[2]}/resourcegroups/${actionGroupSegments[4]}/providers/microsoft.insights/actiongroups/${actionGroupSegments[8]}'
+var checkedActionGroupId = empty(actionGroupId) || actionGroupIdShaped
+  ? actionGroupId
+  : fail('actionGroupId must be the resource id of an action group (/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Insights/actionGroups/<name>), or empty for rules that notify no one.')
 var isolated = app == 'isolated'
 
 module monitoring 'modules/monitoring.bicep' = {
@@ -182,6 +224,34 @@ module monitoring 'modules/monitoring.bicep' = {
     logAnalyticsName: names.logAnalytics
     appInsightsName: names.appInsights
     retentionInDays: logRetentionInDays
+    tags: tags
+  }
+}
+
+module alerts 'modules/alerts.bicep' = {
+  name: 'alerts'
+  params: {
+    location: location
+    namePrefix: names.alertPrefix
+    appInsightsName: monitoring.outputs.appInsightsName
+    actionGroupId: checkedActionGroupId
+    httpServerErrorPercent: alertHttpServerErrorPercent
+    httpMinimumRequests: alertHttpMinimumRequests
+    refusalsPer5Minutes: alertRefusalsPer5Minutes
+    queueMessageAgeSeconds: alertQueueMessageAgeSeconds
+    keyVaultRefreshFailures: alertKeyVaultRefreshFailures
+    keyExpiryDays: alertKeyExpiryDays
+    tags: tags
+  }
+}
+
+module workbook 'modules/workbook.bicep' = {
+  name: 'workbook'
+  params: {
+    location: location
+    workbookName: guid(resourceGroup().id, environmentName, 'widget-signing-workbook')
+    displayName: 'Widget signing (${environmentName})'
+    appInsightsName: monitoring.outputs.appInsightsName
     tags: tags
   }
 }

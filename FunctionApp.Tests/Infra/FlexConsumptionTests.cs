@@ -159,6 +159,20 @@ public sealed partial class FlexConsumptionTests
 
     [Theory]
     [MemberData(nameof(ParameterFiles))]
+    public void ParameterFile_Telemetry_NamesTheServiceAndAddsNoOtherApplicationInsightsSetting(string file)
+    {
+        var settings = Infra.Snapshots[file].AppSettings;
+
+        // The OpenTelemetry SDK reads OTEL_SERVICE_NAME: every span, metric and log carries it as service.name.
+        Assert.Equal("widget-signing", settings["OTEL_SERVICE_NAME"]);
+        Assert.Equal(
+            ["APPLICATIONINSIGHTS_AUTHENTICATION_STRING", "APPLICATIONINSIGHTS_CONNECTION_STRING"],
+            settings.Keys.Where(k => k.Contains("APPLICATIONINSIGHTS", StringComparison.OrdinalIgnoreCase) || k.Contains("INSTRUMENTATION", StringComparison.OrdinalIgnoreCase)).Order(StringComparer.Ordinal));
+        Assert.DoesNotContain(settings.Keys, k => k.StartsWith("OTEL_", StringComparison.Ordinal) && k != "OTEL_SERVICE_NAME");
+    }
+
+    [Theory]
+    [MemberData(nameof(ParameterFiles))]
     public void ParameterFile_EveryStorageAccount_AllowsNoSharedKey(string file)
     {
         var accounts = Infra.Snapshots[file].OfType("Microsoft.Storage/storageAccounts");

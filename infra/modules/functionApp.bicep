@@ -204,6 +204,11 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
           name: 'APPLICATIONINSIGHTS_AUTHENTICATION_STRING'
           value: 'ClientId=${identityClientId};Authorization=AAD'
         }
+        // The service name on every span, metric and log the worker exports (the OpenTelemetry SDK reads OTEL_*).
+        {
+          name: 'OTEL_SERVICE_NAME'
+          value: 'widget-signing'
+        }
         // The signing key: where it is, never what it is.
         {
           name: 'KeyVault__VaultUri'
