@@ -6,7 +6,7 @@
 //      downloaded;
 //   2. runs `dotnet tool run aspire dashboard run` with the UI on http://127.0.0.1:18888 and OTLP on 127.0.0.1:4318
 //      (HTTP/protobuf) and 127.0.0.1:4317 (gRPC), unsecured (no login, no API key: loopback only, for one developer),
-//      Aspire CLI telemetry off;
+//      the Aspire CLI's telemetry and update check off;
 //   3. waits until all three listen, then prints the dashboard's address and the variables that point an app at it
 //      (`npm start -- --otlp` sets them for the app);
 //   4. stops the dashboard on Ctrl-C / SIGTERM, and exits with its code.
@@ -120,7 +120,8 @@ say(`Starting the Aspire dashboard (dotnet ${args.join(" ")})...`);
 const dashboard = spawn(dotnet, args, {
   cwd: root,
   stdio: ["ignore", "inherit", "inherit"],
-  env: { ...process.env, ASPIRE_CLI_TELEMETRY_OPTOUT: "1", DOTNET_CLI_TELEMETRY_OPTOUT: "1" },
+  // No usage data, and no update check (a package search that only says a newer CLI exists).
+  env: { ...process.env, ASPIRE_CLI_TELEMETRY_OPTOUT: "1", DOTNET_CLI_TELEMETRY_OPTOUT: "1", features__updateNotificationsEnabled: "false" },
 });
 
 let signalled;
