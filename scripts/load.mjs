@@ -52,6 +52,15 @@
 // sends the pre-built body and headers and counts statuses). Each row also gives the CPU time per answered request of
 // each process from /proc/<pid>/stat (utime + stime): the client (this process for autocannon, wrk's own), the host,
 // and for the isolated app its worker, so a row says where the machine's two cores went. Linux only ("n/a" elsewhere).
+//
+// Telemetry (LOAD_OTLP=sink; unset, the hosts get the environment as it is): starts scripts/otlp-sink.mjs (npm run
+// otlp-sink) as a child on a free loopback port and gives every host OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:<port>
+// and OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf (WorkerHost passes its environment on to the worker). Per host run
+// (from before the host starts until it has stopped, after waiting for the exporters' batches to settle), the sink's
+// counts per signal (export requests, bytes as sent, spans / metric data points / log records) and the run's 200s
+// (signatures, warm-ups included) go to results.json (`telemetry`) and to a table in results.md: bytes per signal and
+// per 1,000 signatures. Metrics are exported on a timer (OTEL_METRIC_EXPORT_INTERVAL, 60 s by default), not per
+// request, so their share per signature falls as the rate rises; traces and logs follow the requests.
 
 import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -122,6 +131,8 @@ if (clients.length === 0) throw new Error("LOAD_CLIENTS names no client (autocan
 const authSetting = (process.env.LOAD_AUTH ?? "on").trim().toLowerCase();
 const authModes = { on: ["on"], off: ["off"], both: ["on", "off"] }[authSetting];
 if (!authModes) throw new Error(`LOAD_AUTH: "${authSetting}" is not on, off or both`);
+const otlpSetting = (process.env.LOAD_OTLP ?? "").trim().toLowerCase();
+if (otlpSetting !== "" && otlpSetting !== "sink") throw new Error(`LOAD_OTLP: "${process.env.LOAD_OTLP}" is not sink (or unset)`);
 const rounds = Number(process.env.LOAD_ROUNDS ?? 1);
 if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20) throw new Error(`LOAD_ROUNDS: "${process.env.LOAD_ROUNDS}" is not a whole number from 1 to 20`);
 // The isolated app validates tokens unless LOAD_AUTH=off; the in-process app never does.
@@ -366,6 +377,47 @@ if (needsIssuer) {
 }
 
 
+/** Starts scripts/otlp-sink.mjs on a free loopback port and resolves with its endpoint, from its ready line. */
+async function startSink() {
+  const sink = spawn(process.execPath, [join(root, "scripts", "otlp-sink.mjs")], {
+    cwd: root, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, OTLP_SINK_PORT: "0" },
+  });
+  children.push(sink);
+  return new Promise((resolveReady, reject) => {
+    let text = "";
+    const timer = setTimeout(() => reject(new Error(`otlp-sink was not ready within 30 s:\n${text}`)), 30_000);
+    sink.stderr.on("data", (chunk) => {
+      text += chunk;
+      const match = /otlp-sink listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(text);
+      if (match) {
+        clearTimeout(timer);
+        sink.stderr.removeAllListeners("data");
+        sink.stderr.resume();
+        resolveReady(match[1]);
+      }
+    });
+    sink.once("exit", (code) => { clearTimeout(timer); reject(new Error(`otlp-sink exited (code ${code}) before it was ready:\n${text}`)); });
+  });
+}
+
+const sinkEndpoint = otlpSetting === "sink" ? await startSink() : null;
+const otlpEnv = sinkEndpoint ? { OTEL_EXPORTER_OTLP_ENDPOINT: sinkEndpoint, OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" } : {};
+if (sinkEndpoint) say(`otlp-sink at ${sinkEndpoint}: every host exports OTLP (http/protobuf) to it`);
+const signalNames = ["traces", "metrics", "logs"];
+const sinkSummary = () => fetchJson(`${sinkEndpoint}/summary`);
+/** The sink's counts once they stop moving: unchanged for `quietMs`, or after `maxMs`. */
+async function settledSinkSummary(quietMs, maxMs) {
+  const started = Date.now();
+  let last = JSON.stringify(await sinkSummary());
+  let since = Date.now();
+  while (Date.now() - since < quietMs && Date.now() - started < maxMs) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = JSON.stringify(await sinkSummary());
+    if (now !== last) { last = now; since = Date.now(); }
+  }
+  return JSON.parse(last);
+}
+
 // 2. The runs.
 /**
  * Starts the app's host on a free port and resolves with its base address and pid once it prints its ready line.
@@ -379,7 +431,7 @@ async function startHost(app, auth) {
   const port = await freePort();
   const authEnv = !app.tokens ? {} : auth === "on" ? { "Auth:Authority": authority } : { "Auth:Disabled": "true" };
   const host = spawn("dotnet", [app.hostDll, "--app", app.appOutput, "--settings", app.settings, "--port", String(port)], {
-    cwd: root, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, AzureWebJobsStorage: storage, WidgetStorage: storage, ...authEnv },
+    cwd: root, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, AzureWebJobsStorage: storage, WidgetStorage: storage, ...authEnv, ...otlpEnv },
   });
   children.push(host);
   const ready = await new Promise((resolveReady, reject) => {
@@ -440,13 +492,18 @@ const mb = (bytes) => (bytes === null || bytes === undefined ? null : bytes / 10
 
 async function runApp(app, auth, round) {
   const label = `${app.name} (auth ${auth}, round ${round})`;
+  // Telemetry: the sink's counts before the host starts, and every 200 the host answers in this run.
+  const sinkBefore = sinkEndpoint ? await settledSinkSummary(1000, 10_000) : null;
+  const runStarted = Date.now();
+  let signatures = 0;
+  const countOk = (result) => { signatures += result?.statusCodeStats?.[200]?.count ?? 0; return result; };
   const hostInfo = await startHost(app, auth);
   say(`${app.title}, caller checks ${auth}, round ${round}: ${app.hostName} ready at ${hostInfo.base} (pid ${hostInfo.pid})`);
   const headers = { "content-type": "application/json" };
   if (auth === "on") headers.authorization = `Bearer ${await mintToken(authority)}`;
   if (hostWarmup > 0) {
     say(`${label}: warming the host up for ${hostWarmup} s (${warmupBody.length} bytes at concurrency 2)`);
-    const warm = await autocannon({ url: `${hostInfo.base}/api/sign`, method: "POST", headers, body: warmupBody, connections: 2, duration: hostWarmup, timeout: 60 });
+    const warm = countOk(await autocannon({ url: `${hostInfo.base}/api/sign`, method: "POST", headers, body: warmupBody, connections: 2, duration: hostWarmup, timeout: 60 }));
     // A token or grant the app refuses would make every step measure refusals: stop before the first.
     const refused = [401, 403].map((code) => warm.statusCodeStats?.[code]?.count ?? 0).reduce((a, b) => a + b, 0);
     if (refused > 0) {
@@ -468,7 +525,7 @@ async function runApp(app, auth, round) {
     const send = (seconds, onPid) => (client === "wrk"
       ? runWrk(options.url, step.body, headers, step.connections, seconds, onPid)
       : autocannon({ ...options, duration: seconds }));
-    if (warmup > 0) await send(warmup);
+    if (warmup > 0) countOk(await send(warmup));
     const stop = { done: false };
     const peak = sample(app, hostInfo, stop);
     // CPU before and after, per process: the host, its worker (isolated), the client (this process, or wrk).
@@ -487,7 +544,7 @@ async function runApp(app, auth, round) {
       const poll = setInterval(() => { const v = wrkPid ? procCpuMs(wrkPid) : null; if (v !== null) wrkCpu = v; }, 50);
       pending.then(() => clearInterval(poll), () => clearInterval(poll));
     }
-    const run = await pending;
+    const run = countOk(await pending);
     const after = cpuNow();
     const clientUsage = process.cpuUsage(clientBefore);
     stop.done = true;
@@ -544,8 +601,23 @@ async function runApp(app, auth, round) {
       workerMb: workers.length > 0 ? mb(Math.max(...workers.map((m) => m.hwm))) : null,
     };
   }
+  // The exporters batch (traces and logs every 5 s by default): wait for the sink to settle, stop the host (a clean
+  // stop flushes), and wait again.
+  if (sinkEndpoint) await settledSinkSummary(6000, 20_000);
   await stopAndWait([hostInfo.host]);
-  return { app: app.name, auth, round, title: app.title, host: app.hostName, lifetimePeakHostWorkingSetMb: lifetime.hostMb, lifetimePeakWorkerWorkingSetMb: lifetime.workerMb, results };
+  let telemetry = null;
+  if (sinkEndpoint) {
+    const sinkAfter = await settledSinkSummary(1000, 10_000);
+    telemetry = { signatures, seconds: (Date.now() - runStarted) / 1000 };
+    for (const signal of signalNames) {
+      telemetry[signal] = Object.fromEntries(["requests", "bytes", "uncompressedBytes", "items"].map((k) => [k, sinkAfter[signal][k] - sinkBefore[signal][k]]));
+    }
+    const refused = Object.entries(sinkAfter.refused).map(([code, n]) => [code, n - (sinkBefore.refused[code] ?? 0)]).filter(([, n]) => n > 0);
+    if (refused.length > 0) say(`${label}: the sink refused exports: ${refused.map(([code, n]) => `${n} × ${code}`).join(", ")}`);
+    telemetry.refused = Object.fromEntries(refused);
+    say(`${label}: telemetry ${JSON.stringify(telemetry)}`);
+  }
+  return { app: app.name, auth, round, title: app.title, host: app.hostName, lifetimePeakHostWorkingSetMb: lifetime.hostMb, lifetimePeakWorkerWorkingSetMb: lifetime.workerMb, telemetry, results };
 }
 
 // Per round, per app, per caller check mode; the modes' order alternates from round to round, so neither always
@@ -563,7 +635,7 @@ await stopAndWait(children);
 mkdirSync(out, { recursive: true });
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 const when = new Date().toISOString();
-writeFileSync(join(out, "results.json"), JSON.stringify({ when, machine, duration, warmup, auth: authSetting, rounds, steps: steps.map((st) => st.id), apps: runs }, null, 2) + "\n");
+writeFileSync(join(out, "results.json"), JSON.stringify({ when, machine, duration, warmup, auth: authSetting, rounds, otlp: otlpSetting || null, steps: steps.map((st) => st.id), apps: runs }, null, 2) + "\n");
 const fmt = (v, digits = 0) => (v === null || v === undefined || Number.isNaN(v) ? "n/a" : v.toFixed(digits));
 const pct = (r) => `${(100 * r.share429).toFixed(1)} %`;
 const cpu = (r) => `${fmt(r.cpuMsPerOk?.client, 2)} / ${fmt(r.cpuMsPerOk?.host, 2)} / ${apps[r.app].streamPool ? "–" : fmt(r.cpuMsPerOk?.worker, 2)}`;
@@ -614,13 +686,32 @@ const tokenCost = withRuns.length === 0 || withoutRuns.length === 0 ? [] : [
   }),
   "",
 ];
+// Telemetry per host run: what reached the sink, per signal and per 1,000 signatures.
+const kb = (bytes) => (bytes / 1024).toFixed(1);
+const perThousand = (t, bytes) => (t.signatures === 0 ? "n/a" : (1000 * bytes / t.signatures / 1024).toFixed(1));
+const telemetryTable = !sinkEndpoint ? [] : [
+  "### Telemetry: OTLP/HTTP protobuf to scripts/otlp-sink.mjs, per host run",
+  "",
+  "Bytes as the exporters sent them (after any gzip); items are spans, metric data points and log records. Signatures are the run's 200s, warm-ups included. Metrics go out on a timer (OTEL_METRIC_EXPORT_INTERVAL), not per request.",
+  "",
+  "| app | auth | round | signatures | seconds | traces: exports / KB / spans | metrics: exports / KB / points | logs: exports / KB / records | KB per 1,000 signatures: traces / metrics / logs | KB per 1,000 signatures, all |",
+  "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ...runs.map((run) => {
+    const t = run.telemetry;
+    const cells = signalNames.map((signal) => `${t[signal].requests} / ${kb(t[signal].bytes)} / ${t[signal].items}`);
+    const all = signalNames.reduce((sum, signal) => sum + t[signal].bytes, 0);
+    return `| ${run.app} | ${run.auth} | ${run.round} | ${t.signatures} | ${t.seconds.toFixed(0)} | ${cells.join(" | ")} | ${signalNames.map((signal) => perThousand(t, t[signal].bytes)).join(" / ")} | ${perThousand(t, all)} |`;
+  }),
+  "",
+];
 const table = [
-  `Run ${when} on ${machine}: \`npm run load\` (LOAD_AUTH=${authSetting}, ${rounds} round${rounds > 1 ? "s" : ""}, steps ${steps.map((st) => st.id).join(", ")}), each host warmed ${hostWarmup} s, then ${duration} s per step after ${warmup} s warm-up, over loopback with ${clients.map((c) => (c === "wrk" ? "wrk (one thread)" : "autocannon 9")).join(" and ")}, `
+  `Run ${when} on ${machine}: \`npm run load\` (LOAD_AUTH=${authSetting}${sinkEndpoint ? ", LOAD_OTLP=sink" : ""}, ${rounds} round${rounds > 1 ? "s" : ""}, steps ${steps.map((st) => st.id).join(", ")}), each host warmed ${hostWarmup} s, then ${duration} s per step after ${warmup} s warm-up, over loopback with ${clients.map((c) => (c === "wrk" ? "wrk (one thread)" : "autocannon 9")).join(" and ")}, `
     + `one host after the other (${selected.map((name) => apps[name].title).join("; ")}; Release builds).`,
   "",
   ...selected.flatMap(appTable),
   ...(runs.length > 1 ? sideBySide : []),
   ...tokenCost,
+  ...telemetryTable,
 ].join("\n");
 writeFileSync(join(out, "results.md"), table);
 // The plot is of the 1 MB envelope against concurrency: without a 1 MB step there is nothing to draw.

@@ -4,6 +4,11 @@
 // Two apps share one core; the script runs one of them:
 //   node scripts/start.mjs              (npm start)               the isolated-worker app, FunctionApp.Isolated/ (net10.0);
 //   node scripts/start.mjs --inprocess  (npm run start:inprocess) the in-process app, FunctionApp/ (net8.0).
+// --otlp (npm start -- --otlp), or WIDGET_OTLP=dashboard, sends the app's OpenTelemetry to the local dashboard
+// (npm run dashboard) or otlp-sink (npm run otlp-sink): the host and its worker get OTEL_EXPORTER_OTLP_ENDPOINT=
+// http://127.0.0.1:4318 (DASHBOARD_OTLP_HTTP_PORT moves it) and OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf; with
+// OTEL_EXPORTER_OTLP_PROTOCOL=grpc already set, the dashboard's gRPC port 4317 (DASHBOARD_OTLP_GRPC_PORT). An
+// OTEL_EXPORTER_OTLP_ENDPOINT the user set wins over --otlp, and reaches the host either way, as every variable does.
 // Any other argument is a usage error (exit 2).
 //
 //   1. picks the host: Core Tools' `func` from node_modules/.bin (the optional npm dependency, where its download
@@ -47,19 +52,26 @@ import { azuriteConnection } from "./azurite.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const isWindows = process.platform === "win32";
-const usage = "usage: node scripts/start.mjs [--inprocess]  (npm start: the isolated app FunctionApp.Isolated/; "
-  + "npm run start:inprocess: the in-process app FunctionApp/)";
+const usage = "usage: node scripts/start.mjs [--inprocess] [--otlp]  (npm start: the isolated app FunctionApp.Isolated/; "
+  + "npm run start:inprocess: the in-process app FunctionApp/; --otlp: telemetry to npm run dashboard or npm run otlp-sink)";
 // Before the ports: port() reports a bad value with fail().
 const say = (message) => console.log(`[npm start] ${message}`);
 const fail = (message) => console.error(`[npm start] ${message}`);
 
 // The app: the isolated one by default, the in-process one with --inprocess; anything else is refused before any work.
 const args = process.argv.slice(2);
-if (args.length > 1 || (args.length === 1 && args[0] !== "--inprocess")) {
+const known = ["--inprocess", "--otlp"];
+if (args.some((a) => !known.includes(a)) || new Set(args).size !== args.length) {
   fail(`Unknown argument${args.length > 1 ? "s" : ""} '${args.join(" ")}'. ${usage}`);
   process.exit(2);
 }
-const inProcess = args[0] === "--inprocess";
+const inProcess = args.includes("--inprocess");
+const widgetOtlp = process.env.WIDGET_OTLP ?? "";
+if (widgetOtlp !== "" && widgetOtlp !== "dashboard") {
+  fail(`WIDGET_OTLP must be 'dashboard' (or unset), not '${widgetOtlp}'. ${usage}`);
+  process.exit(2);
+}
+const otlpAsked = args.includes("--otlp") || widgetOtlp === "dashboard";
 const app = inProcess
   ? {
     name: "the in-process app",
@@ -93,6 +105,13 @@ const ports = {
 };
 const httpPort = port("HTTP_PORT", 7071);
 const issuerPort = port("ISSUER_PORT", 7079);
+// --otlp: the local dashboard's (or otlp-sink's) OTLP endpoint, unless the user named one.
+const userOtlpEndpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? "";
+const otlpProtocol = process.env.OTEL_EXPORTER_OTLP_PROTOCOL || "http/protobuf";
+const otlp = !otlpAsked || userOtlpEndpoint !== "" ? undefined : {
+  protocol: otlpProtocol,
+  port: otlpProtocol === "grpc" ? port("DASHBOARD_OTLP_GRPC_PORT", 4317) : port("DASHBOARD_OTLP_HTTP_PORT", 4318),
+};
 // The local Entra tenant tools/LocalIssuer serves, and the caller `npm start` grants every local receiver.
 const localTenant = "7a1e0000-0000-4000-8000-000000000001";
 const localCaller = "7a1e0000-0000-4000-8000-00000000000c";
@@ -442,6 +461,18 @@ if (ports.blob !== 10000 || ports.queue !== 10001 || ports.table !== 10002) {
   hostEnv.WidgetStorage = connection;
 }
 if (issuerPort !== 7079) hostEnv["Auth:Authority"] = `http://${host}:${issuerPort}/${localTenant}/v2.0`;
+// Telemetry: the host passes its environment on to the worker, which exports OTLP when the endpoint is set.
+if (otlp) {
+  hostEnv.OTEL_EXPORTER_OTLP_ENDPOINT = `http://${host}:${otlp.port}`;
+  hostEnv.OTEL_EXPORTER_OTLP_PROTOCOL = otlp.protocol;
+  say(`Telemetry: OTLP (${otlp.protocol}) to ${hostEnv.OTEL_EXPORTER_OTLP_ENDPOINT}.`);
+  if (!(await canConnect(otlp.port))) {
+    say(`  Nothing listens on ${host}:${otlp.port} yet: run 'npm run dashboard' (or 'npm run otlp-sink') in another terminal; until then the app drops what it cannot send.`);
+  }
+} else if (userOtlpEndpoint !== "") {
+  say(`Telemetry: OTLP (${process.env.OTEL_EXPORTER_OTLP_PROTOCOL || "the exporter's default protocol"}) to ${userOtlpEndpoint}, from OTEL_EXPORTER_OTLP_ENDPOINT`
+    + `${otlpAsked ? ", which wins over --otlp / WIDGET_OTLP" : ""}.`);
+}
 if (func) {
   const funcArgs = httpPort === 7071 ? ["start"] : ["start", "--port", String(httpPort)];
   say(`Running '${func} ${funcArgs.join(" ")}' in ${app.dir}/ (Ctrl-C stops func and Azurite).`);

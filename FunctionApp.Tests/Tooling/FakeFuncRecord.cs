@@ -3,7 +3,8 @@ namespace FunctionApp.Tests.Tooling;
 /// <summary>
 /// What the fake <c>func</c> (or fake dotnet running the local host) wrote down: where and how it was started, whether
 /// Azurite answered, what signal it got, the WidgetStorage connection and Auth:Authority it was given, whether the local
-/// issuer answered, and the grants in Azurite's callergrants table when it started (null if it could not read them).
+/// issuer answered, the grants in Azurite's callergrants table when it started (null if it could not read them), and the
+/// OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_EXPORTER_OTLP_PROTOCOL it was given.
 /// </summary>
 public sealed record FakeFuncRecord(
     string Cwd,
@@ -13,4 +14,6 @@ public sealed record FakeFuncRecord(
     string? WidgetStorage,
     string? AuthAuthority = null,
     bool IssuerListening = false,
-    IReadOnlyList<FakeFuncGrant>? Grants = null);
+    IReadOnlyList<FakeFuncGrant>? Grants = null,
+    string? OtlpEndpoint = null,
+    string? OtlpProtocol = null);

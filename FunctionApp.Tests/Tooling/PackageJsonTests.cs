@@ -3,7 +3,7 @@ using FunctionApp.Tests.Infra;
 
 namespace FunctionApp.Tests.Tooling;
 
-/// <summary>package.json's scripts: npm start runs the start script (the isolated app), npm run start:inprocess runs it for the in-process app, npm run token prints a local token; every Azurite start has telemetry off.</summary>
+/// <summary>package.json's scripts: npm start runs the start script (the isolated app), npm run start:inprocess runs it for the in-process app, npm run token prints a local token, npm run dashboard and npm run otlp-sink run their scripts; every Azurite start has telemetry off.</summary>
 public sealed class PackageJsonTests
 {
     [Theory]
@@ -11,6 +11,8 @@ public sealed class PackageJsonTests
     [InlineData("start:inprocess", "node scripts/start.mjs --inprocess")]
     [InlineData("token", "node scripts/token.mjs")]
     [InlineData("azurite", "azurite --silent --disableTelemetry ")]
+    [InlineData("dashboard", "node scripts/dashboard.mjs")]
+    [InlineData("otlp-sink", "node scripts/otlp-sink.mjs")]
     public void Script_Name_RunsTheExpectedCommand(string name, string expectedPrefix)
     {
         // Arrange

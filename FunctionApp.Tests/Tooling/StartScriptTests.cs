@@ -323,6 +323,82 @@ public sealed class StartScriptTests
         Assert.Null(run.AzuritePid);
     }
 
+    [Theory]
+    [InlineData("", "", null, null)]
+    [InlineData("--otlp", "", "http://127.0.0.1:4318", "http/protobuf")]
+    [InlineData("--inprocess --otlp", "", "http://127.0.0.1:4318", "http/protobuf")]
+    [InlineData("", "WIDGET_OTLP=dashboard", "http://127.0.0.1:4318", "http/protobuf")]
+    [InlineData("--otlp", "DASHBOARD_OTLP_HTTP_PORT=14318", "http://127.0.0.1:14318", "http/protobuf")]
+    [InlineData("--otlp", "OTEL_EXPORTER_OTLP_PROTOCOL=grpc", "http://127.0.0.1:4317", "grpc")]
+    [InlineData("--otlp", "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9", "http://127.0.0.1:9", null)]
+    [InlineData("", "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9", "http://127.0.0.1:9", null)]
+    public async Task Start_Otlp_GivesTheHostTheDashboardEndpointUnlessTheUserSetOne(string commandLine, string environment, string? endpoint, string? protocol)
+    {
+        // Arrange
+        await using var sandbox = StartScriptSandbox.Create();
+        sandbox.AddFakeFunc("exit:0");
+        foreach (var setting in environment.Split(';', StringSplitOptions.RemoveEmptyEntries))
+        {
+            var (name, value) = (setting[..setting.IndexOf('=', StringComparison.Ordinal)], setting[(setting.IndexOf('=', StringComparison.Ordinal) + 1)..]);
+            sandbox.Environment[name] = value;
+        }
+
+        // Act
+        var run = await sandbox.RunAsync(commandLine.Split(' ', StringSplitOptions.RemoveEmptyEntries));
+
+        // Assert
+        Assert.True(run.ExitCode == 0, run.Error);
+        var func = Assert.IsType<FakeFuncRecord>(run.Func);
+        Assert.Equal((endpoint, protocol), (func.OtlpEndpoint, func.OtlpProtocol));
+        if (endpoint is null)
+        {
+            Assert.DoesNotContain("Telemetry:", run.Output, StringComparison.Ordinal);
+        }
+        else
+        {
+            Assert.Contains("Telemetry: OTLP (", run.Output, StringComparison.Ordinal);
+            Assert.Contains($") to {endpoint}", run.Output, StringComparison.Ordinal);
+        }
+    }
+
+    [Theory]
+    [InlineData("--otlp --otlp")]
+    [InlineData("--otlp=grpc")]
+    public async Task Start_OtlpArgumentMalformed_ExitsTwoNamingTheUsageAndStartsNothing(string commandLine)
+    {
+        // Arrange
+        await using var sandbox = StartScriptSandbox.Create();
+        sandbox.AddFakeFunc("exit:0");
+
+        // Act
+        var run = await sandbox.RunAsync(commandLine.Split(' '));
+
+        // Assert
+        Assert.Equal(2, run.ExitCode);
+        Assert.Contains($"'{commandLine}'", run.Error, StringComparison.Ordinal);
+        Assert.Contains(Usage + " [--otlp]", run.Error, StringComparison.Ordinal);
+        Assert.Null(run.Func);
+        Assert.Null(run.AzuritePid);
+    }
+
+    [Fact]
+    public async Task Start_WidgetOtlpNotDashboard_ExitsTwoNamingItAndStartsNothing()
+    {
+        // Arrange
+        await using var sandbox = StartScriptSandbox.Create();
+        sandbox.AddFakeFunc("exit:0");
+        sandbox.Environment["WIDGET_OTLP"] = "sink";
+
+        // Act
+        var run = await sandbox.RunAsync();
+
+        // Assert
+        Assert.Equal(2, run.ExitCode);
+        Assert.Contains("WIDGET_OTLP must be 'dashboard' (or unset), not 'sink'.", run.Error, StringComparison.Ordinal);
+        Assert.Null(run.Func);
+        Assert.Null(run.AzuritePid);
+    }
+
     [Fact]
     public async Task Start_FuncInNodeModules_RunsItInTheIsolatedAppRatherThanWorkerHost()
     {
