@@ -20,8 +20,8 @@ var builder = FunctionsApplication.CreateBuilder(args);
 
 // Defaults under every other source (an app setting such as Logging__LogLevel__Microsoft.AspNetCore=Information still
 // wins): ASP.NET Core logs four Information lines per request (request start and finish, endpoint executing and
-// executed), and in the isolated model each one is a gRPC message to the host and a log record there (issue 30,
-// docs/performance.md). Warnings and errors still go; the service's own events keep their level.
+// executed), and in the isolated model each one is a gRPC message to the host and a log record there. Warnings and
+// errors still go; the service's own events keep their level.
 builder.Configuration.Sources.Insert(0, new MemoryConfigurationSource
 {
     InitialData = new Dictionary<string, string?> { ["Logging:LogLevel:Microsoft.AspNetCore"] = "Warning" },
@@ -43,7 +43,7 @@ builder.Services.AddSingleton<IStartupFilter, HostOnlyRequestFilter>();
 builder.Services.Configure<KestrelServerOptions>(kestrel => kestrel.Limits.MaxRequestBodySize = null);
 
 // Kestrel's pools from 64 KiB blocks: a 1 MB body from the host then arrives in tens of receives, not hundreds
-// (ReceiveBlockMemoryPool; issue 30). Registered after ConfigureFunctionsWebApplication, so this one is resolved.
+// (docs/decisions/receive-blocks-64k.md). Registered after ConfigureFunctionsWebApplication, so this one is resolved.
 builder.Services.AddSingleton<IMemoryPoolFactory<byte>, ReceiveBlockMemoryPoolFactory>();
 // OpenTelemetry: the worker's invocation span continues the host's trace (UseFunctionsWorkerDefaults also tells the host
 // not to emit the worker's telemetry a second time); docs/operations.md lists what is exported where. No ASP.NET Core or

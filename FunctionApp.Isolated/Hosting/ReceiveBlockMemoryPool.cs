@@ -6,7 +6,7 @@ namespace FunctionApp.Isolated.Hosting;
 /// A Kestrel memory pool of <see cref="ReceiveBlockStore.BlockSize"/> pinned blocks instead of Kestrel's 4 KiB. Kestrel's
 /// socket loop receives into the rest of the current pipe segment, so with 4 KiB blocks a 1 MB body forwarded by the host
 /// took ~290 receives (each after a zero-byte readiness read: ~576 <c>recvfrom</c> calls per request) and as many pipe
-/// wake-ups; with 64 KiB blocks each receive takes what the host has sent (issue 30, docs/performance.md). Written here
+/// wake-ups; with 64 KiB blocks each receive takes what the host has sent (docs/decisions/receive-blocks-64k.md). Written here
 /// because Kestrel's own pool has a fixed block size and no served library provides a <see cref="MemoryPool{T}"/> for it.
 /// </summary>
 internal sealed class ReceiveBlockMemoryPool : MemoryPool<byte>

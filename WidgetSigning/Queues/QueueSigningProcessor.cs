@@ -101,8 +101,8 @@ public sealed class QueueSigningProcessor
             // whose claim-check blob changed between deliveries does not.
             var seed = StandardWebhooks.IsValidId(message.Id) ? WebhookIdSeed.FromQueueMessageId(message.Id) : (WebhookIdSeed?)null;
 
-            // Read and signed in one pass, as /api/sign is (issue 30): no widget is kept once written, so a 16 MiB claim
-            // check no longer holds ~2.4 times its size in widgets until it is signed. The signer disposes each body.
+            // Read and signed in one pass, as /api/sign is: no widget is kept once written, so a 16 MiB claim check never
+            // holds ~2.4 times its size in widgets until it is signed. The signer disposes each body.
             Stream body;
             string? etag = null;
             var isClaim = ClaimCheck.TryRead(message, _storage.Names.WidgetClaimsContainer, _maxReceivers, out var claim, out var named, out var producer);

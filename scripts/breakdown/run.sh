@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 30's breakdown of one app's /api/sign over a socket: where the machine's CPU goes per 1 MB request, by process
+# A breakdown of one app's /api/sign over a socket: where the machine's CPU goes per 1 MB request, by process
 # (client, host, worker) and by part (socket, Kestrel, the host's hop, reading, signing, ...). Not a test: run it on a
 # quiet machine, after `npm run load`'s build (Release output of the apps and their local hosts).
 #
