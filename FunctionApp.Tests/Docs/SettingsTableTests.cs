@@ -17,7 +17,13 @@ public sealed class SettingsTableTests
     /// section of one value per receiver (the development keys).
     /// </summary>
     private static readonly string[] OtherSettings =
-        [QueueOptions.ConnectionSetting, AzureEnvironment.EnvironmentSetting, "FUNCTIONS_REQUEST_BODY_SIZE_LIMIT", LocalKeyOptions.LocalKeysSetting];
+        [
+            QueueOptions.ConnectionSetting, AzureEnvironment.EnvironmentSetting, "FUNCTIONS_REQUEST_BODY_SIZE_LIMIT", LocalKeyOptions.LocalKeysSetting,
+
+            // The isolated app's telemetry settings (WidgetSigning.Telemetry, net10.0 only, so named here).
+            "APPLICATIONINSIGHTS_CONNECTION_STRING", "APPLICATIONINSIGHTS_AUTHENTICATION_STRING", "OTEL_EXPORTER_OTLP_ENDPOINT",
+            "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_SERVICE_NAME", "OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG",
+        ];
 
     /// <summary>The table's rows that name an app setting (not host.json), as setting → default cell.</summary>
     private static Dictionary<string, string> Documented() => MarkdownFile.Load("docs/operations.md").TableRows("setting")

@@ -1,0 +1,117 @@
+#if NET10_0_OR_GREATER
+using System.Diagnostics;
+using BenchmarkDotNet.Attributes;
+using FunctionApp.Benchmarks.Infrastructure;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Mvc;
+using Microsoft.AspNetCore.Mvc.Abstractions;
+using Microsoft.AspNetCore.Routing;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+using OpenTelemetry;
+using OpenTelemetry.Logs;
+using OpenTelemetry.Metrics;
+using OpenTelemetry.Trace;
+using WidgetSigning.Http;
+using WidgetSigning.Signing;
+using WidgetSigning.Telemetry;
+
+namespace FunctionApp.Benchmarks;
+
+/// <summary>
+/// The isolated app's 1 MB request (the seed's envelope through <see cref="SignHandler"/>) with its OpenTelemetry
+/// registration on and off. On: <c>AddWidgetSigningTelemetry</c> as Program.cs calls it, each request under an
+/// invocation span as the worker starts one, spans and log records batched to an exporter that drops them (what a
+/// network exporter costs is its own thread's, not the request's), metrics aggregated as configured. Off: no provider
+/// listens, as with no exporter configured in the isolated app before telemetry was registered at all.
+/// </summary>
+[MemoryDiagnoser]
+public class TelemetryBenchmarks
+{
+    private static readonly ActivitySource Invocation = new("FunctionApp.Benchmarks.Invocation");
+
+    private ServiceProvider _services = null!;
+    private SignHandler _handler = null!;
+    private byte[] _body = null!;
+    private MemoryStream _requestBody = null!;
+
+    /// <summary>Whether the telemetry registration is on.</summary>
+    [Params(false, true)]
+    public bool Telemetry { get; set; }
+
+    /// <summary>Wires the core as the isolated app does, with or without telemetry, and checks a request signs.</summary>
+    [GlobalSetup]
+    public void Setup()
+    {
+        _body = BenchmarkData.Create(BenchmarkData.SeedWidgetCount).SeedBody();
+        _requestBody = new MemoryStream(_body, writable: false);
+        var configuration = new ConfigurationBuilder()
+            .AddInMemoryCollection(new Dictionary<string, string?>
+            {
+                ["Signing:LocalKey"] = Convert.ToBase64String(BenchmarkData.KeyBytes),
+                ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
+                ["Auth:Disabled"] = "true",
+            })
+            .Build();
+        var services = new ServiceCollection().AddLogging(logging => logging.SetMinimumLevel(LogLevel.Information)).AddMetrics();
+        services.AddWidgetSigning(configuration).AddWidgetHttp(configuration);
+        if (Telemetry)
+        {
+            services.AddOpenTelemetry()
+                .AddWidgetSigningTelemetry(configuration)
+                .WithTracing(tracing => tracing.AddSource(Invocation.Name).AddProcessor(new BatchActivityExportProcessor(new Dropping<Activity>())))
+                .WithLogging(logging => logging.AddProcessor(new BatchLogRecordExportProcessor(new Dropping<LogRecord>())));
+        }
+
+        _services = services.BuildServiceProvider();
+        if (Telemetry)
+        {
+            _ = _services.GetRequiredService<TracerProvider>();
+            _ = _services.GetRequiredService<MeterProvider>();
+            _ = _services.GetRequiredService<LoggerProvider>();
+        }
+
+        _handler = _services.GetRequiredService<SignHandler>();
+        var status = InvokeAsync().GetAwaiter().GetResult();
+        if (status != StatusCodes.Status200OK)
+        {
+            throw new InvalidOperationException($"The request was answered {status}.");
+        }
+    }
+
+    /// <summary>Disposes the services (and with them the providers).</summary>
+    [GlobalCleanup]
+    public void Cleanup()
+    {
+        _services.Dispose();
+        _requestBody.Dispose();
+    }
+
+    /// <summary>One 1 MB request through the isolated app's handler.</summary>
+    [Benchmark]
+    public Task<int> IsolatedApp_HttpFunctions_SignAsync() => InvokeAsync();
+
+    private async Task<int> InvokeAsync()
+    {
+        using var invocation = Invocation.StartActivity("function Sign", ActivityKind.Internal);
+        _requestBody.Position = 0;
+        var context = new DefaultHttpContext { RequestServices = _services };
+        context.Request.Method = HttpMethods.Post;
+        context.Request.ContentType = "application/json";
+        context.Request.ContentLength = _body.Length;
+        context.Request.Body = _requestBody;
+        context.Response.Body = Stream.Null;
+        var result = await _handler.HandleAsync(context.Request).ConfigureAwait(false);
+        await result.ExecuteResultAsync(new ActionContext(context, new RouteData(), new ActionDescriptor())).ConfigureAwait(false);
+        return context.Response.StatusCode;
+    }
+
+    // An exporter that accepts and drops every batch.
+    private sealed class Dropping<T> : BaseExporter<T>
+        where T : class
+    {
+        public override ExportResult Export(in Batch<T> batch) => ExportResult.Success;
+    }
+}
+#endif

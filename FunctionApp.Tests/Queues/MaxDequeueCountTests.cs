@@ -1,0 +1,24 @@
+using FunctionApp.Tests.Infrastructure;
+using Newtonsoft.Json.Linq;
+using WidgetSigning.Queues;
+
+namespace FunctionApp.Tests.Queues;
+
+/// <summary>The poison count's setting agrees with the attempts the host makes (host.json, which the worker cannot read).</summary>
+public sealed class MaxDequeueCountTests
+{
+    [Theory]
+    [InlineData("host.json")]
+    [InlineData("FunctionApp.Isolated/host.json")]
+    public void MaxDequeueCount_Default_EqualsHostJson(string hostJson)
+    {
+        // Arrange
+        var host = JObject.Parse(File.ReadAllText(Path.Combine(RepoRoot.Path, hostJson)));
+
+        // Act
+        var attempts = (int?)host["extensions"]?["queues"]?["maxDequeueCount"];
+
+        // Assert
+        Assert.Equal(new QueueOptions().MaxDequeueCount, attempts);
+    }
+}
