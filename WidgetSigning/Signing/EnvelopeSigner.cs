@@ -1,4 +1,5 @@
 using WidgetSigning.Envelopes;
+using WidgetSigning.Hashing;
 using WidgetSigning.Keys;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;

@@ -1,7 +1,7 @@
 using System.Buffers;
 using System.Security.Cryptography;
 
-namespace WidgetSigning.Keys;
+namespace WidgetSigning.Hashing;
 
 /// <summary>
 /// Writing and hashing on two cores, the work shared so that both finish together: the caller's thread fills the
