@@ -1,7 +1,6 @@
 using System.Text;
 using BenchmarkDotNet.Attributes;
 using FunctionApp.Benchmarks.Infrastructure;
-using FunctionApp.Benchmarks.Variants;
 using WidgetSigning.Envelopes;
 using WidgetSigning.Primitives;
 using Newtonsoft.Json;
@@ -30,7 +29,6 @@ public class RequestBreakdownBenchmarks
     private static readonly Dictionary<string, int> OrdinalIndex = MemberNames.Select((n, i) => (n, i)).ToDictionary(p => p.n, p => p.i, StringComparer.Ordinal);
 
     private readonly WidgetEnvelopeReader _reader = new();
-    private readonly WidgetEnvelopeReaderBefore _readerBefore = new();
     private readonly char[] _chars = new char[4096];
     private byte[] _body = null!;
     private MemoryStream _stream = null!;
@@ -105,14 +103,6 @@ public class RequestBreakdownBenchmarks
     {
         _stream.Position = 0;
         return _reader.Read(_stream).Widgets.Count;
-    }
-
-    /// <summary>The reader before issue 13's request-side changes (a verbatim copy), on the same body: the before/after in one run.</summary>
-    [Benchmark]
-    public int Reader_BeforeIssue13()
-    {
-        _stream.Position = 0;
-        return _readerBefore.Read(_stream).Widgets.Count;
     }
 
     /// <summary>UTF-8 decoding alone: the reader's <see cref="StreamReader"/> (strict UTF-8, 4 KB buffer) drained into a 4 KB char buffer.</summary>

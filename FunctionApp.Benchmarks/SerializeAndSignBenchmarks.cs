@@ -33,7 +33,7 @@ public class SerializeAndSignBenchmarks
     {
         _data = BenchmarkData.Create(BenchmarkData.SeedWidgetCount);
         _signer = SignerFactory.Create(out _streams);
-        _oneCoreSigner = SignerFactory.Create(_streams, SigningOverlap.Never);
+        _oneCoreSigner = SignerFactory.Create(_streams, WidgetSigning.Pipeline.SpareCoreMode.Never);
         SignatureGuard.EnsureSameSignature(_data, _signer);
         SignatureGuard.EnsureSameSignature(_data, _oneCoreSigner);
         SignatureGuard.EnsureEachFormAlone(_data, _signer);

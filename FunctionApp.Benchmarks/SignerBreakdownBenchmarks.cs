@@ -3,6 +3,7 @@ using BenchmarkDotNet.Attributes;
 using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Benchmarks.Seed;
 using FunctionApp.Benchmarks.Variants;
+using WidgetSigning.Envelopes;
 using WidgetSigning.Signing;
 using Microsoft.IO;
 

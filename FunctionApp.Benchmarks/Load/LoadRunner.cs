@@ -55,7 +55,7 @@ public static class LoadRunner
         ArgumentOutOfRangeException.ThrowIfLessThan(rounds, 1);
         var data = BenchmarkData.Create(widgetCount);
         var signer = SignerFactory.Create(out var pool);
-        var oneCore = SignerFactory.Create(pool, WidgetSigning.Signing.SigningOverlap.Never);
+        var oneCore = SignerFactory.Create(pool, WidgetSigning.Pipeline.SpareCoreMode.Never);
         SignatureGuard.EnsureSameSignature(data, signer);
         var body = data.SeedBody();
         var reader = new WidgetSigning.Envelopes.WidgetEnvelopeReader();

@@ -3,7 +3,7 @@ namespace WidgetSigning.Envelopes;
 /// <summary>
 /// A read-only stream that passes an envelope's bytes on to the decoder and says what its byte scan found in the bytes
 /// passed on so far: the reader asks it after every token. <see cref="SurrogateEscapeScanner"/> scans as the bytes are
-/// pulled; <see cref="ScanAheadStream"/> has them scanned ahead on a spare core and answers as of the same bytes.
+/// pulled; <c>Pipeline/ScanAheadStream</c> has them scanned ahead on a spare core and answers as of the same bytes.
 /// </summary>
 internal abstract class ScannedStream : Stream
 {

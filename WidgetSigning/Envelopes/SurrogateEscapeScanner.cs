@@ -135,7 +135,7 @@ internal sealed class SurrogateEscapeScanner : ScannedStream
         return Scan(buffer[..read]);
     }
 
-    /// <summary>A copy of the state so far (<see cref="ScanAheadStream"/> replays a chunk from it to place an event exactly).</summary>
+    /// <summary>A copy of the state so far (<c>Pipeline/ScanAheadStream</c> replays a chunk from it to place an event exactly).</summary>
     internal SurrogateEscapeScanner Snapshot() => (SurrogateEscapeScanner)MemberwiseClone();
 
     /// <summary>

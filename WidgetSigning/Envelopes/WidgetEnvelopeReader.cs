@@ -65,12 +65,12 @@ public sealed class WidgetEnvelopeReader
     /// stream is left open. The envelope is valid only if this returns.
     /// </summary>
     /// <exception cref="EnvelopeFormatException">The input is not a valid envelope.</exception>
-    public WidgetEnvelope Read(Stream utf8Json, IWidgetSink? sink) => new(Read(utf8Json, sink, keepWidgets: true, scanAhead: null).Widgets!);
+    public WidgetEnvelope Read(Stream utf8Json, IWidgetSink? sink) => new(Read(utf8Json, sink, keepWidgets: true, scanned: null).Widgets!);
 
     /// <summary>
     /// Reads and validates one envelope, handing each widget to <paramref name="sink"/> and keeping none, so a widget
-    /// lives only until the sink lets it go (issue 30: an envelope kept whole until the end of reading survived every
-    /// collection on the way, and copying it was most of reading's GC time under load). The stream is left open. The
+    /// lives only until the sink lets it go (an envelope kept whole until the end of reading survives every collection on
+    /// the way, and copying it was most of reading's GC time under load). The stream is left open. The
     /// envelope is valid only if this returns.
     /// </summary>
     /// <returns>The number of widgets read.</returns>
@@ -78,27 +78,28 @@ public sealed class WidgetEnvelopeReader
     public int ReadInto(Stream utf8Json, IWidgetSink sink)
     {
         ArgumentNullException.ThrowIfNull(sink);
-        return Read(utf8Json, sink, keepWidgets: false, scanAhead: null).Count;
+        return Read(utf8Json, sink, keepWidgets: false, scanned: null).Count;
     }
 
     /// <summary>
-    /// As <see cref="ReadInto(Stream, IWidgetSink)"/>, with the byte scan run ahead on a spare core over
-    /// <paramref name="remainingBytes"/>, which must be exactly what <paramref name="utf8Json"/> yields from here (a pooled
-    /// body's blocks), unchanged until this returns. The answers, errors included, are those of the other overload.
+    /// As <see cref="ReadInto(Stream, IWidgetSink)"/>, over <paramref name="scanned"/>, a stream that passes the body on
+    /// and has its bytes scanned elsewhere (ahead, on a spare core); it is disposed here. The answers, errors included,
+    /// are those of the other overload.
     /// </summary>
-    internal int ReadInto(Stream utf8Json, IWidgetSink sink, System.Buffers.ReadOnlySequence<byte> remainingBytes)
+    internal int ReadInto(ScannedStream scanned, IWidgetSink sink)
     {
+        ArgumentNullException.ThrowIfNull(scanned);
         ArgumentNullException.ThrowIfNull(sink);
-        return Read(utf8Json, sink, keepWidgets: false, scanAhead: remainingBytes).Count;
+        return Read(scanned, sink, keepWidgets: false, scanned).Count;
     }
 
-    private (List<Widget>? Widgets, int Count) Read(Stream utf8Json, IWidgetSink? sink, bool keepWidgets, System.Buffers.ReadOnlySequence<byte>? scanAhead)
+    private (List<Widget>? Widgets, int Count) Read(Stream utf8Json, IWidgetSink? sink, bool keepWidgets, ScannedStream? scanned)
     {
         ArgumentNullException.ThrowIfNull(utf8Json);
 
         // The scanner sees every byte once on its way to the decoder: linear, whatever stream this is. Ahead, another
         // core scans and this thread only waits for (or takes over) a chunk not scanned yet.
-        using ScannedStream scanner = scanAhead is { } bytes ? StartScanAhead(utf8Json, bytes) : new SurrogateEscapeScanner(utf8Json);
+        using var scanner = scanned ?? new SurrogateEscapeScanner(utf8Json);
         using var text = new StreamReader(scanner, StrictUtf8, detectEncodingFromByteOrderMarks: false, bufferSize: 4096, leaveOpen: true);
         using var reader = new JsonTextReader(text)
         {
@@ -154,13 +155,6 @@ public sealed class WidgetEnvelopeReader
             var path = BoundedPath(reader.Path);
             throw new EnvelopeFormatException($"The body is not valid UTF-8 (near {path}).", path, ex);
         }
-    }
-
-    private static ScanAheadStream StartScanAhead(Stream utf8Json, System.Buffers.ReadOnlySequence<byte> bytes)
-    {
-        var ahead = new ScanAheadStream(utf8Json, bytes);
-        ahead.Start();
-        return ahead;
     }
 
     // A bound, not a count: the body's remaining bytes say at most how many widgets it can hold, and the limits cap it.
