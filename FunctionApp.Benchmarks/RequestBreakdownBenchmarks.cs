@@ -132,12 +132,12 @@ public class RequestBreakdownBenchmarks
         return tokens;
     }
 
-    /// <summary>The reader's byte scanner alone (<see cref="SurrogateEscapeScanner"/>): every byte pulled through it into a 4 KB buffer (issue 22).</summary>
+    /// <summary>The reader's byte scanner alone (<see cref="StrictJsonGuard"/>): every byte pulled through it into a 4 KB buffer.</summary>
     [Benchmark]
     public long Scanner_Alone()
     {
         _stream.Position = 0;
-        using var scanner = new SurrogateEscapeScanner(_stream);
+        using var scanner = new StrictJsonGuard(_stream);
         var buffer = System.Buffers.ArrayPool<byte>.Shared.Rent(4096);
         long total = 0;
         int read;
@@ -151,7 +151,7 @@ public class RequestBreakdownBenchmarks
     }
 
     /// <summary>
-    /// Issue 30's bound on running the byte scanner ahead on the spare core: Newtonsoft's tokenizer over the plain bytes on
+    /// The bound on running the byte scanner ahead on the spare core: Newtonsoft's tokenizer over the plain bytes on
     /// this thread while a thread-pool thread scans the same bytes. Nothing hands over between them, so this is the most
     /// that moving the scanner can save, before the gating that would keep every error answer identical.
     /// </summary>
@@ -161,7 +161,7 @@ public class RequestBreakdownBenchmarks
         var body = _body;
         var scan = Task.Run(() =>
         {
-            using var scanner = new SurrogateEscapeScanner(new MemoryStream(body, writable: false));
+            using var scanner = new StrictJsonGuard(new MemoryStream(body, writable: false));
             var buffer = System.Buffers.ArrayPool<byte>.Shared.Rent(4096);
             while (scanner.Read(buffer, 0, 4096) > 0)
             {
@@ -174,12 +174,12 @@ public class RequestBreakdownBenchmarks
         return tokens;
     }
 
-    /// <summary>Newtonsoft's tokenizer as in <see cref="Tokenize_JsonTextReader"/>, over the byte scanner as the reader sets it up (issue 22).</summary>
+    /// <summary>Newtonsoft's tokenizer as in <see cref="Tokenize_JsonTextReader"/>, over the byte scanner as the reader sets it up.</summary>
     [Benchmark]
     public int Tokenize_OverScanner()
     {
         _stream.Position = 0;
-        using var scanner = new SurrogateEscapeScanner(_stream);
+        using var scanner = new StrictJsonGuard(_stream);
         using var reader = new JsonTextReader(new StreamReader(scanner, StrictUtf8, detectEncodingFromByteOrderMarks: false, bufferSize: 4096, leaveOpen: true))
         {
             ArrayPool = JsonCharArrayPool.Instance,

@@ -132,7 +132,7 @@ public sealed class ScanAheadStreamTests
     {
         using var plain = new MemoryStream(body, writable: false);
         using var pooled = Pooled(body, blockSize);
-        using var scanner = new SurrogateEscapeScanner(plain);
+        using var scanner = new StrictJsonGuard(plain);
         using var scanAhead = new ScanAheadStream(pooled, pooled.GetReadOnlySequence());
         switch (ahead)
         {

@@ -21,7 +21,7 @@ public sealed class WidgetEnvelopeReader
     private const int MinWidgetBytes = 220;
 
     // A presized list never gets an array on the large object heap (8-byte references, below 85,000 bytes); bigger
-    // envelopes grow from there as before.
+    // envelopes grow from there.
     private const int MaxPresizedWidgets = 8 * 1024;
 
     // Throws on invalid bytes rather than replacing them with U+FFFD; the BOM flag only lets
@@ -99,7 +99,7 @@ public sealed class WidgetEnvelopeReader
 
         // The scanner sees every byte once on its way to the decoder: linear, whatever stream this is. Ahead, another
         // core scans and this thread only waits for (or takes over) a chunk not scanned yet.
-        using var scanner = scanned ?? new SurrogateEscapeScanner(utf8Json);
+        using var scanner = scanned ?? new StrictJsonGuard(utf8Json);
         using var text = new StreamReader(scanner, StrictUtf8, detectEncodingFromByteOrderMarks: false, bufferSize: 4096, leaveOpen: true);
         using var reader = new JsonTextReader(text)
         {
@@ -128,7 +128,7 @@ public sealed class WidgetEnvelopeReader
 
             return read;
         }
-        catch (Exception ex) when (ex is JsonReaderException or EnvelopeFormatException && scanner.CutReason == SurrogateEscapeScanner.Cut.Violation)
+        catch (Exception ex) when (ex is JsonReaderException or EnvelopeFormatException && scanner.CutReason == StrictJsonGuard.Cut.Violation)
         {
             // The stream ended at the violation; whatever the reader made of the cut, the violation is the cause.
             throw session.Violation();
@@ -232,14 +232,14 @@ public sealed class WidgetEnvelopeReader
 
         public EnvelopeFormatException Violation() => Invalid(scanner.Violation ?? "The body is not JSON as RFC 8259 defines it.");
 
-        public EnvelopeFormatException TooLongToken() => scanner.CutReason == SurrogateEscapeScanner.Cut.MemberName
+        public EnvelopeFormatException TooLongToken() => scanner.CutReason == StrictJsonGuard.Cut.MemberName
             ? new EnvelopeFormatException(
-                $"A member name is longer than {SurrogateEscapeScanner.MaxMemberNameBytes} bytes; an envelope has only 'widgets', and a widget " +
+                $"A member name is longer than {StrictJsonGuard.MaxMemberNameBytes} bytes; an envelope has only 'widgets', and a widget " +
                 "id, property0 … property9 and createdUtc.",
                 owner.BoundedPath(ParentPath()))
             : Invalid(
                 $"The body has a token outside double-quoted strings (a number, a literal or single-quoted text) longer than " +
-                $"{SurrogateEscapeScanner.MaxUnquotedTokenBytes} bytes; every value of an envelope is a double-quoted JSON string.");
+                $"{StrictJsonGuard.MaxUnquotedTokenBytes} bytes; every value of an envelope is a double-quoted JSON string.");
 
         // Where the cut name would have gone: the object itself, or, after a member's value, the object holding that member
         // (whose name is a known, plain one, so the last '.' separates it).

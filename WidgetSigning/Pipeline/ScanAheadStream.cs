@@ -8,7 +8,7 @@ namespace WidgetSigning.Pipeline;
 /// The reader's byte scan run ahead on a spare core: a thread-pool thread scans the body's bytes, already in
 /// memory, in chunks of <see cref="ChunkBytes"/> while the reader's thread decodes and tokenizes them, so a request
 /// costs tokenizing, not tokenizing plus scanning (~0.8 ms of a 1 MB body's ~4.5 ms). Whatever was scanned is answered
-/// as of the bytes passed on, exactly as <see cref="SurrogateEscapeScanner"/> answers when it scans them as they are
+/// as of the bytes passed on, exactly as <see cref="StrictJsonGuard"/> answers when it scans them as they are
 /// pulled: each finding is kept with the offset of the byte that caused it, and shows only once the reader has pulled
 /// the chunk holding that byte; a cut ends the stream where the scanner would have. Every error answer is therefore the
 /// same either way. Whichever thread needs a chunk first scans it, under one lock per chunk: if the helper is late or
@@ -22,7 +22,7 @@ internal sealed class ScanAheadStream : ScannedStream, IThreadPoolWorkItem
     private readonly object _gate = new();
     private readonly Stream _inner;
     private readonly ReadOnlySequence<byte> _bytes;
-    private readonly SurrogateEscapeScanner _scanner = new(Null);
+    private readonly StrictJsonGuard _scanner = new(Null);
 
     // Under _gate: how far the scan has got, whether it is over (the end, or a cut), and whether the reader is done.
     private long _scanned;
@@ -211,7 +211,7 @@ internal sealed class ScanAheadStream : ScannedStream, IThreadPoolWorkItem
 
     // A finding new in this chunk is placed at the byte that caused it: the chunk is replayed from the state before it,
     // byte by byte (only for a chunk with a finding, so never for a valid body).
-    private void Record(SurrogateEscapeScanner before, ReadOnlySpan<byte> chunk, long chunkStart)
+    private void Record(StrictJsonGuard before, ReadOnlySpan<byte> chunk, long chunkStart)
     {
         var newViolation = _violationAt == long.MaxValue && _scanner.FirstViolationToken != 0;
         var newUnpaired = _unpairedAt == long.MaxValue && _scanner.FirstUnpairedString != 0;
