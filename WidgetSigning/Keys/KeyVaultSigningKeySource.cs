@@ -49,15 +49,8 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         IOptions<KeyVaultOptions> options,
         TimeProvider time,
         ILogger<KeyVaultSigningKeySource> logger)
+        : this(client, SecretNameOf(options), options.Value, time, logger)
     {
-        ArgumentNullException.ThrowIfNull(client);
-        ArgumentNullException.ThrowIfNull(options);
-        _client = client;
-        _options = options.Value;
-        _secretName = _options.SecretName ?? throw new ArgumentException($"{KeyVaultOptions.SectionName}:{nameof(KeyVaultOptions.SecretName)} is not set.", nameof(options));
-        _time = time;
-        _logger = logger;
-        KeysLog.UsingKeyVault(_logger, client.VaultUri, _secretName, _options.RefreshInterval);
     }
 
     /// <summary>Creates the source of one receiver's secret <paramref name="secretName"/>; nothing is fetched until first use.</summary>
@@ -72,6 +65,12 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         _time = time;
         _logger = logger;
         KeysLog.UsingKeyVault(_logger, client.VaultUri, _secretName, _options.RefreshInterval);
+    }
+
+    private static string SecretNameOf(IOptions<KeyVaultOptions> options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        return options.Value.SecretName ?? throw new ArgumentException($"{KeyVaultOptions.SectionName}:{nameof(KeyVaultOptions.SecretName)} is not set.", nameof(options));
     }
 
     /// <summary>Whether the last answer was that the secret does not exist (404 listing its versions): the receiver is unknown.</summary>
