@@ -4,6 +4,7 @@ using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Benchmarks.Seed;
 using FunctionApp.Functions;
 using WidgetSigning.Http;
+using WidgetSigning.Pipeline;
 using WidgetSigning.Signing;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
@@ -25,9 +26,7 @@ public class EndToEndBenchmarks
 {
     private ServiceProvider _services = null!;
     private SignFunction _function = null!;
-    private SignFunction _readThenSignFunction = null!;
     private SignFunction _signWhileReadingOneCoreFunction = null!;
-    private SignFunction _readThenSignWhenBusyFunction = null!;
     private SignHandler _handler = null!;
     private HttpEnvelopeReader _httpReader = null!;
     private byte[] _body = null!;
@@ -58,30 +57,20 @@ public class EndToEndBenchmarks
         _handler = _services.GetRequiredService<SignHandler>();
         _httpReader = _services.GetRequiredService<HttpEnvelopeReader>();
 
-        // The same function over a signer of its own, as production wires it but for one knob.
-        SignFunction With(EnvelopeSigner signer) => new(ActivatorUtilities.CreateInstance<SignHandler>(_services, signer));
-        EnvelopeSigner Signer(SigningOverlap overlap = SigningOverlap.Adaptive, bool signsWhileReading = true) => new(
+        // The same function over a signer whose spare-core policy is SpareCores:Mode = Never: with no core to hand work
+        // to, the reader's thread writes and hashes each run as soon as it is read, as production does under load.
+        var oneCore = new EnvelopeSigner(
             _services.GetRequiredService<Microsoft.IO.RecyclableMemoryStreamManager>(),
             _services.GetRequiredService<WidgetSigning.Keys.IReceiverKeySource>(),
-            _services.GetRequiredService<Microsoft.Extensions.Logging.ILogger<EnvelopeSigner>>())
-        {
-            Overlap = overlap,
-            SignsWhileReading = signsWhileReading,
-        };
-
-        // Nothing handed to another core: read, then write and hash.
-        _readThenSignFunction = With(Signer(overlap: SigningOverlap.Never, signsWhileReading: false));
-
-        // With no core to hand work to, the reader's thread writes and hashes each run as soon as it is read
-        // (production), against reading it all, then signing (the saturated runner's comparison row).
-        _signWhileReadingOneCoreFunction = With(Signer(overlap: SigningOverlap.Never));
-        _readThenSignWhenBusyFunction = With(Signer(signsWhileReading: false));
+            _services.GetRequiredService<Microsoft.Extensions.Logging.ILogger<EnvelopeSigner>>(),
+            spareCores: SpareCorePolicy.For(SpareCoreMode.Never));
+        _signWhileReadingOneCoreFunction = new(ActivatorUtilities.CreateInstance<SignHandler>(_services, oneCore));
 
         var ours = RunOnceAsync(OurFunctionAsync).GetAwaiter().GetResult();
-        var oneCoreResult = RunOnceAsync(_readThenSignFunction.RunAsync).GetAwaiter().GetResult();
+        var oneCoreResult = RunOnceAsync(_signWhileReadingOneCoreFunction.RunAsync).GetAwaiter().GetResult();
         if (oneCoreResult.Signature != ours.Signature)
         {
-            throw new InvalidOperationException("Reading then signing and signing behind the reader disagree.");
+            throw new InvalidOperationException("Signing on one core and signing behind the reader disagree.");
         }
 
         var naive = RunOnceAsync(NaiveFunctionAsync).GetAwaiter().GetResult();
@@ -110,7 +99,7 @@ public class EndToEndBenchmarks
     public Task SignFunction_RunAsync() => InvokeAsync(OurFunctionAsync, Stream.Null);
 
     /// <summary>
-    /// The isolated app's HTTP function (issue 27): <c>FunctionApp.Isolated.Functions.HttpFunctions.SignAsync</c> is the one
+    /// The isolated app's HTTP function: <c>FunctionApp.Isolated.Functions.HttpFunctions.SignAsync</c> is the one
     /// line <c>SignHandler.HandleAsync(request)</c>, on the worker's own ASP.NET Core request, whose body is the socket's
     /// stream: nothing reads it before the handler. (The benchmarks do not reference the Worker SDK app; they call the
     /// line it runs.)
@@ -119,25 +108,21 @@ public class EndToEndBenchmarks
     public Task IsolatedApp_HttpFunctions_SignAsync() => InvokeAsync(_handler.HandleAsync, Stream.Null);
 
     /// <summary>
-    /// The in-process app's HTTP function as its host runs it (issue 27): the WebJobs HTTP binding first reads every body
+    /// The in-process app's HTTP function as its host runs it: the WebJobs HTTP binding first reads every body
     /// that has a <c>Content-Length</c> into a string for binding data (<c>HttpTriggerBinding.BindAsync</c> →
     /// <c>ReadAsStringAsync</c>, api.md), rewinds it, then the function runs.
     /// </summary>
     [Benchmark]
     public Task InProcessApp_BindingStringCopy_Then_SignFunction() => InvokeAsync(BindThenRunAsync, Stream.Null);
 
-    /// <summary>Ours with nothing handed to another core (issue 22): read the envelope, then write and hash it, on one thread.</summary>
-    [Benchmark]
-    public Task SignFunction_RunAsync_ReadThenSignOneCore() => InvokeAsync(_readThenSignFunction.RunAsync, Stream.Null);
-
     /// <summary>
-    /// Ours with nothing handed to another core, as production signs when no core is spare (issue 30): the reader's
-    /// thread writes and hashes each run of widgets as soon as it is read, and keeps none.
+    /// Ours with nothing handed to another core, as production signs when no core is spare: the reader's thread writes
+    /// and hashes each run of widgets as soon as it is read, and keeps none.
     /// </summary>
     [Benchmark]
     public Task SignFunction_RunAsync_SignWhileReadingOneCore() => InvokeAsync(_signWhileReadingOneCoreFunction.RunAsync, Stream.Null);
 
-    /// <summary>Limit (issue 22): what reading costs, the body into the pool and the strict reader, answered with a bare 200.</summary>
+    /// <summary>Limit: what reading costs, the body into the pool and the strict reader, answered with a bare 200.</summary>
     [Benchmark]
     public Task Limit_ReadOnly_HttpEnvelopeReader() => InvokeAsync(ReadOnlyAsync, Stream.Null);
 
@@ -173,14 +158,14 @@ public class EndToEndBenchmarks
 
     /// <summary>
     /// For <see cref="Load.SaturatedRunner"/>: a row's function over a body of its own per call (the rows share one), so
-    /// calls may overlap. Rows: function, function-read-then-sign-when-busy, isolated, in-process, read.
+    /// calls may overlap. Rows: function, function-one-core, isolated, in-process, read.
     /// </summary>
     internal Func<Task> Concurrent(string row)
     {
         Func<HttpRequest, Task<IActionResult>> function = row switch
         {
             "function" => OurFunctionAsync,
-            "function-read-then-sign-when-busy" => _readThenSignWhenBusyFunction.RunAsync,
+            "function-one-core" => _signWhileReadingOneCoreFunction.RunAsync,
             "isolated" => _handler.HandleAsync,
             "in-process" => BindThenRunAsync,
             "read" => ReadOnlyAsync,

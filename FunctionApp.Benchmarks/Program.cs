@@ -7,8 +7,9 @@ namespace FunctionApp.Benchmarks;
 /// <summary>
 /// Entry point. <c>dotnet run -c Release --project FunctionApp.Benchmarks -- --filter '*'</c> runs every
 /// BenchmarkDotNet benchmark; <c>-- load</c> runs the 16-signer load scenario instead, <c>-- interleaved</c> the quick A/B of the signing variants,
-/// <c>-- interleaved-reader</c> that of the reader's, <c>-- interleaved-pipeline</c> issue 22's (reading and signing), <c>-- probe-slow-mode</c> issue 30's probe (fresh processes, each
-/// measuring the function against reading alone), <c>-- saturated</c> issue 30's rows with every core busy (CPU and GC per call).
+/// <c>-- interleaved-pipeline</c> that of reading and signing, <c>-- probe-slow-mode</c> the slow-mode probe (fresh processes, each
+/// measuring the function against reading alone), <c>-- saturated</c> the end-to-end rows with every core busy (CPU and GC per call).
+/// A row against an earlier revision of the code: <c>scripts/bench-against.sh</c>.
 /// </summary>
 public static class Program
 {
@@ -19,11 +20,6 @@ public static class Program
         if (args.Length > 0 && args[0] == "load")
         {
             return LoadRunner.Run(args[1..], Console.Out);
-        }
-
-        if (args.Length > 0 && args[0] == "interleaved-reader")
-        {
-            return ReaderInterleavedRunner.Run(args[1..], Console.Out);
         }
 
         if (args.Length > 0 && args[0] == "interleaved-pipeline")

@@ -1,7 +1,6 @@
 using System.Text;
 using BenchmarkDotNet.Attributes;
 using FunctionApp.Benchmarks.Infrastructure;
-using FunctionApp.Benchmarks.Variants;
 using WidgetSigning.Envelopes;
 using WidgetSigning.Primitives;
 using Newtonsoft.Json;
@@ -30,7 +29,6 @@ public class RequestBreakdownBenchmarks
     private static readonly Dictionary<string, int> OrdinalIndex = MemberNames.Select((n, i) => (n, i)).ToDictionary(p => p.n, p => p.i, StringComparer.Ordinal);
 
     private readonly WidgetEnvelopeReader _reader = new();
-    private readonly WidgetEnvelopeReaderBefore _readerBefore = new();
     private readonly char[] _chars = new char[4096];
     private byte[] _body = null!;
     private MemoryStream _stream = null!;
@@ -107,14 +105,6 @@ public class RequestBreakdownBenchmarks
         return _reader.Read(_stream).Widgets.Count;
     }
 
-    /// <summary>The reader before issue 13's request-side changes (a verbatim copy), on the same body: the before/after in one run.</summary>
-    [Benchmark]
-    public int Reader_BeforeIssue13()
-    {
-        _stream.Position = 0;
-        return _readerBefore.Read(_stream).Widgets.Count;
-    }
-
     /// <summary>UTF-8 decoding alone: the reader's <see cref="StreamReader"/> (strict UTF-8, 4 KB buffer) drained into a 4 KB char buffer.</summary>
     [Benchmark]
     public int Decode_StreamReader_Strict4KB() => Drain(StrictUtf8, 4096);
@@ -142,12 +132,12 @@ public class RequestBreakdownBenchmarks
         return tokens;
     }
 
-    /// <summary>The reader's byte scanner alone (<see cref="SurrogateEscapeScanner"/>): every byte pulled through it into a 4 KB buffer (issue 22).</summary>
+    /// <summary>The reader's byte scanner alone (<see cref="StrictJsonGuard"/>): every byte pulled through it into a 4 KB buffer.</summary>
     [Benchmark]
     public long Scanner_Alone()
     {
         _stream.Position = 0;
-        using var scanner = new SurrogateEscapeScanner(_stream);
+        using var scanner = new StrictJsonGuard(_stream);
         var buffer = System.Buffers.ArrayPool<byte>.Shared.Rent(4096);
         long total = 0;
         int read;
@@ -161,7 +151,7 @@ public class RequestBreakdownBenchmarks
     }
 
     /// <summary>
-    /// Issue 30's bound on running the byte scanner ahead on the spare core: Newtonsoft's tokenizer over the plain bytes on
+    /// The bound on running the byte scanner ahead on the spare core: Newtonsoft's tokenizer over the plain bytes on
     /// this thread while a thread-pool thread scans the same bytes. Nothing hands over between them, so this is the most
     /// that moving the scanner can save, before the gating that would keep every error answer identical.
     /// </summary>
@@ -171,7 +161,7 @@ public class RequestBreakdownBenchmarks
         var body = _body;
         var scan = Task.Run(() =>
         {
-            using var scanner = new SurrogateEscapeScanner(new MemoryStream(body, writable: false));
+            using var scanner = new StrictJsonGuard(new MemoryStream(body, writable: false));
             var buffer = System.Buffers.ArrayPool<byte>.Shared.Rent(4096);
             while (scanner.Read(buffer, 0, 4096) > 0)
             {
@@ -184,12 +174,12 @@ public class RequestBreakdownBenchmarks
         return tokens;
     }
 
-    /// <summary>Newtonsoft's tokenizer as in <see cref="Tokenize_JsonTextReader"/>, over the byte scanner as the reader sets it up (issue 22).</summary>
+    /// <summary>Newtonsoft's tokenizer as in <see cref="Tokenize_JsonTextReader"/>, over the byte scanner as the reader sets it up.</summary>
     [Benchmark]
     public int Tokenize_OverScanner()
     {
         _stream.Position = 0;
-        using var scanner = new SurrogateEscapeScanner(_stream);
+        using var scanner = new StrictJsonGuard(_stream);
         using var reader = new JsonTextReader(new StreamReader(scanner, StrictUtf8, detectEncodingFromByteOrderMarks: false, bufferSize: 4096, leaveOpen: true))
         {
             ArrayPool = JsonCharArrayPool.Instance,

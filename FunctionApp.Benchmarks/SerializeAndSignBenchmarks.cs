@@ -11,7 +11,7 @@ namespace FunctionApp.Benchmarks;
 
 /// <summary>
 /// The seed's table on the seed's envelope (3,000 widgets, ~1 MB): its three methods, our signer (both signature forms,
-/// and each form alone: issue 30), and the limits our signer chases (serializing alone, one HMAC, both MACs).
+/// and each form alone), and the limits our signer chases (serializing alone, one HMAC, both MACs).
 /// </summary>
 [MemoryDiagnoser]
 public class SerializeAndSignBenchmarks
@@ -33,7 +33,7 @@ public class SerializeAndSignBenchmarks
     {
         _data = BenchmarkData.Create(BenchmarkData.SeedWidgetCount);
         _signer = SignerFactory.Create(out _streams);
-        _oneCoreSigner = SignerFactory.Create(_streams, SigningOverlap.Never);
+        _oneCoreSigner = SignerFactory.Create(_streams, WidgetSigning.Pipeline.SpareCoreMode.Never);
         SignatureGuard.EnsureSameSignature(_data, _signer);
         SignatureGuard.EnsureSameSignature(_data, _oneCoreSigner);
         SignatureGuard.EnsureEachFormAlone(_data, _signer);
@@ -63,7 +63,7 @@ public class SerializeAndSignBenchmarks
 
     /// <summary>
     /// Ours: <see cref="EnvelopeSigner.SignAsync"/> (canonical
-    /// writer into pooled blocks, pooled HMACs), both forms (the default), then hex. Goal (issue 30): ≤ 1.10× the two-core
+    /// writer into pooled blocks, pooled HMACs), both forms (the default), then hex. Goal: ≤ 1.10× the two-core
     /// floor max(HMAC, (writer + both MACs) ÷ 2).
     /// </summary>
     [Benchmark]
@@ -93,7 +93,7 @@ public class SerializeAndSignBenchmarks
     }
 
     /// <summary>
-    /// Ours with the plain form alone (issue 30, <c>?forms=plain</c>): one MAC chain, <c>X-Signature</c>'s, shared with the
+    /// Ours with the plain form alone (<c>?forms=plain</c>): one MAC chain, <c>X-Signature</c>'s, shared with the
     /// writing over two cores when one is spare. Goal: ≤ 1.05× <see cref="Limit_HmacSha256_CanonicalBytes"/>.
     /// </summary>
     [Benchmark]
@@ -104,7 +104,7 @@ public class SerializeAndSignBenchmarks
     }
 
     /// <summary>
-    /// Ours with the Standard Webhooks form alone (issue 30, <c>?forms=webhook</c>, a new <c>msg_</c> id): one MAC chain
+    /// Ours with the Standard Webhooks form alone (<c>?forms=webhook</c>, a new <c>msg_</c> id): one MAC chain
     /// over <c>id.timestamp.</c> + the bytes. Goal: ≤ 1.05× <see cref="Limit_HmacSha256_CanonicalBytes"/>.
     /// </summary>
     [Benchmark]
@@ -114,7 +114,7 @@ public class SerializeAndSignBenchmarks
         return signed.Webhook!.Signature;
     }
 
-    /// <summary>Ours on one core with the plain form alone (issue 30): the writer and one MAC, nothing handed to another thread.</summary>
+    /// <summary>Ours on one core with the plain form alone: the writer and one MAC, nothing handed to another thread.</summary>
     [Benchmark]
     public string EnvelopeSigner_Sign_OneCore_PlainOnly()
     {
@@ -123,7 +123,7 @@ public class SerializeAndSignBenchmarks
     }
 
     /// <summary>
-    /// Ours on one core (issue 22's row): the canonical bytes written once into the pooled blocks while every MAC a signature
+    /// Ours on one core: the canonical bytes written once into the pooled blocks while every MAC a signature
     /// carries (<c>X-Signature</c> and the Standard Webhooks form) is fed from them, nothing handed to another thread.
     /// </summary>
     [Benchmark]
@@ -134,7 +134,7 @@ public class SerializeAndSignBenchmarks
     }
 
     /// <summary>
-    /// Variant (issue 22's first split, kept to measure the shared one against): both MACs fed while writing on two
+    /// Variant (the split by MAC, kept to measure the shared one against): both MACs fed while writing on two
     /// cores, this thread writing and feeding <c>X-Signature</c>'s, the spare core feeding the Standard Webhooks one.
     /// </summary>
     [Benchmark]
@@ -156,7 +156,7 @@ public class SerializeAndSignBenchmarks
     [Benchmark]
     public byte[] Limit_HmacSha256_CanonicalBytes() => HMACSHA256.HashData(BenchmarkData.KeyBytes, _canonical);
 
-    /// <summary>Limit (issue 22): both MACs a signature carries, one after the other over the canonical bytes in one array.</summary>
+    /// <summary>Limit: both MACs a signature carries, one after the other over the canonical bytes in one array.</summary>
     [Benchmark]
     public int Limit_BothMacs_CanonicalBytes() => SigningVariants.BothMacsOneAfterTheOther(_canonical, _webhookPrefix);
 }

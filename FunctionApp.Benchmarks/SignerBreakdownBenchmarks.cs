@@ -3,6 +3,7 @@ using BenchmarkDotNet.Attributes;
 using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Benchmarks.Seed;
 using FunctionApp.Benchmarks.Variants;
+using WidgetSigning.Envelopes;
 using WidgetSigning.Signing;
 using Microsoft.IO;
 
@@ -10,7 +11,7 @@ namespace FunctionApp.Benchmarks;
 
 /// <summary>
 /// Where our signer's time goes on the seed envelope (3,000 widgets, ~1.1 MB canonical), and every way of
-/// producing the signature that issue 13 tried, all as ratios to the seed's RecyclableMemoryStream method in
+/// producing the signature that was tried, all as ratios to the seed's RecyclableMemoryStream method in
 /// this one class: the limits (hashing alone, writing alone), the stages, the variants, and the signer.
 /// </summary>
 [MemoryDiagnoser]
@@ -91,7 +92,7 @@ public class SignerBreakdownBenchmarks
         return stream.Length;
     }
 
-    /// <summary>Variant 0 (before issue 13): staging buffer + <c>Write</c>, then hash every block afterwards.</summary>
+    /// <summary>Variant 0 (the first signer): staging buffer + <c>Write</c>, then hash every block afterwards.</summary>
     [Benchmark]
     public string Variant0_StagedThenHash() => SigningVariants.StagedThenHash(_streams, _data.Ours, BenchmarkData.Key);
 
@@ -127,7 +128,7 @@ public class SignerBreakdownBenchmarks
         return signed.Signature.ToHex();
     }
 
-    /// <summary>Production with the plain form alone (issue 30): one MAC chain.</summary>
+    /// <summary>Production with the plain form alone: one MAC chain.</summary>
     [Benchmark]
     public string EnvelopeSigner_Sign_PlainOnly()
     {
@@ -135,7 +136,7 @@ public class SignerBreakdownBenchmarks
         return signed.Signature.ToHex();
     }
 
-    /// <summary>Production with the Standard Webhooks form alone (issue 30): one MAC chain over <c>id.timestamp.</c> + the bytes.</summary>
+    /// <summary>Production with the Standard Webhooks form alone: one MAC chain over <c>id.timestamp.</c> + the bytes.</summary>
     [Benchmark]
     public string EnvelopeSigner_Sign_WebhookOnly()
     {

@@ -1,4 +1,5 @@
 using WidgetSigning.Keys;
+using WidgetSigning.Pipeline;
 using WidgetSigning.Signing;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
@@ -13,12 +14,12 @@ public static class SignerFactory
     public static EnvelopeSigner Create(out RecyclableMemoryStreamManager streams)
     {
         streams = StreamPoolFactory.Create(new StreamPoolOptions(), NullLogger.Instance);
-        return Create(streams, SigningOverlap.Adaptive);
+        return Create(streams, SpareCoreMode.Adaptive);
     }
 
-    /// <summary>Creates a signer over <paramref name="streams"/> that hands work to a second core as <paramref name="overlap"/> says.</summary>
-    internal static EnvelopeSigner Create(RecyclableMemoryStreamManager streams, SigningOverlap overlap) =>
-        new(streams, Keys, NullLogger<EnvelopeSigner>.Instance) { Overlap = overlap };
+    /// <summary>Creates a signer over <paramref name="streams"/> that hands work to a second core as <paramref name="mode"/> says.</summary>
+    internal static EnvelopeSigner Create(RecyclableMemoryStreamManager streams, SpareCoreMode mode) =>
+        new(streams, Keys, NullLogger<EnvelopeSigner>.Instance, spareCores: SpareCorePolicy.For(mode));
 
     /// <summary>Reads <paramref name="body"/> and signs it as <c>/api/sign</c> does (<c>EnvelopeSigner.ReadAndSignAsync</c>); the hex signature.</summary>
     internal static string ReadAndSign(EnvelopeSigner signer, WidgetSigning.Envelopes.WidgetEnvelopeReader reader, byte[] body)

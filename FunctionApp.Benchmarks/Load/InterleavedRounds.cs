@@ -4,7 +4,7 @@ using System.Globalization;
 namespace FunctionApp.Benchmarks.Load;
 
 /// <summary>
-/// The loop behind the quick A/B modes (<see cref="InterleavedRunner"/>, <see cref="ReaderInterleavedRunner"/>): the
+/// The loop behind the quick A/B modes (<see cref="InterleavedRunner"/>, <see cref="PipelineInterleavedRunner"/>): the
 /// variants run in turn, round after round (three uncounted warm-up rounds first), so background load on a shared
 /// machine hits them all alike; then one table of fastest and median round per variant, as ratios to the first.
 /// </summary>

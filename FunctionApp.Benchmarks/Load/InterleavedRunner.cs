@@ -35,7 +35,7 @@ public static class InterleavedRunner
             ("HMAC alone (array)", () => System.Security.Cryptography.HMACSHA256.HashData(BenchmarkData.KeyBytes, bytes)),
             ("HMAC over pooled blocks", () => key.Sign(new System.Buffers.ReadOnlySequence<byte>(bytes))),
             ("both MACs one after the other (array)", () => SigningVariants.BothMacsOneAfterTheOther(bytes, prefix)),
-            ("writer alone (null buffer writer)", () => WidgetSigning.Signing.CanonicalUtf8Writer.Write(data.Ours, nullWriter)),
+            ("writer alone (null buffer writer)", () => WidgetSigning.Envelopes.CanonicalUtf8Writer.Write(data.Ours, nullWriter)),
             ("seed RMS", () => SeedSerializeAndSign.SerializeToRecyclableMemoryStreamAndSign(data.Seed)),
             ("v0 staged, then hash", () => SigningVariants.StagedThenHash(streams, data.Ours, key)),
             ("v1 direct, then hash", () => SigningVariants.DirectThenHash(streams, data.Ours, key)),

@@ -7,7 +7,7 @@ namespace FunctionApp.Benchmarks.Load;
 
 /// <summary>
 /// The "under load" run (<c>-- load [--workers 16] [--operations 3200] [--rounds 4]</c>): the seed envelope signed by 16
-/// concurrent signers: our signer, issue 13's sequential and always-overlapped variants, and the seed's
+/// concurrent signers: our signer, the sequential and always-overlapped variants, and the seed's
 /// RecyclableMemoryStream method, printed as a Markdown table. <c>--workers 1</c> gives single-request latency.
 /// </summary>
 public static class LoadRunner
@@ -55,7 +55,7 @@ public static class LoadRunner
         ArgumentOutOfRangeException.ThrowIfLessThan(rounds, 1);
         var data = BenchmarkData.Create(widgetCount);
         var signer = SignerFactory.Create(out var pool);
-        var oneCore = SignerFactory.Create(pool, WidgetSigning.Signing.SigningOverlap.Never);
+        var oneCore = SignerFactory.Create(pool, WidgetSigning.Pipeline.SpareCoreMode.Never);
         SignatureGuard.EnsureSameSignature(data, signer);
         var body = data.SeedBody();
         var reader = new WidgetSigning.Envelopes.WidgetEnvelopeReader();
@@ -69,7 +69,7 @@ public static class LoadRunner
                 _ = signed.Signature.ToHex();
             }, pool),
 
-            // Issue 22's rows: signing on one core only, and the request path (the seed body read and signed) adaptive and one-core.
+            // Signing on one core only, and the request path (the seed body read and signed) adaptive and one-core.
             ("EnvelopeSigner.Sign, one core (never overlapped)", () =>
             {
                 using var signed = oneCore.Sign(data.Ours, BenchmarkData.Key);
@@ -82,7 +82,7 @@ public static class LoadRunner
             ("ReadAndSignAsync, one core again (A/A control)", () => SignerFactory.ReadAndSign(oneCore, reader, body), pool),
             ("ReadAndSignAsync, adaptive again (A/A control)", () => SignerFactory.ReadAndSign(signer, reader, body), pool),
 
-            // Issue 13's variants under the same load: overlap must not cost throughput when every core is busy.
+            // The variants under the same load: overlap must not cost throughput when every core is busy.
             ("Variant 2: direct, hash per block (never overlapped)", () => SigningVariants.DirectHashPerBlock(pool, data.Ours, BenchmarkData.Key), pool),
             ("Variant 3b: overlapped in 16 KB chunks (always)", () => SigningVariants.Overlapped(pool, data.Ours, BenchmarkData.Key, 16 * 1024), pool),
             ("SerializeToRecyclableMemoryStreamAndSign (seed)", () => SeedSerializeAndSign.SerializeToRecyclableMemoryStreamAndSign(data.Seed), SeedSerializeAndSign.MemoryStreamManager),

@@ -1,11 +1,12 @@
 using FunctionApp.Benchmarks.Infrastructure;
 using WidgetSigning.Envelopes;
+using WidgetSigning.Pipeline;
 using WidgetSigning.Signing;
 
 namespace FunctionApp.Benchmarks.Load;
 
 /// <summary>
-/// Issue 22's quick A/B (<c>-- interleaved-pipeline [--rounds 40]</c>): reading alone, reading then signing on one core,
+/// The quick A/B of reading and signing (<c>-- interleaved-pipeline [--rounds 40]</c>): reading alone, signing while reading on one core,
 /// signing behind the reader, and the adaptive production path, in turn round after round on the seed body, with the
 /// in-memory signer's three modes beside them. For iterating on a shared machine; published figures come from BenchmarkDotNet.
 /// </summary>
@@ -20,8 +21,8 @@ public static class PipelineInterleavedRunner
         var data = BenchmarkData.Create(BenchmarkData.SeedWidgetCount);
         var body = data.SeedBody();
         var adaptive = SignerFactory.Create(out var streams);
-        var never = SignerFactory.Create(streams, SigningOverlap.Never);
-        var always = SignerFactory.Create(streams, SigningOverlap.Always);
+        var never = SignerFactory.Create(streams, SpareCoreMode.Never);
+        var always = SignerFactory.Create(streams, SpareCoreMode.Always);
         var reader = new WidgetEnvelopeReader();
         var key = BenchmarkData.Key;
 
@@ -47,7 +48,7 @@ public static class PipelineInterleavedRunner
             ("writer alone", () => EnvelopeSigner.WriteCanonical(data.Ours, Stream.Null)),
             ("read alone", () => reader.Read(new MemoryStream(body, writable: false))),
             ("read alone, while the other core hashes 2 MB", () => Parallel.Invoke(() => reader.Read(new MemoryStream(body, writable: false)), Hmac, Hmac)),
-            ("read, then sign (one core)", () => SignerFactory.ReadAndSign(never, reader, body)),
+            ("sign while reading (one core)", () => SignerFactory.ReadAndSign(never, reader, body)),
             ("sign behind the reader (always)", () => SignerFactory.ReadAndSign(always, reader, body)),
             ("ReadAndSignAsync (adaptive)", () => SignerFactory.ReadAndSign(adaptive, reader, body)),
             ("sign in memory, one core", () => Sign(never)),

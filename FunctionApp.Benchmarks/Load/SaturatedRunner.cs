@@ -4,7 +4,7 @@ using System.Globalization;
 namespace FunctionApp.Benchmarks.Load;
 
 /// <summary>
-/// Issue 30's in-process stand-in for concurrency 8 (<c>-- saturated [--workers 8] [--seconds 3] [--rounds 6]</c>): the
+/// The in-process stand-in for concurrency 8 (<c>-- saturated [--workers 8] [--seconds 3] [--rounds 6]</c>): the
 /// end-to-end rows' functions (<see cref="EndToEndBenchmarks.Concurrent"/>) called by <c>--workers</c> loops at once
 /// for <c>--seconds</c>, every core busy, variant after variant, round after round (one uncounted warm-up round first),
 /// so a shared machine's background load hits them alike. Per variant: calls per second, CPU per call (the whole
@@ -13,7 +13,7 @@ namespace FunctionApp.Benchmarks.Load;
 /// </summary>
 public static class SaturatedRunner
 {
-    /// <summary>Runs the rows named after <c>--rows</c> (comma-separated; default the function before and after issue 30, and reading alone).</summary>
+    /// <summary>Runs the rows named after <c>--rows</c> (comma-separated; default the function, the function on one core, and reading alone).</summary>
     public static int Run(string[] args, TextWriter output)
     {
         ArgumentNullException.ThrowIfNull(args);
@@ -22,7 +22,7 @@ public static class SaturatedRunner
         var seconds = InterleavedRounds.Option(args, "--seconds", 3);
         var rounds = InterleavedRounds.Option(args, "--rounds", 6);
         var at = Array.IndexOf(args, "--rows");
-        var rows = at >= 0 && at + 1 < args.Length ? args[at + 1].Split(',') : ["function-read-then-sign-when-busy", "function", "read"];
+        var rows = at >= 0 && at + 1 < args.Length ? args[at + 1].Split(',') : ["function-one-core", "function", "read"];
 
         var benchmarks = new EndToEndBenchmarks();
         benchmarks.Setup();

@@ -119,10 +119,10 @@ public static class SlowModeProbe
             [
                 ("read", rows.Limit_ReadOnly_HttpEnvelopeReader),
                 ("function", rows.SignFunction_RunAsync),
-                ("one core", rows.SignFunction_RunAsync_ReadThenSignOneCore),
+                ("one core", rows.SignFunction_RunAsync_SignWhileReadingOneCore),
             ];
             var samples = variants.Select(_ => new List<double>()).ToArray();
-            var helperRunsBefore = WidgetSigning.Signing.PipelineCounters.Snapshot();
+            var helperRunsBefore = WidgetSigning.Pipeline.PipelineCounters.Snapshot();
             for (var round = -5; round < rounds; round++)
             {
                 for (var v = 0; v < variants.Length; v++)
@@ -136,7 +136,7 @@ public static class SlowModeProbe
                 }
             }
 
-            var helper = WidgetSigning.Signing.PipelineCounters.Snapshot() - helperRunsBefore;
+            var helper = WidgetSigning.Pipeline.PipelineCounters.Snapshot() - helperRunsBefore;
             var result = new ProcessResult(InterleavedRounds.Median(samples[0]), InterleavedRounds.Median(samples[1]), InterleavedRounds.Median(samples[2]), helper.HelperShare, helper.HelperSleeps);
             output.WriteLine(JsonSerializer.Serialize(result));
             return 0;

@@ -1,4 +1,5 @@
 using WidgetSigning.Envelopes;
+using WidgetSigning.Hashing;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
 using Microsoft.IO;
@@ -6,7 +7,7 @@ using Microsoft.IO;
 namespace FunctionApp.Benchmarks.Variants;
 
 /// <summary>
-/// The ways of producing the signature that issue 13 measured, side by side, each returning the hex signature of
+/// The ways of producing the signature that were measured, side by side, each returning the hex signature of
 /// the same canonical bytes in a pooled stream sized as <see cref="EnvelopeSigner"/> sizes it. Production
 /// (<see cref="EnvelopeSigner.SignAsync"/>) writes directly and hashes per block, or overlapped in 16 KB chunks when a core is spare.
 /// </summary>
@@ -14,7 +15,7 @@ public static class SigningVariants
 {
     private const string Tag = "variant";
 
-    /// <summary>Before issue 13: a 16 KB staging buffer copied into the blocks with <c>Write</c>, then every block hashed afterwards.</summary>
+    /// <summary>The first signer's way: a 16 KB staging buffer copied into the blocks with <c>Write</c>, then every block hashed afterwards.</summary>
     public static string StagedThenHash(RecyclableMemoryStreamManager streams, WidgetEnvelope envelope, SigningKey key)
     {
         using var stream = streams.GetStream(Tag, EnvelopeSigner.EstimateCanonicalLength(envelope));
@@ -53,7 +54,7 @@ public static class SigningVariants
     }
 
     /// <summary>
-    /// Issue 22: both MACs a signature carries (<c>X-Signature</c>'s and the Standard Webhooks one over
+    /// Both MACs a signature carries (<c>X-Signature</c>'s and the Standard Webhooks one over
     /// <paramref name="prefix"/> + the bytes) fed while writing, overlapped in 16 KB chunks, the hashing shared by the
     /// two threads (<paramref name="backlog"/>: unhashed chunk appends the writer leaves to the other thread), as
     /// <see cref="EnvelopeSigner"/> does with a spare core. Returns <c>X-Signature</c>'s hex.
@@ -67,7 +68,7 @@ public static class SigningVariants
     }
 
     /// <summary>
-    /// Issue 22's first split of the same two MACs: this thread writes and feeds <c>X-Signature</c>'s, the spare core
+    /// The split by MAC of the same two MACs: this thread writes and feeds <c>X-Signature</c>'s, the spare core
     /// feeds the Standard Webhooks one, nothing shared (one core idles for a third of the time: writing costs less than an HMAC).
     /// </summary>
     public static string TwoMacsSplitByMac(RecyclableMemoryStreamManager streams, WidgetEnvelope envelope, SigningKey key, byte[] prefix)
@@ -80,7 +81,7 @@ public static class SigningVariants
     }
 
     /// <summary>
-    /// Limit (issue 22): both MACs every signature carries since the Standard Webhooks form (issue 18), one after the
+    /// Limit: both MACs a signature with both forms carries, one after the
     /// other over <paramref name="canonical"/> in one array: <c>X-Signature</c>'s and the one over <paramref name="prefix"/>
     /// + the bytes. Returns a byte of each, so neither is optimised away.
     /// </summary>

@@ -2,6 +2,7 @@ using System.Buffers;
 using System.Security.Cryptography;
 using System.Text;
 using WidgetSigning.Keys;
+using WidgetSigning.Pipeline;
 using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -9,7 +10,7 @@ using Microsoft.Extensions.Logging.Abstractions;
 namespace FunctionApp.Tests.Signing;
 
 /// <summary>
-/// An envelope signed in memory with the hashing shared over two cores (<see cref="SigningOverlap.Always"/>) gives the
+/// An envelope signed in memory with the hashing shared over two cores (<see cref="SpareCoreMode.Always"/>) gives the
 /// same bytes and MACs as the known answers and as independent HMACs, whatever the number of keys.
 /// </summary>
 public sealed class OverlappedSigningTests
@@ -64,5 +65,5 @@ public sealed class OverlappedSigningTests
     }
 
     private static EnvelopeSigner OnTwoCores(TestServices services) =>
-        new(services.Streams, services.KeySource, NullLogger<EnvelopeSigner>.Instance) { Overlap = SigningOverlap.Always };
+        new(services.Streams, services.KeySource, NullLogger<EnvelopeSigner>.Instance, spareCores: SpareCorePolicy.For(SpareCoreMode.Always));
 }

@@ -3,6 +3,7 @@ using System.Security.Cryptography;
 using System.Text;
 using WidgetSigning.Envelopes;
 using WidgetSigning.Keys;
+using WidgetSigning.Pipeline;
 using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -12,16 +13,16 @@ using Newtonsoft.Json;
 namespace FunctionApp.Tests.Signing;
 
 /// <summary>
-/// Writing and hashing behind the reader (<c>EnvelopeSigner.ReadAndSignAsync</c>, issue 22) signs exactly what
+/// Writing and hashing behind the reader (<c>EnvelopeSigner.ReadAndSignAsync</c>) signs exactly what
 /// reading then signing signs, keeps the reader's errors first, returns every pooled block, and respects the budget.
-/// Each case runs with the pipeline's helper forced on (<see cref="SigningOverlap.Always"/>), with no core spare (the
-/// reader's thread writes each run as it is read, issue 30), and with reading first, then signing.
+/// Each case runs with the pipeline's helper forced on (<see cref="SpareCoreMode.Always"/>), with no core spare (the
+/// reader's thread writes each run as it is read), and with reading first, then signing (the keys not at hand yet).
 /// </summary>
 public sealed class ReadAndSignTests
 {
     private const string WebhookId = "msg_test";
 
-    // Behind the reader on a spare core; on the reader's thread run by run (no core spare, issue 30); after reading.
+    // Behind the reader on a spare core; on the reader's thread run by run (no core spare); after reading (keys late).
     private const string Helper = "helper";
     private const string Inline = "inline";
     private const string After = "after";
@@ -93,7 +94,7 @@ public sealed class ReadAndSignTests
         // Arrange: a rotation in progress, so four MACs are fed at once.
         var services = new TestServices();
         var staged = new SigningKey("next", Enumerable.Range(100, 32).Select(i => (byte)i).ToArray());
-        var signer = new EnvelopeSigner(services.Streams, new FixedReceiverKeySource(services.Key, staged), NullLogger<EnvelopeSigner>.Instance) { Overlap = SigningOverlap.Always };
+        var signer = new EnvelopeSigner(services.Streams, new FixedReceiverKeySource(services.Key, staged), NullLogger<EnvelopeSigner>.Instance, spareCores: SpareCorePolicy.For(SpareCoreMode.Always));
         var vector = Vector.Load("seed-3000-widgets");
 
         // Act
@@ -112,14 +113,11 @@ public sealed class ReadAndSignTests
     [InlineData(After)]
     public async Task ReadAndSignAsync_IdempotencyKeyWithStagedKey_DerivedIdAndEveryKeysWebhookMacOverIt(string mode)
     {
-        // Arrange: a rotation in progress and a derived id (issue 29), behind the reader or after it.
+        // Arrange: a rotation in progress and a derived id, behind the reader or after it.
         var services = new TestServices();
         var stagedKey = Enumerable.Range(100, 32).Select(i => (byte)i).ToArray();
-        var signer = new EnvelopeSigner(services.Streams, new FixedReceiverKeySource(services.Key, new SigningKey("next", stagedKey)), NullLogger<EnvelopeSigner>.Instance)
-        {
-            Overlap = mode == Helper ? SigningOverlap.Always : SigningOverlap.Never,
-            SignsWhileReading = mode != After,
-        };
+        var signer = new EnvelopeSigner(
+            services.Streams, KeysFor(new FixedReceiverKeySource(services.Key, new SigningKey("next", stagedKey)), mode), NullLogger<EnvelopeSigner>.Instance, spareCores: SpareCoresFor(mode));
         var vector = Vector.Load("seed-3000-widgets");
 
         // Act
@@ -274,11 +272,17 @@ public sealed class ReadAndSignTests
     }
 
     private static EnvelopeSigner CreateSigner(TestServices services, string mode, long? maxCanonicalBytes = null) =>
-        new(services.Streams, services.KeySource, NullLogger<EnvelopeSigner>.Instance, Options.Create(new EnvelopeOptions { MaxCanonicalBytes = maxCanonicalBytes ?? EnvelopeOptions.DefaultMaxCanonicalBytes }))
-        {
-            Overlap = mode == Helper ? SigningOverlap.Always : SigningOverlap.Never,
-            SignsWhileReading = mode != After,
-        };
+        new(
+            services.Streams,
+            KeysFor(services.KeySource, mode),
+            NullLogger<EnvelopeSigner>.Instance,
+            Options.Create(new EnvelopeOptions { MaxCanonicalBytes = maxCanonicalBytes ?? EnvelopeOptions.DefaultMaxCanonicalBytes }),
+            SpareCoresFor(mode));
+
+    // After reading: the keys are not at hand when reading starts, so the signer reads first, as production does then.
+    private static IReceiverKeySource KeysFor(IReceiverKeySource keys, string mode) => mode == After ? new LateReceiverKeySource(keys) : keys;
+
+    private static SpareCorePolicy SpareCoresFor(string mode) => SpareCorePolicy.For(mode == Helper ? SpareCoreMode.Always : SpareCoreMode.Never);
 
     // The default receiver from the signer's key source, under the fixed webhook id.
     private static SignRequest Request(EnvelopeBudgetLease? lease = null) =>

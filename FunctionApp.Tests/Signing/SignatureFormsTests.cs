@@ -3,6 +3,7 @@ using System.Security.Cryptography;
 using System.Text;
 using WidgetSigning.Envelopes;
 using WidgetSigning.Keys;
+using WidgetSigning.Pipeline;
 using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -242,8 +243,6 @@ public sealed class SignatureFormsTests
         signer.SignAsync(envelope, SigningTestExtensions.RequestWith(current, staged, forms, webhookId: webhookId), CancellationToken.None).AsTask().GetAwaiter().GetResult();
 
     private EnvelopeSigner Signer(bool twoCores, long? timestamp = null) =>
-        new(_services.Streams, _services.KeySource, timestamp is { } t ? new ManualTimeProvider(DateTimeOffset.FromUnixTimeSeconds(t)) : TimeProvider.System, NullLogger<EnvelopeSigner>.Instance)
-        {
-            Overlap = twoCores ? SigningOverlap.Always : SigningOverlap.Never,
-        };
+        new(_services.Streams, _services.KeySource, timestamp is { } t ? new ManualTimeProvider(DateTimeOffset.FromUnixTimeSeconds(t)) : TimeProvider.System, NullLogger<EnvelopeSigner>.Instance,
+            spareCores: SpareCorePolicy.For(twoCores ? SpareCoreMode.Always : SpareCoreMode.Never));
 }

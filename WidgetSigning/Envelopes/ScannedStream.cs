@@ -2,8 +2,8 @@ namespace WidgetSigning.Envelopes;
 
 /// <summary>
 /// A read-only stream that passes an envelope's bytes on to the decoder and says what its byte scan found in the bytes
-/// passed on so far: the reader asks it after every token. <see cref="SurrogateEscapeScanner"/> scans as the bytes are
-/// pulled; <see cref="ScanAheadStream"/> has them scanned ahead on a spare core and answers as of the same bytes.
+/// passed on so far: the reader asks it after every token. <see cref="StrictJsonGuard"/> scans as the bytes are
+/// pulled; <c>Pipeline/ScanAheadStream</c> has them scanned ahead on a spare core and answers as of the same bytes.
 /// </summary>
 internal abstract class ScannedStream : Stream
 {
@@ -13,10 +13,10 @@ internal abstract class ScannedStream : Stream
         /// <summary>It was not.</summary>
         None,
 
-        /// <summary>An unquoted token over <see cref="SurrogateEscapeScanner.MaxUnquotedTokenBytes"/>.</summary>
+        /// <summary>An unquoted token over <see cref="StrictJsonGuard.MaxUnquotedTokenBytes"/>.</summary>
         UnquotedToken,
 
-        /// <summary>A member name over <see cref="SurrogateEscapeScanner.MaxMemberNameBytes"/>.</summary>
+        /// <summary>A member name over <see cref="StrictJsonGuard.MaxMemberNameBytes"/>.</summary>
         MemberName,
 
         /// <summary>An RFC 8259 violation inside a string (see <see cref="Violation"/>): nothing after it is needed.</summary>

@@ -21,7 +21,7 @@ public sealed class WidgetEnvelopeReader
     private const int MinWidgetBytes = 220;
 
     // A presized list never gets an array on the large object heap (8-byte references, below 85,000 bytes); bigger
-    // envelopes grow from there as before.
+    // envelopes grow from there.
     private const int MaxPresizedWidgets = 8 * 1024;
 
     // Throws on invalid bytes rather than replacing them with U+FFFD; the BOM flag only lets
@@ -65,12 +65,12 @@ public sealed class WidgetEnvelopeReader
     /// stream is left open. The envelope is valid only if this returns.
     /// </summary>
     /// <exception cref="EnvelopeFormatException">The input is not a valid envelope.</exception>
-    public WidgetEnvelope Read(Stream utf8Json, IWidgetSink? sink) => new(Read(utf8Json, sink, keepWidgets: true, scanAhead: null).Widgets!);
+    public WidgetEnvelope Read(Stream utf8Json, IWidgetSink? sink) => new(Read(utf8Json, sink, keepWidgets: true, scanned: null).Widgets!);
 
     /// <summary>
     /// Reads and validates one envelope, handing each widget to <paramref name="sink"/> and keeping none, so a widget
-    /// lives only until the sink lets it go (issue 30: an envelope kept whole until the end of reading survived every
-    /// collection on the way, and copying it was most of reading's GC time under load). The stream is left open. The
+    /// lives only until the sink lets it go (an envelope kept whole until the end of reading survives every collection on
+    /// the way, and copying it was most of reading's GC time under load). The stream is left open. The
     /// envelope is valid only if this returns.
     /// </summary>
     /// <returns>The number of widgets read.</returns>
@@ -78,27 +78,28 @@ public sealed class WidgetEnvelopeReader
     public int ReadInto(Stream utf8Json, IWidgetSink sink)
     {
         ArgumentNullException.ThrowIfNull(sink);
-        return Read(utf8Json, sink, keepWidgets: false, scanAhead: null).Count;
+        return Read(utf8Json, sink, keepWidgets: false, scanned: null).Count;
     }
 
     /// <summary>
-    /// As <see cref="ReadInto(Stream, IWidgetSink)"/>, with the byte scan run ahead on a spare core over
-    /// <paramref name="remainingBytes"/>, which must be exactly what <paramref name="utf8Json"/> yields from here (a pooled
-    /// body's blocks), unchanged until this returns. The answers, errors included, are those of the other overload.
+    /// As <see cref="ReadInto(Stream, IWidgetSink)"/>, over <paramref name="scanned"/>, a stream that passes the body on
+    /// and has its bytes scanned elsewhere (ahead, on a spare core); it is disposed here. The answers, errors included,
+    /// are those of the other overload.
     /// </summary>
-    internal int ReadInto(Stream utf8Json, IWidgetSink sink, System.Buffers.ReadOnlySequence<byte> remainingBytes)
+    internal int ReadInto(ScannedStream scanned, IWidgetSink sink)
     {
+        ArgumentNullException.ThrowIfNull(scanned);
         ArgumentNullException.ThrowIfNull(sink);
-        return Read(utf8Json, sink, keepWidgets: false, scanAhead: remainingBytes).Count;
+        return Read(scanned, sink, keepWidgets: false, scanned).Count;
     }
 
-    private (List<Widget>? Widgets, int Count) Read(Stream utf8Json, IWidgetSink? sink, bool keepWidgets, System.Buffers.ReadOnlySequence<byte>? scanAhead)
+    private (List<Widget>? Widgets, int Count) Read(Stream utf8Json, IWidgetSink? sink, bool keepWidgets, ScannedStream? scanned)
     {
         ArgumentNullException.ThrowIfNull(utf8Json);
 
         // The scanner sees every byte once on its way to the decoder: linear, whatever stream this is. Ahead, another
         // core scans and this thread only waits for (or takes over) a chunk not scanned yet.
-        using ScannedStream scanner = scanAhead is { } bytes ? StartScanAhead(utf8Json, bytes) : new SurrogateEscapeScanner(utf8Json);
+        using var scanner = scanned ?? new StrictJsonGuard(utf8Json);
         using var text = new StreamReader(scanner, StrictUtf8, detectEncodingFromByteOrderMarks: false, bufferSize: 4096, leaveOpen: true);
         using var reader = new JsonTextReader(text)
         {
@@ -127,7 +128,7 @@ public sealed class WidgetEnvelopeReader
 
             return read;
         }
-        catch (Exception ex) when (ex is JsonReaderException or EnvelopeFormatException && scanner.CutReason == SurrogateEscapeScanner.Cut.Violation)
+        catch (Exception ex) when (ex is JsonReaderException or EnvelopeFormatException && scanner.CutReason == StrictJsonGuard.Cut.Violation)
         {
             // The stream ended at the violation; whatever the reader made of the cut, the violation is the cause.
             throw session.Violation();
@@ -154,13 +155,6 @@ public sealed class WidgetEnvelopeReader
             var path = BoundedPath(reader.Path);
             throw new EnvelopeFormatException($"The body is not valid UTF-8 (near {path}).", path, ex);
         }
-    }
-
-    private static ScanAheadStream StartScanAhead(Stream utf8Json, System.Buffers.ReadOnlySequence<byte> bytes)
-    {
-        var ahead = new ScanAheadStream(utf8Json, bytes);
-        ahead.Start();
-        return ahead;
     }
 
     // A bound, not a count: the body's remaining bytes say at most how many widgets it can hold, and the limits cap it.
@@ -238,14 +232,14 @@ public sealed class WidgetEnvelopeReader
 
         public EnvelopeFormatException Violation() => Invalid(scanner.Violation ?? "The body is not JSON as RFC 8259 defines it.");
 
-        public EnvelopeFormatException TooLongToken() => scanner.CutReason == SurrogateEscapeScanner.Cut.MemberName
+        public EnvelopeFormatException TooLongToken() => scanner.CutReason == StrictJsonGuard.Cut.MemberName
             ? new EnvelopeFormatException(
-                $"A member name is longer than {SurrogateEscapeScanner.MaxMemberNameBytes} bytes; an envelope has only 'widgets', and a widget " +
+                $"A member name is longer than {StrictJsonGuard.MaxMemberNameBytes} bytes; an envelope has only 'widgets', and a widget " +
                 "id, property0 … property9 and createdUtc.",
                 owner.BoundedPath(ParentPath()))
             : Invalid(
                 $"The body has a token outside double-quoted strings (a number, a literal or single-quoted text) longer than " +
-                $"{SurrogateEscapeScanner.MaxUnquotedTokenBytes} bytes; every value of an envelope is a double-quoted JSON string.");
+                $"{StrictJsonGuard.MaxUnquotedTokenBytes} bytes; every value of an envelope is a double-quoted JSON string.");
 
         // Where the cut name would have gone: the object itself, or, after a member's value, the object holding that member
         // (whose name is a known, plain one, so the last '.' separates it).

@@ -52,16 +52,8 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         TimeProvider time,
         ILogger<KeyVaultSigningKeySource> logger,
         SigningMetrics? metrics = null)
+        : this(client, SecretNameOf(options), options.Value, time, logger, metrics)
     {
-        ArgumentNullException.ThrowIfNull(client);
-        ArgumentNullException.ThrowIfNull(options);
-        _client = client;
-        _options = options.Value;
-        _secretName = _options.SecretName ?? throw new ArgumentException($"{KeyVaultOptions.SectionName}:{nameof(KeyVaultOptions.SecretName)} is not set.", nameof(options));
-        _time = time;
-        _logger = logger;
-        _metrics = metrics ?? SigningMetrics.Shared;
-        KeysLog.UsingKeyVault(_logger, client.VaultUri, _secretName, _options.RefreshInterval);
     }
 
     /// <summary>Creates the source of one receiver's secret <paramref name="secretName"/>; nothing is fetched until first use.</summary>
@@ -77,6 +69,12 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         _logger = logger;
         _metrics = metrics ?? SigningMetrics.Shared;
         KeysLog.UsingKeyVault(_logger, client.VaultUri, _secretName, _options.RefreshInterval);
+    }
+
+    private static string SecretNameOf(IOptions<KeyVaultOptions> options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        return options.Value.SecretName ?? throw new ArgumentException($"{KeyVaultOptions.SectionName}:{nameof(KeyVaultOptions.SecretName)} is not set.", nameof(options));
     }
 
     /// <summary>Whether the last answer was that the secret does not exist (404 listing its versions): the receiver is unknown.</summary>
@@ -318,23 +316,64 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         return retryAfter is { } wait && wait > delay ? wait : delay;
     }
 
+    // Lists the versions, selects what each does now (KeyVersionSelection), then reads the keys the selection names.
     private async Task<KeyVaultKeySet> FetchAsync(KeyVaultKeySet? cached, CancellationToken cancellationToken)
     {
         var now = _time.GetUtcNow();
+        var (versions, closed) = await ListVersionsAsync(cached, cancellationToken).ConfigureAwait(false);
+        if (closed is not null)
+        {
+            return closed;
+        }
 
-        // The versions list gives every version's state (enabled, nbf, exp): it decides which version is current.
-        var versions = new List<SecretProperties>();
+        var selection = KeyVersionSelection.Select(versions!, now, MaxStagedVersions, _options.AcceptedPreviousVersions, _options.MaxVersionAge);
+
+        var staged = new List<KeyVaultKeySet.StagedKey>(selection.Staged.Count);
+        foreach (var version in selection.Staged)
+        {
+            if (await TryGetVersionAsync(cached, version.Version, cancellationToken).ConfigureAwait(false) is { } key)
+            {
+                staged.Add(new KeyVaultKeySet.StagedKey(key, new KeyVaultKeySet.KeyWindow(version.NotBefore, version.ExpiresOn)));
+            }
+        }
+
+        var (current, unusable) = selection.Current is { } currentVersion
+            ? await ReadCurrentAsync(cached, currentVersion, selection.Refusal, cancellationToken).ConfigureAwait(false)
+            : (null, selection.Refusal);
+
+        var previous = new List<KeyVaultKeySet.PreviousKey>(selection.Retiring.Count);
+        foreach (var (version, replacedOn) in selection.Retiring)
+        {
+            if (await TryGetVersionAsync(cached, version.Version, cancellationToken).ConfigureAwait(false) is { } key)
+            {
+                previous.Add(new KeyVaultKeySet.PreviousKey(key, replacedOn, new KeyVaultKeySet.KeyWindow(version.NotBefore, version.ExpiresOn)));
+            }
+        }
+
+        var window = new KeyVaultKeySet.KeyWindow(selection.Current?.NotBefore, selection.Current?.ExpiresOn);
+        return new KeyVaultKeySet(current, window, previous, selection.Current?.Version, unusable, staged, now, _options.MaxCachedKeyAge);
+    }
+
+    /// <summary>
+    /// Every version's listed state, or, when Key Vault refuses the list (or the list fails and the version signed with is
+    /// refused), a snapshot that signs nothing.
+    /// </summary>
+    private async Task<(List<KeyVersion>? Versions, KeyVaultKeySet? Closed)> ListVersionsAsync(KeyVaultKeySet? cached, CancellationToken cancellationToken)
+    {
+        var versions = new List<KeyVersion>();
         try
         {
             await foreach (var version in _client.GetPropertiesOfSecretVersionsAsync(_secretName, cancellationToken).ConfigureAwait(false))
             {
-                versions.Add(version);
+                versions.Add(new KeyVersion(version.Version, version.Enabled, version.CreatedOn, version.NotBefore, version.ExpiresOn));
             }
+
+            return (versions, null);
         }
         catch (Exception ex) when (Refusal(ex) is { } refused)
         {
             // No access at all (or no secret): nothing signs.
-            return FailClosed(cached, cached?.CurrentVersion, refused, missing: ex is RequestFailedException { Status: 404 });
+            return (null, FailClosed(cached, cached?.CurrentVersion, refused, missing: ex is RequestFailedException { Status: 404 }));
         }
         catch (Exception) when (cached?.Current is not null && !cancellationToken.IsCancellationRequested)
         {
@@ -349,7 +388,7 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
             }
             catch (Exception probeError) when (Refusal(probeError) is { } refused)
             {
-                return FailClosed(cached, probe, refused);
+                return (null, FailClosed(cached, probe, refused));
             }
             catch (Exception) when (!cancellationToken.IsCancellationRequested)
             {
@@ -358,95 +397,26 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
 
             throw;
         }
-
-        // Current: the newest version whose nbf has passed (enabled or not: a disabled or expired current fails closed
-        // rather than falling back to an older one). Staged: enabled versions whose nbf is still ahead.
-        var currentProperties = versions
-            .Where(v => v.CreatedOn is not null && (v.NotBefore is null || v.NotBefore <= now))
-            .MaxBy(v => v.CreatedOn!.Value);
-        var stagedProperties = versions
-            .Where(v => v.Enabled == true && v.CreatedOn is not null && v.NotBefore > now && (v.ExpiresOn is null || v.ExpiresOn > now))
-            .OrderByDescending(v => v.CreatedOn!.Value)
-            .Take(MaxStagedVersions)
-            .ToList();
-
-        var staged = new List<KeyVaultKeySet.StagedKey>(stagedProperties.Count);
-        foreach (var properties in stagedProperties)
-        {
-            if (await TryGetVersionAsync(cached, properties.Version, cancellationToken).ConfigureAwait(false) is { } key)
-            {
-                staged.Add(new KeyVaultKeySet.StagedKey(key, new KeyVaultKeySet.KeyWindow(properties.NotBefore, properties.ExpiresOn)));
-            }
-        }
-
-        SigningKey? current = null;
-        string? unusable = null;
-        if (currentProperties is null)
-        {
-            unusable = stagedProperties.Count > 0
-                ? $"no version is active yet (the newest is staged until {stagedProperties[0].NotBefore:u})"
-                : "the secret has no version";
-        }
-        else
-        {
-            // Read it at every refresh, cached or not: this read is the revocation check (403 disabled or access removed,
-            // 404 deleted, 401 credential no longer accepted).
-            try
-            {
-                var secret = (await _client.GetSecretAsync(_secretName, currentProperties.Version, cancellationToken).ConfigureAwait(false)).Value;
-                current = cached?.Cached(secret.Properties.Version) ?? Decode(secret, out var reason)
-                    ?? throw new SecretRefusedException(_secretName, secret.Properties.Version, reason);
-                if (secret.Properties.Enabled == false || currentProperties.Enabled != true)
-                {
-                    unusable = "it is disabled";
-                    current = null;
-                }
-            }
-            catch (Exception ex) when (Refusal(ex) is { } refused)
-            {
-                unusable = refused;
-            }
-        }
-
-        var candidates = new List<SecretProperties>();
-        foreach (var version in versions)
-        {
-            if (!string.Equals(version.Version, currentProperties?.Version, StringComparison.Ordinal) &&
-                version.Enabled == true &&
-                version.CreatedOn is { } created && created <= (currentProperties?.CreatedOn ?? now) &&
-                (version.ExpiresOn is null || version.ExpiresOn > now) &&
-                (version.NotBefore is null || version.NotBefore <= now))
-            {
-                candidates.Add(version);
-            }
-        }
-
-        candidates.Sort((a, b) => b.CreatedOn!.Value.CompareTo(a.CreatedOn!.Value));
-        var previous = new List<KeyVaultKeySet.PreviousKey>();
-        // A version is replaced when its successor became active (its nbf, if staged, else its creation).
-        var replacedOn = currentProperties is null ? now : ActiveFrom(currentProperties);
-        for (var i = 0; i < candidates.Count && i < _options.AcceptedPreviousVersions; i++)
-        {
-            if (now - replacedOn > _options.MaxVersionAge)
-            {
-                break;
-            }
-
-            var properties = candidates[i];
-            if (await TryGetVersionAsync(cached, properties.Version, cancellationToken).ConfigureAwait(false) is { } key)
-            {
-                previous.Add(new KeyVaultKeySet.PreviousKey(key, replacedOn, new KeyVaultKeySet.KeyWindow(properties.NotBefore, properties.ExpiresOn)));
-            }
-
-            replacedOn = ActiveFrom(properties);
-        }
-
-        var window = new KeyVaultKeySet.KeyWindow(currentProperties?.NotBefore, currentProperties?.ExpiresOn);
-        return new KeyVaultKeySet(current, window, previous, currentProperties?.Version, unusable, staged, now, _options.MaxCachedKeyAge);
     }
 
-    private static DateTimeOffset ActiveFrom(SecretProperties version) =>
-        version.NotBefore is { } notBefore && notBefore > version.CreatedOn!.Value ? notBefore : version.CreatedOn!.Value;
+    /// <summary>
+    /// The current version's key, read at every refresh, cached or not: this read is the revocation check (403 disabled
+    /// or access removed, 404 deleted, 401 credential no longer accepted). Null with the reason when it cannot sign.
+    /// </summary>
+    private async Task<(SigningKey? Key, string? Unusable)> ReadCurrentAsync(KeyVaultKeySet? cached, KeyVersion version, string? listedRefusal, CancellationToken cancellationToken)
+    {
+        try
+        {
+            var secret = (await _client.GetSecretAsync(_secretName, version.Version, cancellationToken).ConfigureAwait(false)).Value;
+            var key = cached?.Cached(secret.Properties.Version) ?? Decode(secret, out var reason)
+                ?? throw new SecretRefusedException(_secretName, secret.Properties.Version, reason);
+            return secret.Properties.Enabled == false || listedRefusal is not null ? (null, "it is disabled") : (key, null);
+        }
+        catch (Exception ex) when (Refusal(ex) is { } refused)
+        {
+            return (null, refused);
+        }
+    }
 
     /// <summary>An earlier or staged version's key: cached (versions never change), or read once; null if refused or malformed.</summary>
     private async Task<SigningKey?> TryGetVersionAsync(KeyVaultKeySet? cached, string version, CancellationToken cancellationToken)

@@ -67,41 +67,10 @@ public sealed class SigningKey
         }
     }
 
-    /// <summary>
-    /// Computes HMAC-SHA256 over the bytes <paramref name="write"/> commits to <paramref name="destination"/>,
-    /// hashing each committed span as it is committed (<see cref="HashingBufferWriter"/>) instead of reading the
-    /// bytes back afterwards; with <paramref name="overlapChunkBytes"/> above 0, on another core while writing goes
-    /// on, in chunks of that size (<see cref="OverlappedHashingBufferWriter"/>).
-    /// </summary>
-    internal Signature SignWhileWriting<TState>(
-        IBufferWriter<byte> destination, TState state, Action<IBufferWriter<byte>, TState> write, int overlapChunkBytes = 0)
-    {
-        var hash = Rent();
-        try
-        {
-            if (overlapChunkBytes > 0)
-            {
-                OverlappedHashingBufferWriter.Write(destination, new HashTargets(hash), overlapChunkBytes, state, write);
-            }
-            else
-            {
-                write(new HashingBufferWriter(destination, new HashTargets(hash)), state);
-            }
-        }
-        catch
-        {
-            // Part of a message is in it: never lend it out again.
-            hash.Dispose();
-            throw;
-        }
-
-        return Complete(hash);
-    }
-
     /// <inheritdoc />
     public override string ToString() => $"SigningKey({KeyId})";
 
-    /// <summary>An HMAC under this key from the pool, for <see cref="KeyMacs"/>; give it back with <see cref="Complete"/>.</summary>
+    /// <summary>An HMAC under this key from the pool, for the hashing writers (<c>Hashing/</c>); give it back with <see cref="Complete"/>.</summary>
     internal IncrementalHash RentHash() => Rent();
 
     /// <summary>The MAC of what <paramref name="hash"/> was fed; the instance goes back to the pool.</summary>

@@ -1,5 +1,7 @@
 using WidgetSigning.Envelopes;
+using WidgetSigning.Hashing;
 using WidgetSigning.Keys;
+using WidgetSigning.Pipeline;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Microsoft.IO;
@@ -18,56 +20,51 @@ public sealed class EnvelopeSigner
     private const int MinimumEnvelopeBytes = 14;
     private const int MinimumWidgetBytes = 231;
 
-    // Writing and hashing overlap on two cores only when that can shorten a signature: an envelope large enough
-    // to repay the hand-off (issue 13: a thread-pool wake-up is tens of µs; a 256 KB envelope takes ~250 µs to
-    // sign), and a spare core (at most one signature in flight per two cores, and no work queued in the thread
-    // pool), so under load, when every core is already busy, nothing is added. 16 KB chunks start the hashing sooner than 64 KB blocks.
-    private const long OverlapMinimumBytes = 256 * 1024;
+    // Writing and hashing overlap on two cores only when the spare-core policy says it pays (SpareCorePolicy). 16 KB
+    // chunks start the hashing sooner than 64 KB blocks.
     private const int OverlapChunkBytes = 16 * 1024;
 
     // The hand-over array behind the reader is presized from the body (like the reader's own list) up to this.
     private const int MaxHandOverWidgets = 8 * 1024;
-
-    private static int _inFlight;
 
     private readonly RecyclableMemoryStreamManager _streams;
     private readonly IReceiverKeySource _keys;
     private readonly ILogger<EnvelopeSigner> _logger;
     private readonly TimeProvider _time;
     private readonly long _maxCanonicalBytes;
+    private readonly SpareCorePolicy _spareCores;
 
     /// <summary>
     /// Creates the signer, with the system clock for <c>webhook-timestamp</c>; <paramref name="options"/> gives the
-    /// canonical size limit (default <see cref="EnvelopeOptions.DefaultMaxCanonicalBytes"/>).
+    /// canonical size limit (default <see cref="EnvelopeOptions.DefaultMaxCanonicalBytes"/>), <paramref name="spareCores"/>
+    /// when work may go to a second core (default: a policy of its own with <see cref="SpareCoreOptions"/>' defaults).
     /// </summary>
-    public EnvelopeSigner(RecyclableMemoryStreamManager streams, IReceiverKeySource keys, ILogger<EnvelopeSigner> logger, IOptions<EnvelopeOptions>? options = null)
-        : this(streams, keys, TimeProvider.System, logger, options)
+    public EnvelopeSigner(
+        RecyclableMemoryStreamManager streams, IReceiverKeySource keys, ILogger<EnvelopeSigner> logger, IOptions<EnvelopeOptions>? options = null, SpareCorePolicy? spareCores = null)
+        : this(streams, keys, TimeProvider.System, logger, options, spareCores)
     {
     }
 
     /// <summary>
     /// Creates the signer; <paramref name="time"/> gives <c>webhook-timestamp</c>, <paramref name="options"/> the
-    /// canonical size limit (default <see cref="EnvelopeOptions.DefaultMaxCanonicalBytes"/>).
+    /// canonical size limit (default <see cref="EnvelopeOptions.DefaultMaxCanonicalBytes"/>), <paramref name="spareCores"/>
+    /// when work may go to a second core (default: a policy of its own with <see cref="SpareCoreOptions"/>' defaults).
     /// </summary>
     public EnvelopeSigner(
-        RecyclableMemoryStreamManager streams, IReceiverKeySource keys, TimeProvider time, ILogger<EnvelopeSigner> logger, IOptions<EnvelopeOptions>? options = null)
+        RecyclableMemoryStreamManager streams,
+        IReceiverKeySource keys,
+        TimeProvider time,
+        ILogger<EnvelopeSigner> logger,
+        IOptions<EnvelopeOptions>? options = null,
+        SpareCorePolicy? spareCores = null)
     {
         _streams = streams;
         _keys = keys;
         _time = time;
         _logger = logger;
         _maxCanonicalBytes = options?.Value.MaxCanonicalBytes ?? EnvelopeOptions.DefaultMaxCanonicalBytes;
+        _spareCores = spareCores ?? SpareCorePolicy.For(SpareCoreMode.Adaptive);
     }
-
-    /// <summary>When work goes to a second core; <see cref="SigningOverlap.Adaptive"/> unless a test says otherwise.</summary>
-    internal SigningOverlap Overlap { get; init; }
-
-    /// <summary>
-    /// Whether, with no core to hand work to, the reader's thread writes and hashes each run of widgets as soon as it is
-    /// read rather than read the whole envelope, then sign it; false only in tests of the read-then-sign path, which
-    /// production takes when the keys are not at hand yet.
-    /// </summary>
-    internal bool SignsWhileReading { get; init; } = true;
 
     /// <summary>
     /// Signs <paramref name="envelope"/> for <paramref name="request"/>'s receivers: every receiver's keys' MACs, in the
@@ -117,7 +114,7 @@ public sealed class EnvelopeSigner
         var keysAsked = false;
         var lease = request?.Lease;
         SignPlan plan = default;
-        var inFlight = Interlocked.Increment(ref _inFlight);
+        var inFlight = _spareCores.Enter();
         try
         {
             ArgumentNullException.ThrowIfNull(reader);
@@ -125,8 +122,8 @@ public sealed class EnvelopeSigner
             plan = SignPlan.Of(request);
             pendingKeys = KeysFor(request, cancellationToken);
             keysAsked = true;
-            var helper = PipelinePays(utf8Json, inFlight);
-            if (pendingKeys.IsCompletedSuccessfully && (helper || (SignsWhileReading && utf8Json.CanSeek)))
+            var helper = utf8Json.CanSeek && inFlight.SpareCoreFor(utf8Json.Length - utf8Json.Position);
+            if (pendingKeys.IsCompletedSuccessfully && utf8Json.CanSeek)
             {
                 // Taken once: a ValueTask may be consumed only once, and the fallback below awaits this one instead.
                 var keys = pendingKeys.Result;
@@ -145,7 +142,7 @@ public sealed class EnvelopeSigner
         }
         finally
         {
-            Interlocked.Decrement(ref _inFlight);
+            inFlight.Dispose();
             utf8Json.Dispose();
         }
 
@@ -195,7 +192,7 @@ public sealed class EnvelopeSigner
         var timestamp = _time.GetUtcNow().ToUnixTimeSeconds();
         var macs = CreateMacs(keys, plan, timestamp);
         RecyclableMemoryStream? canonical = null;
-        var inFlight = Interlocked.Increment(ref _inFlight);
+        using var inFlight = _spareCores.Enter();
         try
         {
             // Sized up front from a lower bound (each widget's fixed members), so the stream doesn't grow its block
@@ -204,7 +201,7 @@ public sealed class EnvelopeSigner
             lease?.Cover(estimate);
             canonical = _streams.GetStream(StreamTag, estimate);
             var destination = new BudgetedBufferWriter(canonical, lease, _maxCanonicalBytes);
-            if (Pays(estimate, inFlight))
+            if (inFlight.SpareCoreFor(estimate))
             {
                 // Two cores: this thread writes, the spare core feeds the MACs each 16 KB, and this thread takes a
                 // chunk of hashing off it whenever it falls behind, so both finish together.
@@ -223,10 +220,6 @@ public sealed class EnvelopeSigner
             macs.Abandon();
             canonical?.Dispose();
             throw;
-        }
-        finally
-        {
-            Interlocked.Decrement(ref _inFlight);
         }
     }
 
@@ -259,8 +252,7 @@ public sealed class EnvelopeSigner
             pipeline = new SigningPipeline(
                 destination,
                 (int)Math.Min(body / MinimumWidgetBytes, MaxHandOverWidgets),
-                leaveWhenBusy: Overlap == SigningOverlap.Adaptive,
-                sleepWhileWaiting: true,
+                _spareCores,
                 inline: !helper);
             if (helper)
             {
@@ -271,7 +263,7 @@ public sealed class EnvelopeSigner
             {
                 // The spare core also scans the body's blocks ahead of the reader (~0.8 ms of a 1 MB body), beside the
                 // pipeline's helper, which mostly sleeps between runs.
-                reader.ReadInto(utf8Json, pipeline, pooled.GetReadOnlySequence().Slice(pooled.Position));
+                ScanAheadStream.ReadInto(reader, pooled, pipeline);
             }
             else
             {
@@ -289,26 +281,6 @@ public sealed class EnvelopeSigner
             throw;
         }
     }
-
-    private bool PipelinePays(Stream utf8Json, int inFlight) => utf8Json.CanSeek && Pays(utf8Json.Length - utf8Json.Position, inFlight);
-
-    private bool Pays(long bytes, int inFlight) => Overlap switch
-    {
-        SigningOverlap.Always => true,
-        SigningOverlap.Never => false,
-        _ => bytes >= OverlapMinimumBytes && CoreIsSpare(inFlight),
-    };
-
-    // At most one signature in flight per two cores, and no work queued in the thread pool: under load, when every
-    // core is already busy, nothing is handed to another thread.
-    /// <summary>
-    /// Whether a second core is still spare for work already handed to it (the pipeline's helper asks while it waits):
-    /// no other read-and-sign has started since. Work queued in the thread pool is not asked here: a timer's callback
-    /// queued for a moment would end the overlap for the rest of the envelope.
-    /// </summary>
-    internal static bool CoreStillSpare() => Volatile.Read(ref _inFlight) <= Environment.ProcessorCount / 2;
-
-    private static bool CoreIsSpare(int inFlight) => inFlight <= Environment.ProcessorCount / 2 && ThreadPool.PendingWorkItemCount == 0;
 
     // Only the chains the forms need: the plain form one per key; the Standard Webhooks form one per key, fed its
     // id.timestamp. prefix here when the id is known now, or after the pass (with a SHA-256 in the pass for the id) when

@@ -1,5 +1,6 @@
 using WidgetSigning.Envelopes;
 using WidgetSigning.Keys;
+using WidgetSigning.Pipeline;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
@@ -9,12 +10,14 @@ using Microsoft.Extensions.Options;
 namespace WidgetSigning.Signing;
 
 /// <summary>
-/// Registers the host-independent signing core. The in-process <c>Startup</c> calls this today; an
-/// isolated-worker <c>Program</c> would call the same method.
+/// Registers the host-independent signing core; both hosts' start-up (<c>Startup</c>, <c>Program</c>) call it.
 /// </summary>
 public static class SigningServiceCollectionExtensions
 {
-    /// <summary>Adds options, the one stream pool, the envelope reader, the signer, the verifier and the key source.</summary>
+    /// <summary>
+    /// Adds options, the one stream pool, the memory budget, the spare-core policy, the envelope reader, the signer, the
+    /// verifier and the key source.
+    /// </summary>
     public static IServiceCollection AddWidgetSigning(this IServiceCollection services, IConfiguration configuration)
     {
         ArgumentNullException.ThrowIfNull(services);
@@ -51,6 +54,9 @@ public static class SigningServiceCollectionExtensions
         services.TryAddSingleton(provider => CreateBudget(
             provider.GetRequiredService<IOptions<MemoryBudgetOptions>>().Value,
             provider.GetRequiredService<ILoggerFactory>().CreateLogger("FunctionApp.MemoryBudget")));
+        // One policy per process: it counts every signature in flight, whichever host path started it.
+        services.AddOptions<SpareCoreOptions>().Bind(configuration.GetSection(SpareCoreOptions.SectionName)).ValidateDataAnnotations().ValidateOnStart();
+        services.TryAddSingleton<SpareCorePolicy>();
         services.TryAddSingleton(provider => new WidgetEnvelopeReader(provider.GetRequiredService<IOptions<EnvelopeOptions>>().Value));
         services.TryAddSingleton<EnvelopeSigner>();
         services.TryAddSingleton<EnvelopeVerifier>();

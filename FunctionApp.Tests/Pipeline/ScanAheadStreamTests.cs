@@ -2,11 +2,12 @@ using System.Text;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.IO;
 using WidgetSigning.Envelopes;
+using WidgetSigning.Pipeline;
 
-namespace FunctionApp.Tests.Envelopes;
+namespace FunctionApp.Tests.Pipeline;
 
 /// <summary>
-/// The byte scan run ahead on a spare core (issue 30) answers exactly as the scan on the reader's thread: after every
+/// The byte scan run ahead on a spare core answers exactly as the scan on the reader's thread: after every
 /// read, the same bytes passed on and the same findings, whether the helper scanned everything first, raced the reader,
 /// or never started; so every error answer of the reader stays the same.
 /// </summary>
@@ -110,7 +111,7 @@ public sealed class ScanAheadStreamTests
     }
 
     [Theory]
-    [MemberData(nameof(WidgetEnvelopeReaderTests.InvalidCases), MemberType = typeof(WidgetEnvelopeReaderTests))]
+    [MemberData(nameof(Envelopes.WidgetEnvelopeReaderTests.InvalidCases), MemberType = typeof(Envelopes.WidgetEnvelopeReaderTests))]
     public void ReadInto_ScanAheadOnInvalidEnvelope_SameErrorAsRead(string name)
     {
         // Arrange: the reader as production runs it with a core spare, over a pooled body.
@@ -120,7 +121,7 @@ public sealed class ScanAheadStreamTests
         using var pooled = Pooled(input, blockSize: 1024);
 
         // Act
-        var error = Assert.Throws<EnvelopeFormatException>(() => reader.ReadInto(pooled, new NullSink(), pooled.GetReadOnlySequence()));
+        var error = Assert.Throws<EnvelopeFormatException>(() => ScanAheadStream.ReadInto(reader, pooled, new NullSink()));
 
         // Assert
         Assert.Equal(expected.JsonPath, error.JsonPath);
@@ -131,7 +132,7 @@ public sealed class ScanAheadStreamTests
     {
         using var plain = new MemoryStream(body, writable: false);
         using var pooled = Pooled(body, blockSize);
-        using var scanner = new SurrogateEscapeScanner(plain);
+        using var scanner = new StrictJsonGuard(plain);
         using var scanAhead = new ScanAheadStream(pooled, pooled.GetReadOnlySequence());
         switch (ahead)
         {

@@ -1,12 +1,12 @@
 using System.Diagnostics.Metrics;
 
-namespace WidgetSigning.Signing;
+namespace WidgetSigning.Pipeline;
 
 /// <summary>
 /// Who wrote the canonical form behind the reader (<see cref="SigningPipeline"/>), counted per run of widgets: the
 /// helper on the spare core, or the reader's own thread once reading ended. A process whose helper writes a small share
-/// gains nothing from the spare core; one whose requests cost more than reading although its helper writes most runs is
-/// in issue 30's slow mode. Published on the <c>WidgetSigning</c> meter (<c>dotnet-counters monitor --counters
+/// gains nothing from the spare core; one whose requests cost more than reading although its helper writes most runs
+/// has its helper competing with the reader for one core. Published on the <c>WidgetSigning</c> meter (<c>dotnet-counters monitor --counters
 /// WidgetSigning</c>) and read by the benchmarks' slow-mode probe; the helper's sleeps between runs too.
 /// </summary>
 internal static class PipelineCounters

@@ -3,9 +3,8 @@ using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
 using System.Text.Unicode;
-using WidgetSigning.Envelopes;
 
-namespace WidgetSigning.Signing;
+namespace WidgetSigning.Envelopes;
 
 /// <summary>
 /// Writes an envelope's canonical JSON (CANONICAL.md) as UTF-8, straight into the destination's own memory.

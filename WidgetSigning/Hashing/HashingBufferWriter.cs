@@ -1,6 +1,6 @@
 using System.Buffers;
 
-namespace WidgetSigning.Keys;
+namespace WidgetSigning.Hashing;
 
 /// <summary>
 /// Passes a writer's memory through from <c>destination</c> and appends each committed span to the HMACs (one or several) as it is

@@ -1,7 +1,7 @@
 using System.Buffers;
 using System.Security.Cryptography;
 
-namespace WidgetSigning.Keys;
+namespace WidgetSigning.Hashing;
 
 /// <summary>
 /// Writing and hashing on two cores, the work shared so that both finish together: the caller's thread fills the
@@ -15,7 +15,7 @@ namespace WidgetSigning.Keys;
 /// </summary>
 /// <remarks>
 /// <para>
-/// Why shared rather than split by HMAC (issue 22): a signature carries two HMACs (<c>X-Signature</c> and the Standard
+/// Why shared rather than split by HMAC: a signature carries two HMACs (<c>X-Signature</c> and the Standard
 /// Webhooks one), and writing costs ~0.4–0.85 of one, so any fixed split (the writer plus one HMAC on one core, the
 /// other HMAC on the other) leaves one core idle for a third of the time. Each HMAC is one sequential chain, so it is
 /// owned by one thread at a time: a thread takes it with a compare-and-swap, appends one chunk, and lets it go.

@@ -1,12 +1,13 @@
 using System.Buffers;
 using System.Security.Cryptography;
+using WidgetSigning.Hashing;
 using WidgetSigning.Keys;
 using FunctionApp.Tests.Infrastructure;
 
-namespace FunctionApp.Tests.Keys;
+namespace FunctionApp.Tests.Hashing;
 
 /// <summary>Hashing while writing (in line, or overlapped on another thread) gives the HMAC of exactly the bytes written.</summary>
-public sealed class SigningKeyTests
+public sealed class SigningKeyHashingTests
 {
     private static readonly byte[] Material = Enumerable.Range(1, 32).Select(i => (byte)i).ToArray();
 

@@ -2,7 +2,7 @@ using System.Diagnostics;
 using FunctionApp.Tests.Infrastructure;
 using Newtonsoft.Json.Linq;
 
-namespace FunctionApp.Tests.Signing;
+namespace FunctionApp.Tests.Pipeline;
 
 /// <summary>
 /// Issue 30's slow mode: when no core is spare (another process holds it), the pipeline's helper is scheduled on the

@@ -1,6 +1,6 @@
 using System.Diagnostics.Metrics;
 
-namespace WidgetSigning.Envelopes;
+namespace WidgetSigning.Pipeline;
 
 /// <summary>
 /// Who scanned a body's chunks when the scan ran ahead (<see cref="ScanAheadStream"/>): the helper on the spare core, or

@@ -1,7 +1,8 @@
+using WidgetSigning.Envelopes;
 using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
 
-namespace FunctionApp.Tests.Signing;
+namespace FunctionApp.Tests.Envelopes;
 
 /// <summary>
 /// The writer fills whatever span its destination lends to the last byte (a pool block's rest), so every token

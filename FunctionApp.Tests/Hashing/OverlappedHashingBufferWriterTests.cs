@@ -1,9 +1,9 @@
 using System.Buffers;
 using System.Security.Cryptography;
-using WidgetSigning.Keys;
+using WidgetSigning.Hashing;
 using FunctionApp.Tests.Infrastructure;
 
-namespace FunctionApp.Tests.Keys;
+namespace FunctionApp.Tests.Hashing;
 
 /// <summary>
 /// Several HMACs fed while writing, the hashing shared between the writer's thread and a spare core: each HMAC is

@@ -1,6 +1,7 @@
 using System.Security.Cryptography;
+using WidgetSigning.Keys;
 
-namespace WidgetSigning.Keys;
+namespace WidgetSigning.Hashing;
 
 /// <summary>
 /// Every hash one signature feeds in its one pass over the canonical bytes as they are written, and no other: for each

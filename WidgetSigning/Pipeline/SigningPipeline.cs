@@ -3,14 +3,14 @@ using System.Runtime.ExceptionServices;
 using System.Runtime.InteropServices;
 using WidgetSigning.Envelopes;
 
-namespace WidgetSigning.Signing;
+namespace WidgetSigning.Pipeline;
 
 /// <summary>
 /// Writes and hashes an envelope's canonical form behind its reader, on a spare core. The reader's thread hands each
 /// widget over (<see cref="Add"/>); a thread-pool thread writes each run of at least <see cref="Batch"/> widgets into
 /// the destination (which feeds every MAC as bytes are committed); once reading ends, the reader's thread writes what
 /// is left (<see cref="Complete"/>). A request then costs reading plus the last run instead of reading plus signing.
-/// Inline (no core spare, issue 30) there is no helper: the reader's thread writes each run as soon as it is handed over.
+/// Inline (no core spare) there is no helper: the reader's thread writes each run as soon as it is handed over.
 /// Either way a run's widgets are let go once written, so an envelope is never held whole.
 /// <para>
 /// The two threads take turns under one lock, taken once per run. The reader never waits for the helper except for
@@ -24,7 +24,7 @@ namespace WidgetSigning.Signing;
 /// </summary>
 internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
 {
-    /// <summary>Widgets per run: ~48 KB of the seed's canonical JSON; the last run costs at most ~60 µs (32, 128 and 256 measured, issue 22).</summary>
+    /// <summary>Widgets per run: ~48 KB of the seed's canonical JSON; the last run costs at most ~60 µs (32, 128 and 256 measured: docs/performance.md).</summary>
     internal const int Batch = 128;
 
     // SpinOnce calls (about 10 spins, then 10 yields: some tens of µs) before the helper sleeps until the next run.
@@ -34,8 +34,7 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
     private readonly object _gate = new();
     private readonly object _sleep = new();
     private readonly IBufferWriter<byte> _destination;
-    private readonly bool _leaveWhenBusy;
-    private readonly bool _sleepWhileWaiting;
+    private readonly SpareCorePolicy? _spareCores;
     private readonly bool _inline;
     private Widget[] _widgets;
     private int _count;
@@ -46,18 +45,15 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
     private int _sleeps;
 
     /// <summary>
-    /// Writes the envelope's opening now; <paramref name="expectedWidgets"/> presizes the hand-over array. With
-    /// <paramref name="leaveWhenBusy"/> (production) the helper leaves once its core is wanted; without (tests, the
-    /// benchmarks' "always" rows) it stays to the end. Between runs the helper sleeps after a short spin unless
-    /// <paramref name="sleepWhileWaiting"/> is false (the benchmarks' row of the behaviour before issue 30). With
-    /// <paramref name="inline"/> there is no helper (do not <see cref="Start"/> one): the reader's thread writes each run
-    /// as soon as it is read, so no core is asked for and no widget outlives its run.
+    /// Writes the envelope's opening now; <paramref name="expectedWidgets"/> presizes the hand-over array. The helper
+    /// leaves once <paramref name="spareCores"/> says its core is wanted; with none it stays to the end. Between runs it
+    /// sleeps after a short spin. With <paramref name="inline"/> there is no helper (do not <see cref="Start"/> one): the
+    /// reader's thread writes each run as soon as it is read, so no core is asked for and no widget outlives its run.
     /// </summary>
-    public SigningPipeline(IBufferWriter<byte> destination, int expectedWidgets, bool leaveWhenBusy = false, bool sleepWhileWaiting = true, bool inline = false)
+    public SigningPipeline(IBufferWriter<byte> destination, int expectedWidgets, SpareCorePolicy? spareCores = null, bool inline = false)
     {
         _destination = destination;
-        _leaveWhenBusy = leaveWhenBusy;
-        _sleepWhileWaiting = sleepWhileWaiting;
+        _spareCores = spareCores;
         _inline = inline;
         _widgets = ArrayPool<Widget>.Shared.Rent(Math.Max(expectedWidgets, 2 * Batch));
         CanonicalUtf8Writer.WriteStart(destination);
@@ -119,16 +115,15 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
             {
                 // Another request started reading and signing: this core is no longer idle. Leave the rest to the reader's
                 // thread (Complete writes it), rather than compete with that work for the core.
-                if (_leaveWhenBusy && spinner.Count % 16 == 15 && !EnvelopeSigner.CoreStillSpare())
+                if (_spareCores is not null && spinner.Count % 16 == 15 && !_spareCores.CoreStillSpare())
                 {
                     return;
                 }
 
-                // Spins and yields for a few tens of µs, then sleeps until the reader publishes the next run (issue 30: the
-                // next run is ~200 µs of reading away, and spinning through that cost ~2 ms of CPU per 1 MB request; when
-                // no core is spare and this thread shares the reader's, spinning took the reader's time slices: the slow
-                // mode, up to 1.9x reading). Before, it only spun and yielded (the benchmarks' "helper spins" row).
-                if (!_sleepWhileWaiting || spinner.Count < SpinsBeforeSleeping)
+                // Spins and yields for a few tens of µs, then sleeps until the reader publishes the next run: the next run
+                // is ~200 µs of reading away, and spinning through that cost ~2 ms of CPU per 1 MB request; when no core is
+                // spare and this thread shares the reader's, spinning takes the reader's time slices (up to 1.9x reading).
+                if (spinner.Count < SpinsBeforeSleeping)
                 {
                     spinner.SpinOnce(sleep1Threshold: -1);
                     continue;
@@ -238,7 +233,7 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
             CanonicalUtf8Writer.WriteWidgets(run, _written == 0, _destination);
 
             // Written widgets are let go at once: held to the end, a 1 MB envelope's ~2.5 MB of widgets and strings
-            // survived every collection during reading and was copied into older generations (issue 30).
+            // survived every collection during reading and was copied into older generations.
             run.Clear();
             _written = upTo;
             if (byHelper)

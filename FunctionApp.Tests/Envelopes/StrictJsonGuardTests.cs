@@ -3,7 +3,7 @@ using WidgetSigning.Envelopes;
 
 namespace FunctionApp.Tests.Envelopes;
 
-public sealed class SurrogateEscapeScannerTests
+public sealed class StrictJsonGuardTests
 {
     [Theory]
     [InlineData(@"{""a"":""\ud83d\ude00""}", false)]
@@ -18,7 +18,7 @@ public sealed class SurrogateEscapeScannerTests
     public void HasUnpairedSurrogateEscape_RawJson_FindsOnlyLoneHalves(string json, bool expected)
     {
         // Act
-        var found = SurrogateEscapeScanner.HasUnpairedSurrogateEscape(Encoding.UTF8.GetBytes(json));
+        var found = StrictJsonGuard.HasUnpairedSurrogateEscape(Encoding.UTF8.GetBytes(json));
 
         // Assert
         Assert.Equal(expected, found);

@@ -1,9 +1,9 @@
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.IO;
-using WidgetSigning.Envelopes;
+using WidgetSigning.Pipeline;
 using Xunit.Abstractions;
 
-namespace FunctionApp.Tests.Envelopes;
+namespace FunctionApp.Tests.Pipeline;
 
 /// <summary>
 /// The scan ahead walks the pooled body's blocks once, however many there are: finding each next chunk by slicing the

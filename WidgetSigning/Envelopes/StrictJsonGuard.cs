@@ -3,22 +3,25 @@ using System.Globalization;
 namespace WidgetSigning.Envelopes;
 
 /// <summary>
-/// A read-only pass-through stream that inspects the raw JSON bytes once, as the reader pulls them, for the two things
-/// Newtonsoft would otherwise hide or make expensive:
+/// Guards what the reader hands Newtonsoft: a read-only pass-through stream that checks the raw JSON bytes once, as the
+/// reader pulls them, against four rules Newtonsoft would otherwise bend, hide or make expensive:
 /// <list type="bullet">
-/// <item><c>\uD800</c>-style escapes that do not form a surrogate pair. Newtonsoft silently turns them into U+FFFD, so
-/// the signed text would differ from what was sent; a real U+FFFD (raw or <c>\ufffd</c>) is fine. The scanner records
-/// the ordinal of the first double-quoted string holding one, which the reader compares with its own count of string
-/// tokens to name the exact JSON path.</item>
-/// <item>Unquoted tokens (numbers, literals) longer than <see cref="MaxUnquotedTokenBytes"/>. An envelope has none
+/// <item>Strict JSON (RFC 8259). Newtonsoft also takes NaN, Infinity, hex, leading zeros, single quotes, comments, empty
+/// and trailing commas, unquoted names, other spaces, raw control characters in strings and the <c>\'</c> escape; the
+/// first such byte is recorded with the token it belongs to (<see cref="FirstViolationToken"/>), and inside a string
+/// the stream ends there.</item>
+/// <item>Surrogate escapes pair. Newtonsoft silently turns an unpaired <c>\uD800</c>-style escape into U+FFFD, so the
+/// signed text would differ from what was sent; a real U+FFFD (raw or <c>\ufffd</c>) is fine. The ordinal of the first
+/// string holding one is recorded, which the reader compares with its own count of string tokens to name the JSON path.</item>
+/// <item>Unquoted tokens (numbers, literals) are at most <see cref="MaxUnquotedTokenBytes"/>. An envelope has none
 /// (every value is a string), and Newtonsoft parses a long integer as a <c>BigInteger</c> in time quadratic in its length,
 /// so the stream ends there: the reader then meets a short token in that place and rejects it.</item>
-/// <item>Member names longer than <see cref="MaxMemberNameBytes"/> (the longest envelope member, fully escaped, is 60
+/// <item>Member names are at most <see cref="MaxMemberNameBytes"/> (the longest envelope member, fully escaped, is 60
 /// bytes). The stream ends inside such a name, so a megabyte-long name is never decoded, copied and hashed.</item>
 /// </list>
 /// Linear in the body and independent of the underlying stream's type: nothing here needs to see a buffer.
 /// </summary>
-internal sealed class SurrogateEscapeScanner : ScannedStream
+internal sealed class StrictJsonGuard : ScannedStream
 {
     /// <summary>The longest run of bytes outside strings, other than whitespace and punctuation, that is passed on.</summary>
     public const int MaxUnquotedTokenBytes = 64;
@@ -52,7 +55,7 @@ internal sealed class SurrogateEscapeScanner : ScannedStream
     private Cut _cutReason;
 
     /// <summary>Wraps <paramref name="inner"/>, which is left open.</summary>
-    public SurrogateEscapeScanner(Stream inner)
+    public StrictJsonGuard(Stream inner)
     {
         ArgumentNullException.ThrowIfNull(inner);
         _inner = inner;
@@ -111,7 +114,7 @@ internal sealed class SurrogateEscapeScanner : ScannedStream
     /// <returns>True if it has an unpaired surrogate escape.</returns>
     public static bool HasUnpairedSurrogateEscape(ReadOnlySpan<byte> json)
     {
-        using var scanner = new SurrogateEscapeScanner(Null);
+        using var scanner = new StrictJsonGuard(Null);
         scanner.Scan(json);
         scanner.EndOfInput();
         return scanner.FirstUnpairedString != 0;
@@ -135,8 +138,8 @@ internal sealed class SurrogateEscapeScanner : ScannedStream
         return Scan(buffer[..read]);
     }
 
-    /// <summary>A copy of the state so far (<see cref="ScanAheadStream"/> replays a chunk from it to place an event exactly).</summary>
-    internal SurrogateEscapeScanner Snapshot() => (SurrogateEscapeScanner)MemberwiseClone();
+    /// <summary>A copy of the state so far (<c>Pipeline/ScanAheadStream</c> replays a chunk from it to place an event exactly).</summary>
+    internal StrictJsonGuard Snapshot() => (StrictJsonGuard)MemberwiseClone();
 
     /// <summary>
     /// Advances the state over <paramref name="data"/>; returns how many bytes may be passed on. The state after a run of
@@ -147,174 +150,221 @@ internal sealed class SurrogateEscapeScanner : ScannedStream
         var i = 0;
         while (i < data.Length)
         {
-            switch (_state)
+            // Each step consumes at least one byte, or returns where the bytes passed on stop.
+            var stop = _state switch
             {
-                case State.Outside:
-                    var b = data[i];
-                    if (_bomBytes < 3)
-                    {
-                        // The UTF-8 byte order mark the decoder skips (RFC 8259 section 8.1 lets a parser ignore it).
-                        if (_tokens == 0 && _unquotedRun == 0 && b == Utf8Bom[_bomBytes])
-                        {
-                            _bomBytes++;
-                            i++;
-                            break;
-                        }
-
-                        _bomBytes = 3;
-                    }
-
-                    if (b == (byte)'"')
-                    {
-                        EndUnquoted();
-                        _state = State.InString;
-                        _strings++;
-                        _tokens++;
-                        _lastStructure = (byte)'"';
-                        _inName = _expectName;
-                        _nameBytes = 0;
-                        _expectName = false;
-                    }
-                    else if (b is (byte)' ' or (byte)'\t' or (byte)'\r' or (byte)'\n')
-                    {
-                        EndUnquoted();
-                    }
-                    else if (b is (byte)'{' or (byte)'}' or (byte)'[' or (byte)']' or (byte)',' or (byte)':')
-                    {
-                        EndUnquoted();
-                        Separators(b);
-                        Structure(b);
-                    }
-                    else if (++_unquotedRun > MaxUnquotedTokenBytes)
-                    {
-                        _cutReason = Cut.UnquotedToken;
-                        return i;
-                    }
-                    else
-                    {
-                        if (_unquotedRun == 1)
-                        {
-                            _tokens++;
-                            _lastStructure = (byte)'1';
-                            _literal = Literal.Start;
-                            _literalAt = 0;
-                        }
-
-                        UnquotedByte(b);
-                        _expectName = false;
-                    }
-
-                    i++;
-                    break;
-
-                case State.InString:
-                    if (_pendingHigh && data[i] != (byte)'\\')
-                    {
-                        // A high surrogate escape must be followed at once by the low one, as another escape.
-                        Unpaired();
-                    }
-
-                    // The bulk of a body: vectorized skip to the next quote, backslash or raw control character.
-                    var next = data[i..].IndexOfAny(StringStops);
-                    if (_inName && _nameBytes + (next < 0 ? data.Length - i : next) > MaxMemberNameBytes)
-                    {
-                        _cutReason = Cut.MemberName;
-                        return i + (MaxMemberNameBytes - _nameBytes);
-                    }
-
-                    if (next < 0)
-                    {
-                        _nameBytes += data.Length - i;
-                        return data.Length;
-                    }
-
-                    _nameBytes += next + 1;
-                    i += next;
-                    if (data[i] < 0x20)
-                    {
-                        Violate(_tokens, string.Create(
-                            CultureInfo.InvariantCulture,
-                            $"A string holds a raw control character (U+{data[i]:X4}); JSON (RFC 8259) requires U+0000-U+001F escaped, e.g. \\u{data[i]:x4}."));
-
-                        // The stream ends here: a 16 MiB string of them is never decoded into a 32 MB one only to be refused.
-                        _cutReason = Cut.Violation;
-                        return i;
-                    }
-
-                    _state = data[i] == (byte)'"' ? State.Outside : State.Escape;
-                    i++;
-                    break;
-
-                case State.Escape:
-                    if (_inName && ++_nameBytes > MaxMemberNameBytes)
-                    {
-                        _cutReason = Cut.MemberName;
-                        return i;
-                    }
-
-                    if (data[i] == (byte)'u')
-                    {
-                        _state = State.Unicode;
-                        _hexCount = 0;
-                        _hexValue = 0;
-                    }
-                    else
-                    {
-                        if (data[i] is not ((byte)'"' or (byte)'\\' or (byte)'/' or (byte)'b' or (byte)'f' or (byte)'n' or (byte)'r' or (byte)'t'))
-                        {
-                            // Newtonsoft takes \' (and rejects the rest itself); RFC 8259 has only these eight and \u.
-                            Violate(_tokens, data[i] == (byte)'\''
-                                ? "A string holds the escape \\'; JSON (RFC 8259) has no single-quote escape: write ' as itself."
-                                : "A string holds an escape JSON (RFC 8259) does not define; only \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX are.");
-                            _cutReason = Cut.Violation;
-                            return i;
-                        }
-
-                        // "\\", "\n", "\"", …: not the low half a pending high surrogate needs.
-                        if (_pendingHigh)
-                        {
-                            Unpaired();
-                        }
-
-                        _state = State.InString;
-                    }
-
-                    i++;
-                    break;
-
-                case State.Unicode:
-                    var digit = HexValue(data[i]);
-                    if (digit < 0)
-                    {
-                        // Not a valid escape; Newtonsoft rejects it. Re-read this byte as string content.
-                        if (_pendingHigh)
-                        {
-                            Unpaired();
-                        }
-
-                        _state = State.InString;
-                        break;
-                    }
-
-                    if (_inName && ++_nameBytes > MaxMemberNameBytes)
-                    {
-                        _cutReason = Cut.MemberName;
-                        return i;
-                    }
-
-                    _hexValue = (_hexValue << 4) | digit;
-                    i++;
-                    if (++_hexCount == 4)
-                    {
-                        CompleteEscape(_hexValue);
-                        _state = State.InString;
-                    }
-
-                    break;
+                State.Outside => StepOutside(data, ref i),
+                State.InString => StepInString(data, ref i),
+                State.Escape => StepEscape(data, ref i),
+                _ => StepUnicode(data, ref i),
+            };
+            if (stop >= 0)
+            {
+                return stop;
             }
         }
 
         return data.Length;
+    }
+
+    // One byte between tokens: the BOM, a string's opening quote, whitespace, punctuation, or a byte of an unquoted token.
+    private int StepOutside(ReadOnlySpan<byte> data, ref int i)
+    {
+        var b = data[i];
+        if (SkipsBom(b))
+        {
+            i++;
+            return -1;
+        }
+
+        if (b == (byte)'"')
+        {
+            EndUnquoted();
+            OpenString();
+        }
+        else if (b is (byte)' ' or (byte)'\t' or (byte)'\r' or (byte)'\n')
+        {
+            EndUnquoted();
+        }
+        else if (b is (byte)'{' or (byte)'}' or (byte)'[' or (byte)']' or (byte)',' or (byte)':')
+        {
+            EndUnquoted();
+            Separators(b);
+            Structure(b);
+        }
+        else if (++_unquotedRun > MaxUnquotedTokenBytes)
+        {
+            // Bounded tokens: a long number is never handed to Newtonsoft's quadratic BigInteger parse.
+            _cutReason = Cut.UnquotedToken;
+            return i;
+        }
+        else
+        {
+            if (_unquotedRun == 1)
+            {
+                _tokens++;
+                _lastStructure = (byte)'1';
+                _literal = Literal.Start;
+                _literalAt = 0;
+            }
+
+            UnquotedByte(b);
+            _expectName = false;
+        }
+
+        i++;
+        return -1;
+    }
+
+    // The UTF-8 byte order mark the decoder skips (RFC 8259 section 8.1 lets a parser ignore it), only before any token.
+    private bool SkipsBom(byte b)
+    {
+        if (_bomBytes >= 3)
+        {
+            return false;
+        }
+
+        if (_tokens == 0 && _unquotedRun == 0 && b == Utf8Bom[_bomBytes])
+        {
+            _bomBytes++;
+            return true;
+        }
+
+        _bomBytes = 3;
+        return false;
+    }
+
+    private void OpenString()
+    {
+        _state = State.InString;
+        _strings++;
+        _tokens++;
+        _lastStructure = (byte)'"';
+        _inName = _expectName;
+        _nameBytes = 0;
+        _expectName = false;
+    }
+
+    // The bulk of a body: a vectorized skip to the next quote, backslash or raw control character.
+    private int StepInString(ReadOnlySpan<byte> data, ref int i)
+    {
+        if (_pendingHigh && data[i] != (byte)'\\')
+        {
+            // A high surrogate escape must be followed at once by the low one, as another escape.
+            Unpaired();
+        }
+
+        var next = data[i..].IndexOfAny(StringStops);
+        if (_inName && _nameBytes + (next < 0 ? data.Length - i : next) > MaxMemberNameBytes)
+        {
+            _cutReason = Cut.MemberName;
+            return i + (MaxMemberNameBytes - _nameBytes);
+        }
+
+        if (next < 0)
+        {
+            _nameBytes += data.Length - i;
+            return data.Length;
+        }
+
+        _nameBytes += next + 1;
+        i += next;
+        if (data[i] < 0x20)
+        {
+            Violate(_tokens, string.Create(
+                CultureInfo.InvariantCulture,
+                $"A string holds a raw control character (U+{data[i]:X4}); JSON (RFC 8259) requires U+0000-U+001F escaped, e.g. \\u{data[i]:x4}."));
+
+            // The stream ends here: a 16 MiB string of them is never decoded into a 32 MB one only to be refused.
+            _cutReason = Cut.Violation;
+            return i;
+        }
+
+        _state = data[i] == (byte)'"' ? State.Outside : State.Escape;
+        i++;
+        return -1;
+    }
+
+    // The byte after a backslash: \u starts a hex escape; the other seven letters RFC 8259 defines end the escape.
+    private int StepEscape(ReadOnlySpan<byte> data, ref int i)
+    {
+        if (NameGrowsTooLong())
+        {
+            return i;
+        }
+
+        if (data[i] == (byte)'u')
+        {
+            _state = State.Unicode;
+            _hexCount = 0;
+            _hexValue = 0;
+            i++;
+            return -1;
+        }
+
+        if (data[i] is not ((byte)'"' or (byte)'\\' or (byte)'/' or (byte)'b' or (byte)'f' or (byte)'n' or (byte)'r' or (byte)'t'))
+        {
+            // Newtonsoft takes \' (and rejects the rest itself); RFC 8259 has only these eight and \u.
+            Violate(_tokens, data[i] == (byte)'\''
+                ? "A string holds the escape \\'; JSON (RFC 8259) has no single-quote escape: write ' as itself."
+                : "A string holds an escape JSON (RFC 8259) does not define; only \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX are.");
+            _cutReason = Cut.Violation;
+            return i;
+        }
+
+        // "\\", "\n", "\"", …: not the low half a pending high surrogate needs.
+        if (_pendingHigh)
+        {
+            Unpaired();
+        }
+
+        _state = State.InString;
+        i++;
+        return -1;
+    }
+
+    // One hex digit of \uXXXX; the fourth completes the code unit, which the surrogate rule then checks.
+    private int StepUnicode(ReadOnlySpan<byte> data, ref int i)
+    {
+        var digit = HexValue(data[i]);
+        if (digit < 0)
+        {
+            // Not a valid escape; Newtonsoft rejects it. Re-read this byte as string content.
+            if (_pendingHigh)
+            {
+                Unpaired();
+            }
+
+            _state = State.InString;
+            return -1;
+        }
+
+        if (NameGrowsTooLong())
+        {
+            return i;
+        }
+
+        _hexValue = (_hexValue << 4) | digit;
+        i++;
+        if (++_hexCount == 4)
+        {
+            CompleteEscape(_hexValue);
+            _state = State.InString;
+        }
+
+        return -1;
+    }
+
+    // Bounded member names: one more byte of a name past the limit ends the stream inside it.
+    private bool NameGrowsTooLong()
+    {
+        if (_inName && ++_nameBytes > MaxMemberNameBytes)
+        {
+            _cutReason = Cut.MemberName;
+            return true;
+        }
+
+        return false;
     }
 
     // Tracks objects and arrays so a string is known to be a member name when it starts.

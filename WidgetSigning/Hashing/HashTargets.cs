@@ -1,6 +1,6 @@
 using System.Security.Cryptography;
 
-namespace WidgetSigning.Keys;
+namespace WidgetSigning.Hashing;
 
 /// <summary>
 /// The HMACs one pass over the canonical bytes feeds: one, or a range of a <see cref="KeyMacs"/>'s. A struct over the

@@ -1,0 +1,39 @@
+using System.ComponentModel.DataAnnotations;
+
+namespace WidgetSigning.Pipeline;
+
+/// <summary>
+/// When a signature hands work to a second core (configuration section <c>SpareCores</c>): writing and hashing behind the
+/// reader, the reader's byte scan ahead of it, and the hashing of an envelope signed in memory. See
+/// <see cref="SpareCorePolicy"/> and docs/architecture.md.
+/// </summary>
+public sealed class SpareCoreOptions
+{
+    /// <summary>The configuration section these options bind to.</summary>
+    public const string SectionName = "SpareCores";
+
+    /// <summary>The default of <see cref="MinimumBytes"/>: 256 KiB.</summary>
+    public const long DefaultMinimumBytes = 256 * 1024;
+
+    /// <summary>The default of <see cref="CoresPerSignature"/>.</summary>
+    public const int DefaultCoresPerSignature = 2;
+
+    /// <summary>Whether work may go to a second core at all. Setting: <c>SpareCores:Mode</c> (<c>Adaptive</c>, <c>Never</c>, <c>Always</c>). Default <c>Adaptive</c>.</summary>
+    public SpareCoreMode Mode { get; set; } = SpareCoreMode.Adaptive;
+
+    /// <summary>
+    /// The smallest body (or canonical estimate) handed to a second core: a thread-pool wake-up costs tens of µs, and a
+    /// 256 KiB envelope takes ~250 µs to sign, so smaller ones gain nothing. Setting: <c>SpareCores:MinimumBytes</c>.
+    /// Default 256 KiB. 0 … 1 GiB.
+    /// </summary>
+    [Range(0L, 1024L * 1024 * 1024, ErrorMessage = SectionName + ":" + nameof(MinimumBytes) + " must be between {1} and {2} bytes.")]
+    public long MinimumBytes { get; set; } = DefaultMinimumBytes;
+
+    /// <summary>
+    /// Cores per signature in flight: a core counts as spare while at most one read-and-sign is in flight per this many
+    /// cores of the process (and no work waits in the thread pool), so under load, when every core is busy, nothing is
+    /// handed over. Setting: <c>SpareCores:CoresPerSignature</c>. Default 2. 1 … 64.
+    /// </summary>
+    [Range(1, 64, ErrorMessage = SectionName + ":" + nameof(CoresPerSignature) + " must be between {1} and {2}.")]
+    public int CoresPerSignature { get; set; } = DefaultCoresPerSignature;
+}
