@@ -43,7 +43,7 @@ public static class SignatureGuard
     }
 
     /// <summary>
-    /// Throws unless each form alone (issue 30) signs what both forms sign: the plain form's hex equals the seed's, and the
+    /// Throws unless each form alone signs what both forms sign: the plain form's hex equals the seed's, and the
     /// Standard Webhooks form's entry is the HMAC of <c>id.timestamp.</c> + the same canonical bytes, computed here.
     /// </summary>
     public static void EnsureEachFormAlone(BenchmarkData data, EnvelopeSigner signer)

@@ -4,7 +4,7 @@ namespace WidgetSigning.Signing;
 
 /// <summary>
 /// The process-wide budget for envelope bytes in flight (configuration section <c>MemoryBudget</c>): pooled request and
-/// claim-check bodies and canonical forms together, HTTP and queue alike (issue 20).
+/// claim-check bodies and canonical forms together, HTTP and queue alike ([decision](docs/decisions/memory-budget.md)).
 /// </summary>
 public sealed class MemoryBudgetOptions
 {
