@@ -2,6 +2,7 @@ using Azure.Data.Tables;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
+using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Callers;
 using WidgetSigning.Keys;
 
@@ -17,7 +18,7 @@ public sealed class CallerGrantsTests(AzuriteFixture azurite) : IAsyncLifetime
 {
     private static readonly TimeSpan CacheDuration = TimeSpan.FromMinutes(1);
 
-    private readonly ManualTimeProvider _clock = new(new DateTimeOffset(2026, 1, 1, 0, 0, 0, TimeSpan.Zero));
+    private readonly FakeTimeProvider _clock = new(new DateTimeOffset(2026, 1, 1, 0, 0, 0, TimeSpan.Zero));
     private readonly TableClient _table = new TableServiceClient(azurite.ConnectionString).GetTableClient("grants" + Guid.NewGuid().ToString("N"));
     private CountingStore _store = null!;
 

@@ -1,4 +1,4 @@
-using FunctionApp.Tests.Infrastructure;
+using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Callers;
 using WidgetSigning.Callers.Entra;
 
@@ -14,7 +14,7 @@ public sealed class ValidatedTokenCacheTests
     public void TryGet_TokenExpiresBeforeMaxAge_ServedUntilItsExpOnly()
     {
         // Arrange
-        var time = new ManualTimeProvider(Start);
+        var time = new FakeTimeProvider(Start);
         var cache = new ValidatedTokenCache(time);
         Assert.False(cache.TryGet("a.b.c", out var key, out _));
         cache.Add(key, Caller, Start.AddMinutes(1));
@@ -34,7 +34,7 @@ public sealed class ValidatedTokenCacheTests
     public void TryGet_LongLivedToken_ServedForMaxAgeAtMost()
     {
         // Arrange: a token valid for an hour; a key the issuer withdraws must stop it within MaxAge.
-        var time = new ManualTimeProvider(Start);
+        var time = new FakeTimeProvider(Start);
         var cache = new ValidatedTokenCache(time);
         cache.TryGet("a.b.c", out var key, out _);
         cache.Add(key, Caller, Start.AddHours(1));
@@ -54,7 +54,7 @@ public sealed class ValidatedTokenCacheTests
     public void TryGet_AnotherTokenWithTheSameSignatureSegment_IsNotServed()
     {
         // Arrange: keyed by the whole token, so a changed payload under a known signature is validated again.
-        var time = new ManualTimeProvider(Start);
+        var time = new FakeTimeProvider(Start);
         var cache = new ValidatedTokenCache(time);
         cache.TryGet("header.payload.signature", out var key, out _);
         cache.Add(key, Caller, Start.AddMinutes(1));
@@ -70,7 +70,7 @@ public sealed class ValidatedTokenCacheTests
     public void Add_BeyondMaxEntries_CacheStaysBounded()
     {
         // Arrange
-        var time = new ManualTimeProvider(Start);
+        var time = new FakeTimeProvider(Start);
         var cache = new ValidatedTokenCache(time);
 
         // Act

@@ -4,6 +4,7 @@ using FunctionApp.Functions;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
+using Microsoft.Extensions.Time.Testing;
 using Newtonsoft.Json.Linq;
 using WidgetSigning.Http;
 using WidgetSigning.Keys;
@@ -18,7 +19,7 @@ namespace FunctionApp.Tests.Functions;
 /// </summary>
 public sealed class ReceiverKeyVaultHostTests : IAsyncLifetime
 {
-    private readonly ManualTimeProvider _time = new(DateTimeOffset.UtcNow);
+    private readonly FakeTimeProvider _time = new(DateTimeOffset.UtcNow);
     private FakeKeyVaultServer _server = null!;
     private FunctionsTestHost _host = null!;
     private byte[] _keyA = null!;

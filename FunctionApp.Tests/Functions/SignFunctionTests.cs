@@ -210,7 +210,7 @@ public sealed class SignFunctionTests : IClassFixture<SignHostFixture>
     {
         // Arrange: a body and canonical JSON of ~1 MB each span many pooled blocks.
         var streams = _host.GetService<Microsoft.IO.RecyclableMemoryStreamManager>();
-        var before = streams.SmallPoolInUseSize;
+        var before = (Small: streams.SmallPoolInUseSize, Large: streams.LargePoolInUseSize);
         var request = TestRequests.Post("/api/sign", Vector.Load("seed-3000-widgets").Input, query: canonicalOutput ? "?output=canonical" : null);
 
         // Act
@@ -218,7 +218,8 @@ public sealed class SignFunctionTests : IClassFixture<SignHostFixture>
 
         // Assert
         Assert.Equal(200, response.Status);
-        Assert.Equal(before, streams.SmallPoolInUseSize);
+        Assert.Equal(before.Small, streams.SmallPoolInUseSize);
+        Assert.Equal(before.Large, streams.LargePoolInUseSize);
         Assert.True(streams.SmallPoolFreeSize > 0);
     }
 

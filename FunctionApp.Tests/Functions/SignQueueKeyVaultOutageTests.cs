@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using Azure.Core.Pipeline;
+using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Keys;
 using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.DependencyInjection;
@@ -41,7 +42,7 @@ public sealed class SignQueueKeyVaultOutageTests
     public async Task RunAsync_ColdStartWithVaultDownThenRecovery_RetriesAndForwardsOneResultWithoutRestart(FakeKeyVaultFault fault)
     {
         // Arrange
-        var time = new ManualTimeProvider(new DateTimeOffset(2026, 11, 21, 9, 0, 0, TimeSpan.Zero));
+        var time = new FakeTimeProvider(new DateTimeOffset(2026, 11, 21, 9, 0, 0, TimeSpan.Zero));
         await using var vault = await FakeKeyVaultServer.StartAsync(time.GetUtcNow);
         var version = vault.SetSecret(KeyVaultHarness.SecretName, Vector.KeyBase64);
         vault.Fault = fault;
@@ -90,7 +91,7 @@ public sealed class SignQueueKeyVaultOutageTests
     public async Task RunAsync_VaultDownThroughout_MovesTheMessageToPoisonNotRejected()
     {
         // Arrange
-        var time = new ManualTimeProvider(new DateTimeOffset(2026, 11, 21, 9, 0, 0, TimeSpan.Zero));
+        var time = new FakeTimeProvider(new DateTimeOffset(2026, 11, 21, 9, 0, 0, TimeSpan.Zero));
         await using var vault = await FakeKeyVaultServer.StartAsync(time.GetUtcNow);
         vault.SetSecret(KeyVaultHarness.SecretName, Vector.KeyBase64);
         vault.Fault = FakeKeyVaultFault.ServerError;
@@ -113,7 +114,7 @@ public sealed class SignQueueKeyVaultOutageTests
         Assert.Equal(0, await QueueFunctionHost.CountAsync(host.Rejected));
     }
 
-    private Task<QueueFunctionHost> StartHostAsync(FakeKeyVaultServer vault, ManualTimeProvider time, CapturedLogs logs, string visibilityTimeout, int maxDequeueCount)
+    private Task<QueueFunctionHost> StartHostAsync(FakeKeyVaultServer vault, FakeTimeProvider time, CapturedLogs logs, string visibilityTimeout, int maxDequeueCount)
     {
         var settings = new Dictionary<string, string?>
         {

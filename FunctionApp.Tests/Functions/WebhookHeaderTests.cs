@@ -1,4 +1,5 @@
 using System.Globalization;
+using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Http;
 using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
@@ -17,7 +18,7 @@ public sealed class WebhookHeaderTests
     private static readonly Vector OneWidget = Vector.Load("one-widget");
     private static readonly WebhookVector OneWidgetWebhook = WebhookVector.Load("one-widget");
     private readonly TestServices _services = new();
-    private readonly ManualTimeProvider _time = new(DateTimeOffset.FromUnixTimeSeconds(OneWidgetWebhook.Timestamp));
+    private FakeTimeProvider _time = new(DateTimeOffset.FromUnixTimeSeconds(OneWidgetWebhook.Timestamp));
 
     public static TheoryData<string> InvalidIdempotencyKeys => new()
     {
@@ -193,7 +194,8 @@ public sealed class WebhookHeaderTests
     [Fact]
     public async Task Verify_TimestampFromTheFutureAttack_InvalidTimestampInFuture()
     {
-        _time.Advance(-(TimeSpan.FromMinutes(5) + TimeSpan.FromSeconds(1)));
+        // Arrange: the verifier's clock is 5 minutes and 1 second before the signed timestamp (a fake clock only goes forward).
+        _time = new FakeTimeProvider(DateTimeOffset.FromUnixTimeSeconds(OneWidgetWebhook.Timestamp) - (TimeSpan.FromMinutes(5) + TimeSpan.FromSeconds(1)));
 
         var exchange = await VerifyAsync(OneWidgetWebhook.Id, OneWidgetWebhook.Timestamp.ToString(CultureInfo.InvariantCulture), OneWidgetWebhook.Signature);
 

@@ -1,4 +1,5 @@
 using FunctionApp.Functions;
+using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Http;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
@@ -97,7 +98,7 @@ public sealed class WebhookLibraryTests : IDisposable
     public async Task SignFunction_ReplayOutsideToleranceAttack_LibraryRejectsItAsTooOld()
     {
         // Arrange: an answer signed ten minutes ago (the signer's clock set back), presented now.
-        var tenMinutesAgo = new ManualTimeProvider(DateTimeOffset.UtcNow.AddMinutes(-10));
+        var tenMinutesAgo = new FakeTimeProvider(DateTimeOffset.UtcNow.AddMinutes(-10));
         await using var host = await FunctionsTestHost.StartAsync(
             new Dictionary<string, string?> { ["Signing:LocalKey"] = Vector.KeyBase64 },
             services => services.AddSingleton<TimeProvider>(tenMinutesAgo),

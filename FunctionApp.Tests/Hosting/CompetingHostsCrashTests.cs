@@ -1,4 +1,5 @@
 using System.Text;
+using System.Text.RegularExpressions;
 using Azure.Storage.Blobs;
 using Azure.Storage.Queues;
 using FunctionApp.Tests.Infrastructure;
@@ -15,7 +16,7 @@ namespace FunctionApp.Tests.Hosting;
 /// Leases are short (visibilityTimeout 3 s) so the run stays modest.
 /// </summary>
 [Collection(AzuriteCollection.Name)]
-public sealed class CompetingHostsCrashTests(AzuriteFixture azurite, ITestOutputHelper output)
+public sealed partial class CompetingHostsCrashTests(AzuriteFixture azurite, ITestOutputHelper output)
 {
     private const int Messages = 500;
     private const int ClaimChecks = 20;
@@ -93,6 +94,16 @@ public sealed class CompetingHostsCrashTests(AzuriteFixture azurite, ITestOutput
                 await Task.Delay(50);
             }
 
+            // ... and while its own log shows runs in flight (more "Executing" than "Executed" lines), not between two
+            // batches: its lines reach us a little late, so one run seen in flight may be done when the kill lands; with
+            // three, some are still running.
+            var inFlightWait = DateTime.UtcNow;
+            while (InFlightRuns(victim.Output) < 3)
+            {
+                Assert.True(DateTime.UtcNow - inFlightWait < TimeSpan.FromSeconds(60), $"the victim never had 3 runs in flight; its log:\n{victim.Output}");
+                await Task.Delay(1);
+            }
+
             var outputsAtKill = (await signatures.GetPropertiesAsync()).Value.ApproximateMessagesCount;
             System.Diagnostics.Process.GetProcessById(victim.Pid).Kill(); // SIGKILL on Linux: no shutdown, leases held
             var started = DateTime.UtcNow;
@@ -122,8 +133,12 @@ public sealed class CompetingHostsCrashTests(AzuriteFixture azurite, ITestOutput
             var byId = outputs.GroupBy(o => (string)o["messageId"]!).ToDictionary(g => g.Key, g => g.ToList());
             var lost = sent.Except(byId.Keys).ToList();
             var duplicates = byId.Values.Where(g => g.Count > 1).ToList();
+
+            // A live host renews its leases and deletes what it answers, so a message delivered again was held by the victim.
+            var redelivered = byId.Values.Count(g => g.Any(o => (int)o["dequeueCount"]! > 1));
             output.WriteLine($"{Messages} sent ({ClaimChecks} 1 MB claim checks); victim pid {victim.Pid} killed after ~{outputsAtKill} outputs; " +
-                $"all outputs {drained.TotalSeconds:F1} s after the kill; {outputs.Count} outputs, {lost.Count} lost, {duplicates.Count} ids delivered more than once");
+                $"all outputs {drained.TotalSeconds:F1} s after the kill; {outputs.Count} outputs, {lost.Count} lost, {duplicates.Count} ids delivered more than once, {redelivered} ids dequeued again");
+            Assert.True(redelivered > 0, "no message was dequeued again: the victim held none when it was killed");
             Assert.Empty(lost);
             Assert.Equal(sent.Order(), byId.Keys.Order());
             Assert.All(duplicates, g => Assert.Single(g.Select(o => (string)o["signature"]!).Distinct()));
@@ -140,6 +155,15 @@ public sealed class CompetingHostsCrashTests(AzuriteFixture azurite, ITestOutput
             }
         }
     }
+
+    /// <summary>Runs a host has started and not yet finished, from its Executing / Executed lines.</summary>
+    private static int InFlightRuns(string hostOutput) => StartedRun().Matches(hostOutput).Count - FinishedRun().Matches(hostOutput).Count;
+
+    [GeneratedRegex(@"Executing '(?:Functions\.)?SignQueue'")]
+    private static partial Regex StartedRun();
+
+    [GeneratedRegex(@"Executed '(?:Functions\.)?SignQueue'")]
+    private static partial Regex FinishedRun();
 
     /// <summary>The input queue's message count (visible or not) once it reaches 0, or what is left after <paramref name="timeout"/>.</summary>
     private static async Task<int> WaitEmptyAsync(QueueClient queue, TimeSpan timeout)

@@ -1,4 +1,5 @@
 using System.Globalization;
+using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Http;
 using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
@@ -18,7 +19,7 @@ public sealed class SignatureFormsRequestTests
     private static readonly Vector OneWidget = Vector.Load("one-widget");
     private static readonly WebhookVector OneWidgetWebhook = WebhookVector.Load("one-widget");
     private readonly TestServices _services = new();
-    private readonly ManualTimeProvider _time = new(DateTimeOffset.FromUnixTimeSeconds(OneWidgetWebhook.Timestamp));
+    private readonly FakeTimeProvider _time = new(DateTimeOffset.FromUnixTimeSeconds(OneWidgetWebhook.Timestamp));
 
     public static TheoryData<string> HostileFormsQueries => new()
     {

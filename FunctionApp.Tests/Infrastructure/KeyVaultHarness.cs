@@ -1,5 +1,6 @@
 using Azure.Core.Pipeline;
 using Azure.Security.KeyVault.Secrets;
+using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
 using Microsoft.Extensions.DependencyInjection;
@@ -50,7 +51,7 @@ public sealed class KeyVaultHarness : IAsyncDisposable
 
     private readonly LoggerFactory _loggers;
 
-    private KeyVaultHarness(FakeKeyVaultServer server, ManualTimeProvider time, KeyVaultOptions options)
+    private KeyVaultHarness(FakeKeyVaultServer server, FakeTimeProvider time, KeyVaultOptions options)
     {
         Server = server;
         Time = time;
@@ -69,7 +70,7 @@ public sealed class KeyVaultHarness : IAsyncDisposable
 
     public FakeKeyVaultServer Server { get; }
 
-    public ManualTimeProvider Time { get; }
+    public FakeTimeProvider Time { get; }
 
     public KeyVaultOptions Options { get; }
 
@@ -117,7 +118,7 @@ public sealed class KeyVaultHarness : IAsyncDisposable
 
     public static async Task<KeyVaultHarness> StartAsync(Action<KeyVaultOptions>? configure = null)
     {
-        var time = new ManualTimeProvider(new DateTimeOffset(2026, 11, 21, 9, 0, 0, TimeSpan.Zero));
+        var time = new FakeTimeProvider(new DateTimeOffset(2026, 11, 21, 9, 0, 0, TimeSpan.Zero));
         var server = await FakeKeyVaultServer.StartAsync(time.GetUtcNow);
         var options = TestOptions(configure);
         options.VaultUri = server.VaultUri.AbsoluteUri;

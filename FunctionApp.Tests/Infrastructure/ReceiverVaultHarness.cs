@@ -3,6 +3,7 @@ using Azure.Core.Pipeline;
 using Azure.Security.KeyVault.Secrets;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Keys;
 
 namespace FunctionApp.Tests.Infrastructure;
@@ -15,7 +16,7 @@ public sealed class ReceiverVaultHarness : IAsyncDisposable
 {
     private readonly LoggerFactory? _loggers;
 
-    private ReceiverVaultHarness(FakeKeyVaultServer server, ManualTimeProvider time, KeyVaultOptions options, ReceiverOptions receivers, bool captureLogs)
+    private ReceiverVaultHarness(FakeKeyVaultServer server, FakeTimeProvider time, KeyVaultOptions options, ReceiverOptions receivers, bool captureLogs)
     {
         Server = server;
         Time = time;
@@ -37,7 +38,7 @@ public sealed class ReceiverVaultHarness : IAsyncDisposable
 
     public FakeKeyVaultServer Server { get; }
 
-    public ManualTimeProvider Time { get; }
+    public FakeTimeProvider Time { get; }
 
     public KeyVaultOptions Options { get; }
 
@@ -52,7 +53,7 @@ public sealed class ReceiverVaultHarness : IAsyncDisposable
     public static async Task<ReceiverVaultHarness> StartAsync(
         Action<ReceiverOptions>? receivers = null, Action<KeyVaultOptions>? vault = null, bool captureLogs = true)
     {
-        var time = new ManualTimeProvider(new DateTimeOffset(2026, 11, 21, 9, 0, 0, TimeSpan.Zero));
+        var time = new FakeTimeProvider(new DateTimeOffset(2026, 11, 21, 9, 0, 0, TimeSpan.Zero));
         var server = await FakeKeyVaultServer.StartAsync(time.GetUtcNow);
         var options = KeyVaultHarness.TestOptions(vault);
         options.VaultUri = server.VaultUri.AbsoluteUri;

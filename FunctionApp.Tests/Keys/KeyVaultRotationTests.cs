@@ -111,13 +111,15 @@ public sealed class KeyVaultRotationTests
         var (signature, _) = await SignWithIdAsync(harness);
         harness.Rotate();
         await harness.AdvanceAsync(harness.Options.RefreshInterval);
+        var beforeDisabled = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, null, webhook: null, CancellationToken.None);
 
         // Act
         harness.Server.Disable(KeyVaultHarness.SecretName, first);
         await harness.AdvanceAsync(harness.Options.RefreshInterval);
         var outcome = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, null, webhook: null, CancellationToken.None);
 
-        // Assert
+        // Assert: the previous version verified while it was enabled, so only disabling it revoked it.
+        Assert.True(beforeDisabled.IsValid);
         Assert.False(outcome.IsValid);
     }
 

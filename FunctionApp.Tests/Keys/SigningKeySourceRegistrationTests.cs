@@ -10,7 +10,11 @@ using Microsoft.Extensions.Options;
 
 namespace FunctionApp.Tests.Keys;
 
-/// <summary>AddWidgetSigning picks Key Vault when a vault is configured, the local key otherwise, and never the local key in Azure.</summary>
+/// <summary>
+/// AddWidgetSigning picks Key Vault when a vault is configured, the local key otherwise, and never the local key in Azure.
+/// Serial: a test points the process's managed identity endpoint variables at a loopback listener.
+/// </summary>
+[Collection(SerialCollection.Name)]
 public sealed class SigningKeySourceRegistrationTests
 {
     [Fact]
@@ -118,14 +122,23 @@ public sealed class SigningKeySourceRegistrationTests
     }
 
     [Fact]
-    public void CreateCredential_InAzure_IsManagedIdentityOnly()
+    public async Task CreateCredential_InAzure_IsManagedIdentityOnly()
     {
+        // Arrange: App Service's managed identity endpoint, played by a loopback listener that records each token request.
+        const string ClientId = "2f7a3c1e-6b0d-4d8e-9a51-0c3b7e2d9f10";
         var systemAssigned = KeyVaultClientFactory.CreateCredential(new KeyVaultOptions(), new FixedAzureEnvironment(true));
-        var userAssigned = KeyVaultClientFactory.CreateCredential(
-            new KeyVaultOptions { ManagedIdentityClientId = "2f7a3c1e-6b0d-4d8e-9a51-0c3b7e2d9f10" }, new FixedAzureEnvironment(true));
+        var userAssigned = KeyVaultClientFactory.CreateCredential(new KeyVaultOptions { ManagedIdentityClientId = ClientId }, new FixedAzureEnvironment(true));
 
+        // Act
+        var systemQuery = await TokenRequestQueryAsync(() => KeyVaultClientFactory.CreateCredential(new KeyVaultOptions(), new FixedAzureEnvironment(true)));
+        var userQuery = await TokenRequestQueryAsync(() => KeyVaultClientFactory.CreateCredential(new KeyVaultOptions { ManagedIdentityClientId = ClientId }, new FixedAzureEnvironment(true)));
+
+        // Assert: managed identity only, and the user-assigned one asks for its own client id.
         Assert.IsType<ManagedIdentityCredential>(systemAssigned);
         Assert.IsType<ManagedIdentityCredential>(userAssigned);
+        Assert.Null(systemQuery["client_id"]);
+        Assert.Equal(ClientId, userQuery["client_id"]);
+        Assert.Equal("https://vault.azure.net", userQuery["resource"]?.TrimEnd('/'));
     }
 
     [Fact]
@@ -134,6 +147,56 @@ public sealed class SigningKeySourceRegistrationTests
         var credential = KeyVaultClientFactory.CreateCredential(new KeyVaultOptions(), new FixedAzureEnvironment(false));
 
         Assert.IsType<DefaultAzureCredential>(credential);
+    }
+
+    /// <summary>
+    /// The query string of the token request the credential sends to the managed identity endpoint (IDENTITY_ENDPOINT,
+    /// set for the call to a loopback listener that answers 400, so the credential fails after asking).
+    /// </summary>
+    private static async Task<System.Collections.Specialized.NameValueCollection> TokenRequestQueryAsync(Func<Azure.Core.TokenCredential> create)
+    {
+        var port = FreePort();
+        using var endpoint = new System.Net.HttpListener();
+        endpoint.Prefixes.Add($"http://127.0.0.1:{port}/");
+        endpoint.Start();
+        var variables = new Dictionary<string, string?>
+        {
+            ["IDENTITY_ENDPOINT"] = $"http://127.0.0.1:{port}/msi/token",
+            ["IDENTITY_HEADER"] = "test-header",
+            ["MSI_ENDPOINT"] = null,
+            ["IMDS_ENDPOINT"] = null,
+        };
+        var saved = variables.Keys.ToDictionary(k => k, Environment.GetEnvironmentVariable);
+        try
+        {
+            foreach (var (name, value) in variables)
+            {
+                Environment.SetEnvironmentVariable(name, value);
+            }
+
+            var request = endpoint.GetContextAsync();
+            var token = create().GetTokenAsync(new Azure.Core.TokenRequestContext(["https://vault.azure.net/.default"]), CancellationToken.None).AsTask();
+            var context = await request.WaitAsync(TimeSpan.FromSeconds(30));
+            var query = context.Request.QueryString;
+            context.Response.StatusCode = 400;
+            context.Response.Close();
+            await Assert.ThrowsAnyAsync<Exception>(() => token);
+            return query;
+        }
+        finally
+        {
+            foreach (var (name, value) in saved)
+            {
+                Environment.SetEnvironmentVariable(name, value);
+            }
+        }
+    }
+
+    private static int FreePort()
+    {
+        using var socket = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        socket.Start();
+        return ((System.Net.IPEndPoint)socket.LocalEndpoint).Port;
     }
 
     private static ServiceProvider Build(bool inAzure, Dictionary<string, string?> settings, Action<IServiceCollection>? before = null)

@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.Security.Cryptography;
 using System.Text;
+using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Envelopes;
 using WidgetSigning.Keys;
 using WidgetSigning.Pipeline;
@@ -243,6 +244,6 @@ public sealed class SignatureFormsTests
         signer.SignAsync(envelope, SigningTestExtensions.RequestWith(current, staged, forms, webhookId: webhookId), CancellationToken.None).AsTask().GetAwaiter().GetResult();
 
     private EnvelopeSigner Signer(bool twoCores, long? timestamp = null) =>
-        new(_services.Streams, _services.KeySource, timestamp is { } t ? new ManualTimeProvider(DateTimeOffset.FromUnixTimeSeconds(t)) : TimeProvider.System, NullLogger<EnvelopeSigner>.Instance,
+        new(_services.Streams, _services.KeySource, timestamp is { } t ? new FakeTimeProvider(DateTimeOffset.FromUnixTimeSeconds(t)) : TimeProvider.System, NullLogger<EnvelopeSigner>.Instance,
             spareCores: SpareCorePolicy.For(twoCores ? SpareCoreMode.Always : SpareCoreMode.Never));
 }

@@ -1,4 +1,5 @@
 using System.Buffers;
+using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
 using FunctionApp.Tests.Infrastructure;
@@ -35,7 +36,7 @@ public sealed class WebhookKnownAnswerTests
     {
         // Arrange: the whole signer, from input.json, with the clock at the vector's timestamp.
         var vector = WebhookVector.Load(name);
-        var time = new ManualTimeProvider(DateTimeOffset.FromUnixTimeSeconds(vector.Timestamp));
+        var time = new FakeTimeProvider(DateTimeOffset.FromUnixTimeSeconds(vector.Timestamp));
         var signer = new EnvelopeSigner(_services.Streams, _services.KeySource, time, NullLogger<EnvelopeSigner>.Instance);
         var key = new SigningKey("vector", Convert.FromBase64String(vector.Key));
         var envelope = _services.Read(vector.Vector.Input);
@@ -75,7 +76,7 @@ public sealed class WebhookKnownAnswerTests
     {
         // Arrange
         var vector = WebhookVector.Load("one-widget");
-        var time = new ManualTimeProvider(DateTimeOffset.FromUnixTimeSeconds(vector.Timestamp));
+        var time = new FakeTimeProvider(DateTimeOffset.FromUnixTimeSeconds(vector.Timestamp));
         var signer = new EnvelopeSigner(_services.Streams, _services.KeySource, time, NullLogger<EnvelopeSigner>.Instance);
         var current = new SigningKey("current-version", Convert.FromBase64String(vector.Key));
         var staged = new SigningKey("staged-version", System.Security.Cryptography.RandomNumberGenerator.GetBytes(32));

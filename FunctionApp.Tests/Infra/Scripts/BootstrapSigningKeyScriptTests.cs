@@ -57,10 +57,13 @@ public sealed class BootstrapSigningKeyScriptTests : IDisposable
     [Fact]
     public async Task Run_KeyVaultApiVersion_IsTheOneInfraCompilesAgainst()
     {
-        await RunAsync(("FAKE_AZ_SHOW", "missing"));
+        var run = await RunAsync(("FAKE_AZ_SHOW", "missing"));
 
         var vaultApiVersion = (string)CompiledInfra.Instance.Resource("keyVault", "Microsoft.KeyVault/vaults")["apiVersion"]!;
-        Assert.All(_az.Calls.Where(c => c.StartsWith("resource ", StringComparison.Ordinal)), c => Assert.Contains($"--api-version {vaultApiVersion}", c, StringComparison.Ordinal));
+        var resourceCalls = _az.Calls.Where(c => c.StartsWith("resource ", StringComparison.Ordinal)).ToList();
+        Assert.Equal(0, run.ExitCode);
+        Assert.NotEmpty(resourceCalls);
+        Assert.All(resourceCalls, c => Assert.Contains($"--api-version {vaultApiVersion}", c, StringComparison.Ordinal));
     }
 
     [Fact]
