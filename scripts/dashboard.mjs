@@ -15,13 +15,11 @@
 // DASHBOARD_OTLP_HTTP_PORT too). The dashboard keeps telemetry in memory only: stopping it forgets everything.
 
 import { spawn, spawnSync } from "node:child_process";
-import { statSync } from "node:fs";
-import { connect } from "node:net";
-import { delimiter, dirname, join, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { canConnect, findOnPath } from "./local-tools.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const isWindows = process.platform === "win32";
 const host = "127.0.0.1";
 const say = (message) => console.log(`[dashboard] ${message}`);
 const fail = (message) => console.error(`[dashboard] ${message}`);
@@ -56,33 +54,6 @@ if (new Set(Object.values(ports)).size !== 3) {
   process.exit(2);
 }
 
-function findOnPath(command) {
-  const extensions = isWindows ? (process.env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";") : [""];
-  for (const directory of (process.env.PATH ?? "").split(delimiter)) {
-    if (!directory) continue;
-    for (const extension of extensions) {
-      const candidate = join(directory, command + extension.toLowerCase());
-      try {
-        if (statSync(candidate).isFile()) return candidate;
-      } catch {
-        // not here
-      }
-    }
-  }
-  return undefined;
-}
-
-function canConnect(target) {
-  return new Promise((resolveConnect) => {
-    const socket = connect({ host, port: target });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolveConnect(true);
-    });
-    socket.once("error", () => resolveConnect(false));
-  });
-}
-
 const dotnet = findOnPath("dotnet");
 if (!dotnet) {
   fail("The .NET SDK ('dotnet') is not on the PATH: the dashboard comes as a dotnet tool (the Aspire CLI). Install the .NET 10 SDK "
@@ -91,7 +62,7 @@ if (!dotnet) {
 }
 
 for (const [name, busy] of Object.entries(ports)) {
-  if (await canConnect(busy)) {
+  if (await canConnect(host, busy)) {
     fail(`Port ${busy} on ${host} is already in use (another dashboard, npm run otlp-sink, a collector?): stop it, or move ours with ${variables[name]}.`);
     process.exit(1);
   }
@@ -149,7 +120,7 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 
 // 3. Ready when the UI and both OTLP endpoints listen.
 const started = Date.now();
-while (!(await canConnect(ports.frontend) && await canConnect(ports.otlpHttp) && await canConnect(ports.otlpGrpc))) {
+while (!(await canConnect(host, ports.frontend) && await canConnect(host, ports.otlpHttp) && await canConnect(host, ports.otlpGrpc))) {
   if (signalled) await new Promise(() => {}); // the exit handler ends the process
   if (Date.now() - started > startTimeoutMs) {
     fail(`The dashboard did not listen on ${host}:${ports.frontend}, ${ports.otlpHttp} and ${ports.otlpGrpc} within ${startTimeoutMs / 1000} s.`);

@@ -45,9 +45,9 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { constants, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { connect } from "node:net";
-import { delimiter, dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { canConnect, findOnPath } from "./local-tools.mjs";
 import { azuriteConnection } from "./azurite.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -140,34 +140,6 @@ function port(name, fallback) {
     process.exit(2);
   }
   return parsed;
-}
-
-/** The first `command` on the PATH (on Windows with a PATHEXT extension: func.cmd, dotnet.exe), or undefined. */
-function findOnPath(command) {
-  const extensions = isWindows ? (process.env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";") : [""];
-  for (const directory of (process.env.PATH ?? "").split(delimiter)) {
-    if (!directory) continue;
-    for (const extension of extensions) {
-      const candidate = join(directory, command + extension.toLowerCase());
-      try {
-        if (statSync(candidate).isFile()) return candidate;
-      } catch {
-        // not here
-      }
-    }
-  }
-  return undefined;
-}
-
-function canConnect(port) {
-  return new Promise((resolveConnect) => {
-    const socket = connect({ host, port });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolveConnect(true);
-    });
-    socket.once("error", () => resolveConnect(false));
-  });
 }
 
 function exited(child) {
@@ -346,7 +318,7 @@ if (dotnet) {
 const portVariables = { HTTP: "HTTP_PORT", issuer: "ISSUER_PORT" };
 const ours = [["blob", ports.blob], ["queue", ports.queue], ["table", ports.table], ["HTTP", httpPort], ...(dotnet ? [["issuer", issuerPort]] : [])];
 for (const [name, busy] of ours) {
-  if (await canConnect(busy)) {
+  if (await canConnect(host, busy)) {
     fail(`Port ${busy} (${name}) on ${host} is already in use: stop whatever listens there (another Azurite, host or issuer?), or move ours with `
       + `${portVariables[name] ?? `AZURITE_${name.toUpperCase()}_PORT`}.`);
     process.exit(1);
@@ -418,7 +390,7 @@ issuerChild?.once("exit", (code, signal) => {
 });
 
 const started = Date.now();
-while (!((await canConnect(ports.blob)) && (await canConnect(ports.queue)) && (await canConnect(ports.table)))) {
+while (!((await canConnect(host, ports.blob)) && (await canConnect(host, ports.queue)) && (await canConnect(host, ports.table)))) {
   if (stopping || signalled) await new Promise(() => {}); // shutdown() exits the process
   if (Date.now() - started > azuriteStartTimeoutMs) {
     fail(`Azurite did not listen on ${host}:${ports.blob}-${ports.table} within ${azuriteStartTimeoutMs / 1000} s.`);
@@ -430,7 +402,7 @@ if (signalled) await new Promise(() => {}); // a signal arrived as Azurite came 
 say("Azurite is listening.");
 
 if (issuerChild) {
-  while (!(await canConnect(issuerPort))) {
+  while (!(await canConnect(host, issuerPort))) {
     if (stopping || signalled) await new Promise(() => {}); // shutdown() exits the process
     if (Date.now() - started > issuerStartTimeoutMs) {
       fail(`The local issuer did not listen on ${host}:${issuerPort} within ${issuerStartTimeoutMs / 1000} s.`);
@@ -466,7 +438,7 @@ if (otlp) {
   hostEnv.OTEL_EXPORTER_OTLP_ENDPOINT = `http://${host}:${otlp.port}`;
   hostEnv.OTEL_EXPORTER_OTLP_PROTOCOL = otlp.protocol;
   say(`Telemetry: OTLP (${otlp.protocol}) to ${hostEnv.OTEL_EXPORTER_OTLP_ENDPOINT}.`);
-  if (!(await canConnect(otlp.port))) {
+  if (!(await canConnect(host, otlp.port))) {
     say(`  Nothing listens on ${host}:${otlp.port} yet: run 'npm run dashboard' (or 'npm run otlp-sink') in another terminal; until then the app drops what it cannot send.`);
   }
 } else if (userOtlpEndpoint !== "") {

@@ -79,6 +79,7 @@ public sealed class StartScriptSandbox : IAsyncDisposable
         File.Copy(RepoFiles.File("scripts", "start.mjs"), Path.Combine(Root, "scripts", "start.mjs"));
         File.Copy(RepoFiles.File("scripts", "azurite.mjs"), Path.Combine(Root, "scripts", "azurite.mjs"));
         File.Copy(RepoFiles.File("scripts", "grants.mjs"), Path.Combine(Root, "scripts", "grants.mjs"));
+        File.Copy(RepoFiles.File("scripts", "local-tools.mjs"), Path.Combine(Root, "scripts", "local-tools.mjs"));
         File.Copy(RepoFiles.File("package.json"), Path.Combine(Root, "package.json"));
         File.Copy(RepoFiles.File("local.settings.sample.json"), InProcessSample);
         File.Copy(RepoFiles.File("FunctionApp.Isolated", "local.settings.sample.json"), IsolatedSample);
