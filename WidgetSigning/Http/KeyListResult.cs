@@ -1,6 +1,5 @@
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
-using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 
 namespace WidgetSigning.Http;
@@ -28,17 +27,14 @@ public sealed class KeyListResult : IActionResult
     /// <inheritdoc />
     public Task ExecuteResultAsync(ActionContext context)
     {
-        ArgumentNullException.ThrowIfNull(context);
-        var response = context.HttpContext.Response;
-        response.Headers.CacheControl = "no-store";
-        return SmallJson.WriteAsync(response, StatusCodes.Status200OK, "application/json; charset=utf-8", json =>
+        return SmallJson.WriteNoStoreAsync(context, json =>
         {
             json.WriteStartObject();
             json.WritePropertyName("receiver");
             json.WriteValue(Receiver.Value);
             WriteKeys(json, Keys);
             json.WriteEndObject();
-        }, context.HttpContext.RequestAborted);
+        });
     }
 
     /// <summary>Writes <c>"keys": [...]</c>: each key's id, state and window.</summary>

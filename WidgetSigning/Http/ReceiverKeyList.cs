@@ -1,5 +1,4 @@
 using WidgetSigning.Keys;
-using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 
 namespace WidgetSigning.Http;
@@ -26,10 +25,7 @@ public sealed class ReceiverKeyList : IActionResult
     /// <inheritdoc />
     public Task ExecuteResultAsync(ActionContext context)
     {
-        ArgumentNullException.ThrowIfNull(context);
-        var response = context.HttpContext.Response;
-        response.Headers.CacheControl = "no-store";
-        return SmallJson.WriteAsync(response, StatusCodes.Status200OK, "application/json; charset=utf-8", json =>
+        return SmallJson.WriteNoStoreAsync(context, json =>
         {
             json.WriteStartObject();
             json.WritePropertyName("receivers");
@@ -56,7 +52,7 @@ public sealed class ReceiverKeyList : IActionResult
             json.WritePropertyName("nextPageToken");
             json.WriteValue(NextPageToken);
             json.WriteEndObject();
-        }, context.HttpContext.RequestAborted);
+        });
     }
 
     /// <summary>One receiver and its keys as this instance holds them.</summary>

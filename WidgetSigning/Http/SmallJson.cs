@@ -1,5 +1,6 @@
 using System.Globalization;
 using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Mvc;
 using Newtonsoft.Json;
 
 namespace WidgetSigning.Http;
@@ -25,5 +26,14 @@ internal static class SmallJson
         {
             // The client left while the answer was written; there is no one to tell, and it is not a server fault.
         }
+    }
+
+    /// <summary>A 200 JSON answer no cache may keep: key lists and verification results describe keys that rotate.</summary>
+    public static Task WriteNoStoreAsync(ActionContext context, Action<JsonWriter> write)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        var response = context.HttpContext.Response;
+        response.Headers.CacheControl = "no-store";
+        return WriteAsync(response, StatusCodes.Status200OK, "application/json; charset=utf-8", write, context.HttpContext.RequestAborted);
     }
 }

@@ -1,5 +1,4 @@
 using WidgetSigning.Signing;
-using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 
 namespace WidgetSigning.Http;
@@ -46,10 +45,7 @@ public sealed class VerificationResult : IActionResult
     /// <inheritdoc />
     public Task ExecuteResultAsync(ActionContext context)
     {
-        ArgumentNullException.ThrowIfNull(context);
-        var response = context.HttpContext.Response;
-        response.Headers.CacheControl = "no-store";
-        return SmallJson.WriteAsync(response, StatusCodes.Status200OK, "application/json; charset=utf-8", json =>
+        return SmallJson.WriteNoStoreAsync(context, json =>
         {
             json.WriteStartObject();
             json.WritePropertyName("valid");
@@ -69,6 +65,6 @@ public sealed class VerificationResult : IActionResult
             }
 
             json.WriteEndObject();
-        }, context.HttpContext.RequestAborted);
+        });
     }
 }
