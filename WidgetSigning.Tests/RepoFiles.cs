@@ -1,11 +1,9 @@
 namespace WidgetSigning.Tests;
 
-/// <summary>The repository's root and the shared contract folder beside it (../shared: CANONICAL.md, the vectors).</summary>
+/// <summary>The repository's root (the folder holding FunctionApp.slnx).</summary>
 public static class RepoFiles
 {
     public static string Root { get; } = Find();
-
-    public static string Shared { get; } = Path.GetFullPath(Path.Combine(Root, "..", "shared"));
 
     private static string Find()
     {

@@ -10,7 +10,7 @@ namespace FunctionApp.Tests.Pipeline;
 /// 1.9× reading, more than reading then signing on one core). Reproduced by pinning a process to one CPU while the
 /// runtime is told there are two (<c>DOTNET_PROCESSOR_COUNT</c>), so the signer still hands work over: there every path
 /// must still sign alike and the helper still take part. (Whether it sleeps there depends on the scheduler: on one CPU a
-/// yield often lets the reader publish the next run first. <see cref="SigningPipelineTests"/> pins the sleep down.)
+/// yield often lets the reader publish the next run first. <c>WidgetSigning.Tests/Pipeline/SigningPipelineTests</c> pins the sleep down.)
 /// Runs the benchmarks' slow-mode probe (its measuring child: the end-to-end rows, round after round) as that process.
 /// </summary>
 public sealed class SigningPipelineSharedCoreTests

@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Text;
 using Azure.Core;
 using Azure.Security.KeyVault.Secrets;
+using FunctionApp.Tests.Infrastructure;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 using OpenTelemetry.Metrics;
@@ -14,7 +15,7 @@ namespace WidgetSigning.Tests.Telemetry;
 /// <summary>Each instrument of the <c>WidgetSigning</c> meter moves as docs/operations.md says, read through the in-memory exporter.</summary>
 public sealed class SigningMetricsTests
 {
-    private static readonly byte[] OneWidget = File.ReadAllBytes(Path.Combine(RepoFiles.Shared, "vectors", "one-widget", "input.json"));
+    private static readonly byte[] OneWidget = File.ReadAllBytes(Path.Combine(Vector.Load("one-widget").Directory, "input.json"));
 
     [Fact]
     public async Task SignHandler_SignedForTwoReceivers_CountsEachSignatureBytesAndDuration()
@@ -29,7 +30,7 @@ public sealed class SigningMetricsTests
         Assert.Equal(200, status);
         Assert.Equal(1, harness.Sum("widgetsigning.signatures", ("widgetsigning.receiver", "default"), ("widgetsigning.outcome", "signed"), ("widgetsigning.form", "plain"), ("widgetsigning.source", "http")));
         Assert.Equal(1, harness.Sum("widgetsigning.signatures", ("widgetsigning.receiver", "partner-a"), ("widgetsigning.outcome", "signed")));
-        var canonicalLength = new FileInfo(Path.Combine(RepoFiles.Shared, "vectors", "one-widget", "canonical.json")).Length;
+        var canonicalLength = new FileInfo(Path.Combine(Vector.Load("one-widget").Directory, "canonical.json")).Length;
         Assert.Equal(canonicalLength, harness.Sum("widgetsigning.signed_bytes", ("widgetsigning.source", "http")));
         Assert.Equal(1, harness.Sum("widgetsigning.sign.duration", ("widgetsigning.outcome", "signed")));
         Assert.Equal(0, harness.Sum("widgetsigning.refusals"));

@@ -1,0 +1,334 @@
+using System.Text;
+using FunctionApp.Tests.Infrastructure;
+using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
+using Microsoft.IdentityModel.Tokens;
+using WidgetSigning.Callers.Entra;
+using WidgetSigning.Callers;
+
+namespace WidgetSigning.Tests.Callers;
+
+/// <summary>
+/// <see cref="EntraTokenValidator"/> against a real OpenID issuer on loopback (<see cref="TestIssuer"/>): each rule of an
+/// Entra access token, and each forgery an attacker can try, is a test. Every rejection is a
+/// <see cref="TokenRejectedException"/> whose message quotes no part of the token.
+/// </summary>
+public sealed class EntraTokenValidatorTests : IAsyncLifetime
+{
+    private TestIssuer _issuer = null!;
+    private EntraTokenValidator _validator = null!;
+
+    public async Task InitializeAsync()
+    {
+        _issuer = await TestIssuer.StartAsync();
+        _validator = Validator(_issuer);
+    }
+
+    public async Task DisposeAsync()
+    {
+        _validator.Dispose();
+        await _issuer.DisposeAsync();
+    }
+
+    [Fact]
+    public async Task ValidateAsync_EntraShapedToken_ReturnsTheCallersIdentity()
+    {
+        // Arrange
+        var token = _issuer.Mint(null, AppRoles.Sign, AppRoles.Verify);
+
+        // Act
+        var caller = await _validator.ValidateAsync(token, CancellationToken.None);
+
+        // Assert
+        Assert.Equal(TestIssuer.CallerObjectId, caller.ObjectId);
+        Assert.Equal(TestIssuer.CallerAppId, caller.AppId);
+        Assert.Equal(TestIssuer.TenantId, caller.TenantId);
+        Assert.Equal([AppRoles.Sign, AppRoles.Verify], caller.Roles);
+        Assert.False(caller.IsDevelopment);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_AppIdUriAudienceAndUpperCaseOid_IsAcceptedWithTheOidInLowerCase()
+    {
+        // Arrange
+        var token = _issuer.Mint(new TokenSpec { Claims = { ["aud"] = TestIssuer.AppIdUri, ["oid"] = TestIssuer.CallerObjectId.ToUpperInvariant() } });
+
+        // Act
+        var caller = await _validator.ValidateAsync(token, CancellationToken.None);
+
+        // Assert: grants are keyed by the lower-case oid.
+        Assert.Equal(TestIssuer.CallerObjectId, caller.ObjectId);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_ExpiredToken_IsRejected()
+    {
+        // Arrange: expired beyond the two minutes of clock skew.
+        var now = DateTime.UtcNow;
+        var token = _issuer.Mint(new TokenSpec { NotBefore = now.AddMinutes(-70), Expires = now.AddMinutes(-10) });
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert
+        Assert.Contains("expired", rejected.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_NotBeforeBeyondClockSkew_IsRejected()
+    {
+        // Arrange
+        var now = DateTime.UtcNow;
+        var token = _issuer.Mint(new TokenSpec { NotBefore = now.AddMinutes(10), Expires = now.AddMinutes(70) });
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert
+        Assert.Contains("(nbf)", rejected.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_NoExpiry_IsRejected()
+    {
+        // Arrange
+        var token = _issuer.Mint(new TokenSpec { Claims = { ["exp"] = null } });
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert
+        Assert.Contains("(exp)", rejected.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_TokenForAnotherApp_IsRejectedForItsAudience()
+    {
+        // Arrange: a token the caller got for another resource, replayed here.
+        var token = _issuer.Mint(new TokenSpec { Claims = { ["aud"] = "00000003-0000-0000-c000-000000000000" } });
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert
+        Assert.Contains("(aud)", rejected.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_WrongIssuerSignedWithTheIssuersKey_IsRejected()
+    {
+        // Arrange
+        var token = _issuer.Mint(new TokenSpec { Claims = { ["iss"] = "https://sts.windows.net/" + TestIssuer.TenantId + "/" } });
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert
+        Assert.Contains("(iss)", rejected.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_TokenOfAnotherTenant_IsRejectedForItsTid()
+    {
+        // Arrange: right issuer and key, but the tid of another tenant.
+        var token = _issuer.Mint(new TokenSpec { Claims = { ["tid"] = "11111111-2222-4333-8444-555555555555" } });
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert
+        Assert.Contains("(tid)", rejected.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_AlgNoneUnsignedToken_IsRejected()
+    {
+        // Arrange: the claims of a good token with alg none and no signature (CallerAuthenticator refuses this shape
+        // before the validator; this is the validator's own refusal).
+        var token = _issuer.MintUnsigned();
+
+        // Act + Assert
+        await RejectedAsync(token);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_AlgNoneWithAJunkSignatureSegment_IsRejected()
+    {
+        // Arrange: alg none passes the three-segment shape check when the signature segment is not empty.
+        var token = _issuer.MintUnsigned() + "AAAA";
+
+        // Act + Assert
+        await RejectedAsync(token);
+    }
+
+    public static TheoryData<string> PublicKeyForms() => ["spki-der", "pem", "modulus"];
+
+    [Theory]
+    [MemberData(nameof(PublicKeyForms))]
+    public async Task ValidateAsync_AlgorithmConfusionHs256SignedWithThePublicKey_IsRejected(string form)
+    {
+        // Arrange: the issuer's public key (anyone has it from the JWKS) as an HMAC secret, with the issuer's kid.
+        var rsa = _issuer.Key.Rsa;
+        var secret = form switch
+        {
+            "spki-der" => rsa.ExportSubjectPublicKeyInfo(),
+            "pem" => Encoding.ASCII.GetBytes(rsa.ExportSubjectPublicKeyInfoPem()),
+            _ => rsa.ExportParameters(false).Modulus!,
+        };
+        var hmac = new SymmetricSecurityKey(secret) { KeyId = _issuer.Key.KeyId };
+        var token = _issuer.Mint(new TokenSpec { Signing = new SigningCredentials(hmac, SecurityAlgorithms.HmacSha256) });
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert: the issuer's key is an RSA key; HS256 with it is no signature at all.
+        Assert.Contains(rejected.Message, new[] { "The token's signature is not valid.", "The token's signing algorithm is not accepted (RS256 only)." });
+    }
+
+    [Fact]
+    public async Task ValidateAsync_UnknownKid_IsRejected()
+    {
+        // Arrange
+        var token = _issuer.Mint(new TokenSpec { Signing = new SigningCredentials(TestIssuer.NewKey(), SecurityAlgorithms.RsaSha256) });
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert
+        Assert.Contains("(kid)", rejected.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_FloodOfUnknownKids_FetchesTheIssuersKeysAtMostTwice()
+    {
+        // Arrange: the keys are loaded by a good token; then 200 tokens, each with a kid of its own, arrive at once.
+        await _validator.ValidateAsync(_issuer.Mint(), CancellationToken.None);
+        using var attacker = System.Security.Cryptography.RSA.Create(2048);
+        var tokens = Enumerable.Range(0, 200)
+            .Select(i => _issuer.Mint(new TokenSpec { Signing = new SigningCredentials(new RsaSecurityKey(attacker) { KeyId = $"unknown-{i}" }, SecurityAlgorithms.RsaSha256) }))
+            .ToList();
+
+        // Act
+        var outcomes = await Task.WhenAll(tokens.Select(t => Task.Run(async () =>
+        {
+            try
+            {
+                await _validator.ValidateAsync(t, CancellationToken.None);
+                return "accepted";
+            }
+            catch (TokenRejectedException)
+            {
+                return "rejected";
+            }
+        })));
+        await _validator.ValidateAsync(_issuer.Mint(), CancellationToken.None);
+
+        // Assert: the first load and at most one refresh for the whole flood.
+        Assert.All(outcomes, o => Assert.Equal("rejected", o));
+        Assert.InRange(_issuer.JwksFetches, 1, 2);
+        Assert.InRange(_issuer.MetadataFetches, 1, 2);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_TokenOfASecondIssuer_IsRejected()
+    {
+        // Arrange: another OpenID issuer (same tenant id and audience) hands out a perfectly good token of its own.
+        await using var second = await TestIssuer.StartAsync();
+        var token = second.Mint();
+
+        // Act + Assert
+        await RejectedAsync(token);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_SecondIssuersKeyClaimingTheFirstIssuerAndKid_IsRejectedForItsSignature()
+    {
+        // Arrange: a forgery with the first issuer's iss and kid, signed with a key the first issuer never published.
+        await using var second = await TestIssuer.StartAsync();
+        var forgedKey = new RsaSecurityKey(second.Key.Rsa) { KeyId = _issuer.Key.KeyId };
+        var token = second.Mint(new TokenSpec
+        {
+            Claims = { ["iss"] = _issuer.Authority },
+            Signing = new SigningCredentials(forgedKey, SecurityAlgorithms.RsaSha256),
+        });
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert
+        Assert.Contains("signature", rejected.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("at+jwt")]
+    [InlineData("JWE")]
+    [InlineData("id_token")]
+    public async Task ValidateAsync_TypOtherThanJwt_IsRejected(string typ)
+    {
+        // Arrange
+        var token = _issuer.Mint(new TokenSpec { Typ = typ });
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert
+        Assert.Contains("(typ)", rejected.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(0, "A")]
+    [InlineData(1, "A")]
+    [InlineData(1, "AAAA")]
+    [InlineData(1, "%%%%")]
+    [InlineData(0, "e30")]
+    public async Task ValidateAsync_MalformedSegment_IsRejected(int segment, string replacement)
+    {
+        // Arrange: one segment of a good token replaced by bad base64url, or base64url that is not the JSON expected.
+        var parts = _issuer.Mint().Split('.');
+        parts[segment] = replacement;
+        var token = string.Join('.', parts);
+
+        // Act + Assert
+        await RejectedAsync(token);
+    }
+
+    [Theory]
+    [InlineData(null)]
+    [InlineData("")]
+    [InlineData("not-a-guid")]
+    public async Task ValidateAsync_NoUsableOid_IsRejected(string? oid)
+    {
+        // Arrange
+        var token = _issuer.Mint(new TokenSpec { Claims = { ["oid"] = oid } });
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert
+        Assert.Contains("(oid)", rejected.Message, StringComparison.Ordinal);
+    }
+
+    /// <summary>The validator the isolated app builds, for <paramref name="issuer"/>'s loopback authority.</summary>
+    internal static EntraTokenValidator Validator(TestIssuer issuer) => new(
+        Options.Create(new AuthOptions
+        {
+            Authority = issuer.Authority,
+            TenantId = TestIssuer.TenantId,
+            Audience = TestIssuer.Audience,
+            AppIdUri = TestIssuer.AppIdUri,
+        }),
+        NullLogger<EntraTokenValidator>.Instance);
+
+    private async Task<TokenRejectedException> RejectedAsync(string token)
+    {
+        var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => _validator.ValidateAsync(token, CancellationToken.None).AsTask());
+        Assert.DoesNotContain(token, rejected.Message, StringComparison.Ordinal);
+        foreach (var part in token.Split('.').Where(p => p.Length >= 8))
+        {
+            Assert.DoesNotContain(part, rejected.Message, StringComparison.Ordinal);
+        }
+
+        Assert.Equal(TokenRejectedException.InvalidToken, rejected.ErrorCode);
+        return rejected;
+    }
+}

@@ -1,0 +1,103 @@
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
+using WidgetSigning.Pipeline;
+using WidgetSigning.Signing;
+
+namespace WidgetSigning.Tests.Pipeline;
+
+/// <summary>
+/// When a signature may hand work to a second core: the mode, the size floor and the count of signatures in flight, one
+/// count per policy (the process's singleton), and the <c>SpareCores</c> settings validated as the app registers them.
+/// </summary>
+public sealed class SpareCorePolicyTests
+{
+    [Theory]
+    [InlineData(SpareCoreMode.Never, 0, false)]
+    [InlineData(SpareCoreMode.Never, 16 * 1024 * 1024, false)]
+    [InlineData(SpareCoreMode.Always, 0, true)]
+    [InlineData(SpareCoreMode.Adaptive, SpareCoreOptions.DefaultMinimumBytes - 1, false)]
+    public void SpareCoreFor_ModeAndSize_Decides(SpareCoreMode mode, long bytes, bool expected)
+    {
+        // Arrange
+        var policy = SpareCorePolicy.For(mode);
+
+        // Act
+        using var inFlight = policy.Enter();
+        var spare = inFlight.SpareCoreFor(bytes);
+
+        // Assert
+        Assert.Equal(expected, spare);
+    }
+
+    [Fact]
+    public void CoreStillSpare_MoreSignaturesThanCoresAttack_FalseUntilTheyEnd()
+    {
+        // Arrange: one signature per core may share the process's cores; one more takes the spare core away.
+        var policy = new SpareCorePolicy(Options.Create(new SpareCoreOptions { CoresPerSignature = 1 }));
+        var signatures = Enumerable.Range(0, Environment.ProcessorCount).Select(_ => policy.Enter()).ToList();
+        var spareAtTheLimit = policy.CoreStillSpare();
+
+        // Act
+        var oneMore = policy.Enter();
+        var spareBeyond = policy.CoreStillSpare();
+        var spareForNewWork = oneMore.SpareCoreFor(long.MaxValue);
+        oneMore.Dispose();
+        signatures.ForEach(s => s.Dispose());
+
+        // Assert
+        Assert.True(spareAtTheLimit);
+        Assert.False(spareBeyond);
+        Assert.False(spareForNewWork);
+        Assert.True(policy.CoreStillSpare());
+    }
+
+    [Fact]
+    public void CoreStillSpare_AnotherPolicysSignatures_NotCounted()
+    {
+        // Arrange: each policy counts its own signatures (no process-wide static).
+        var busy = new SpareCorePolicy(Options.Create(new SpareCoreOptions { CoresPerSignature = 1 }));
+        var other = new SpareCorePolicy(Options.Create(new SpareCoreOptions { CoresPerSignature = 1 }));
+
+        // Act
+        var signatures = Enumerable.Range(0, Environment.ProcessorCount + 1).Select(_ => busy.Enter()).ToList();
+        var otherSpare = other.CoreStillSpare();
+        signatures.ForEach(s => s.Dispose());
+
+        // Assert
+        Assert.True(otherSpare);
+    }
+
+    [Fact]
+    public void AddWidgetSigning_Registered_OnePolicyForTheProcess()
+    {
+        // Arrange
+        var configuration = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?> { ["SpareCores:Mode"] = "Never" }).Build();
+        using var provider = new ServiceCollection().AddLogging().AddWidgetSigning(configuration).BuildServiceProvider();
+
+        // Act
+        var one = provider.GetRequiredService<SpareCorePolicy>();
+        var other = provider.GetRequiredService<SpareCorePolicy>();
+
+        // Assert
+        Assert.Same(one, other);
+        Assert.Equal(SpareCoreMode.Never, one.Mode);
+    }
+
+    [Theory]
+    [InlineData("SpareCores:MinimumBytes", "-1", "SpareCores:MinimumBytes")]
+    [InlineData("SpareCores:CoresPerSignature", "0", "SpareCores:CoresPerSignature")]
+    [InlineData("SpareCores:CoresPerSignature", "65", "SpareCores:CoresPerSignature")]
+    public void Options_BadSetting_FailNamingIt(string setting, string value, string named)
+    {
+        // Arrange
+        var configuration = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?> { [setting] = value }).Build();
+        using var provider = new ServiceCollection().AddLogging().AddWidgetSigning(configuration).BuildServiceProvider();
+
+        // Act
+        var error = Assert.Throws<OptionsValidationException>(() => provider.GetRequiredService<IOptions<SpareCoreOptions>>().Value);
+
+        // Assert
+        Assert.Contains(named + " must", error.Message, StringComparison.Ordinal);
+    }
+}

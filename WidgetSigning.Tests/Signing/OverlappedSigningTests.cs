@@ -1,0 +1,69 @@
+using System.Buffers;
+using System.Security.Cryptography;
+using System.Text;
+using FunctionApp.Tests.Infrastructure;
+using Microsoft.Extensions.Logging.Abstractions;
+using WidgetSigning.Keys;
+using WidgetSigning.Pipeline;
+using WidgetSigning.Signing;
+
+namespace WidgetSigning.Tests.Signing;
+
+/// <summary>
+/// An envelope signed in memory with the hashing shared over two cores (<see cref="SpareCoreMode.Always"/>) gives the
+/// same bytes and MACs as the known answers and as independent HMACs, whatever the number of keys.
+/// </summary>
+public sealed class OverlappedSigningTests
+{
+    private const string WebhookId = "msg_overlapped";
+
+    public static TheoryData<string> PositiveVectors => Vector.Names(reject: false);
+
+    [Theory]
+    [MemberData(nameof(PositiveVectors))]
+    public void Sign_PositiveVectorOnTwoCores_GivesTheKnownAnswer(string name)
+    {
+        // Arrange
+        var services = new TestServices();
+        var signer = OnTwoCores(services);
+        var vector = Vector.Load(name);
+        var envelope = services.Read(vector.Input);
+
+        // Act
+        using var signed = signer.SignWith(envelope, services.Key);
+
+        // Assert
+        Assert.Equal(vector.Canonical, signed.GetCanonicalBytes().ToArray());
+        Assert.Equal(vector.SignatureHex, signed.Signature.ToHex());
+    }
+
+    [Fact]
+    public async Task SignAsync_OnTwoCoresWithTwoStagedKeys_EveryMacIsItsKeysHmacOverTheCanonicalBytes()
+    {
+        // Arrange: a rotation with two versions staged, so six MACs are shared between the two threads.
+        var services = new TestServices();
+        var signer = OnTwoCores(services);
+        var vector = Vector.Load("seed-3000-widgets");
+        var envelope = services.Read(vector.Input);
+        byte[][] material = [Vector.Key, [.. Enumerable.Range(100, 32).Select(i => (byte)i)], [.. Enumerable.Range(200, 32).Select(i => (byte)i)]];
+        SigningKey[] staged = [new SigningKey("next", material[1]), new SigningKey("after-next", material[2])];
+
+        // Act
+        using var signed = await signer.SignAsync(envelope, SigningTestExtensions.RequestWith(services.Key, staged, webhookId: WebhookId), CancellationToken.None);
+
+        // Assert
+        var canonical = vector.Canonical;
+        Assert.Equal(canonical, signed.GetCanonicalBytes().ToArray());
+        Assert.Equal(vector.SignatureHex, signed.Signature.ToHex());
+        var prefixed = Encoding.ASCII.GetBytes($"{WebhookId}.{signed.Webhook!.Timestamp}.").Concat(canonical).ToArray();
+        Assert.Equal(
+            material.Select(m => Convert.ToHexString(HMACSHA256.HashData(m, canonical)).ToLowerInvariant()),
+            signed.Signatures.Select(s => s.Signature.ToHex()));
+        Assert.Equal(
+            string.Join(' ', material.Select(m => "v1," + Convert.ToBase64String(HMACSHA256.HashData(m, prefixed)))),
+            signed.Webhook!.Signature);
+    }
+
+    private static EnvelopeSigner OnTwoCores(TestServices services) =>
+        new(services.Streams, services.KeySource, NullLogger<EnvelopeSigner>.Instance, spareCores: SpareCorePolicy.For(SpareCoreMode.Always));
+}
