@@ -1,5 +1,5 @@
 using System.Text.RegularExpressions;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 
 namespace FunctionApp.Tests.Architecture;
 

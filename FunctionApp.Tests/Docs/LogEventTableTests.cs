@@ -14,7 +14,7 @@ public sealed class LogEventTableTests
     [
         typeof(WidgetSigning.Signing.EnvelopeSigner).Assembly,
         typeof(FunctionApp.Startup).Assembly,
-        Infrastructure.IsolatedBuildOutput.App,
+        TestKit.IsolatedBuildOutput.App,
     ];
 
     /// <summary>Every <c>[LoggerMessage]</c> in WidgetSigning.dll and FunctionApp.dll, with the file its class lives in (project/folder/Type.cs, as the guide's one-type-per-file rule has it).</summary>

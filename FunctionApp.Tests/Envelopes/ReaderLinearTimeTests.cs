@@ -1,5 +1,5 @@
 using WidgetSigning.Envelopes;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Xunit.Abstractions;
 
 namespace FunctionApp.Tests.Envelopes;

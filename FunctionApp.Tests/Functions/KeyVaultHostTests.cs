@@ -1,7 +1,7 @@
 using FunctionApp.Functions;
 using WidgetSigning.Http;
 using WidgetSigning.Keys;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 

@@ -1,5 +1,5 @@
 using FunctionApp.Functions;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 
 namespace FunctionApp.Tests.Functions;
 

@@ -1,6 +1,6 @@
 using System.Globalization;
 using FunctionApp.Functions;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Options;
 using Newtonsoft.Json.Linq;
 using WidgetSigning.Http;

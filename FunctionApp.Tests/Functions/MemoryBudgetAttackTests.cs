@@ -5,7 +5,7 @@ using FunctionApp.Functions;
 using WidgetSigning.Http;
 using WidgetSigning.Queues;
 using WidgetSigning.Signing;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Azure.Storage.Blobs;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.AspNetCore.Mvc.Abstractions;

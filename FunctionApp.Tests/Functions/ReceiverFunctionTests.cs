@@ -1,7 +1,7 @@
 using System.Security.Cryptography;
 using System.Text;
 using FunctionApp.Functions;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Newtonsoft.Json.Linq;
 using WidgetSigning.Http;
 

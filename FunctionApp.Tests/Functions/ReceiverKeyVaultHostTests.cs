@@ -1,7 +1,7 @@
 using System.Security.Cryptography;
 using Azure.Core.Pipeline;
 using FunctionApp.Functions;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 using Microsoft.Extensions.Time.Testing;

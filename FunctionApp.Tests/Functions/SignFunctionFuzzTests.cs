@@ -3,7 +3,7 @@ using System.Globalization;
 using System.Text;
 using FunctionApp.Functions;
 using WidgetSigning.Http;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Logging;
 using Microsoft.IO;
 using Xunit.Abstractions;

@@ -1,7 +1,7 @@
 using System.Text;
 using FunctionApp.Functions;
 using WidgetSigning.Http;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Options;
 
 namespace FunctionApp.Tests.Functions;

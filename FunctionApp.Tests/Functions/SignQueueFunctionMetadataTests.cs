@@ -1,7 +1,7 @@
 using FunctionApp.Functions;
 using FunctionApp.Functions.QueueTrigger;
 using WidgetSigning.Queues;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Newtonsoft.Json.Linq;
 
 namespace FunctionApp.Tests.Functions;

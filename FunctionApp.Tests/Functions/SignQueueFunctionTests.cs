@@ -6,7 +6,7 @@ using WidgetSigning.Storage;
 using WidgetSigning.Keys;
 using Azure.Core;
 using FunctionApp.Functions.QueueTrigger;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;

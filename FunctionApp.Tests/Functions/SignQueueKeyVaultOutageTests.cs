@@ -2,7 +2,7 @@ using System.Diagnostics;
 using Azure.Core.Pipeline;
 using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Keys;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;

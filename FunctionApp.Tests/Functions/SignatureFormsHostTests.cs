@@ -1,7 +1,7 @@
 using FunctionApp.Functions;
 using WidgetSigning.Http;
 using WidgetSigning.Signing;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Options;
 using Xunit.Abstractions;
 

@@ -3,7 +3,7 @@ using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Http;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.DependencyInjection;
 using Newtonsoft.Json.Linq;
 using Xunit.Abstractions;

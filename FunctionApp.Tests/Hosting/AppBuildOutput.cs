@@ -1,5 +1,5 @@
 using System.Reflection;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 
 namespace FunctionApp.Tests.Hosting;
 

@@ -2,7 +2,7 @@ using System.Text;
 using System.Text.RegularExpressions;
 using Azure.Storage.Blobs;
 using Azure.Storage.Queues;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Newtonsoft.Json.Linq;
 using Xunit.Abstractions;
 

@@ -1,6 +1,6 @@
 using WidgetSigning.Envelopes;
 using WidgetSigning.Http;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Options;
 using Xunit.Abstractions;
 

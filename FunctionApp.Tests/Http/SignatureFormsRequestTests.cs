@@ -2,7 +2,7 @@ using System.Globalization;
 using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Http;
 using WidgetSigning.Signing;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 using Newtonsoft.Json.Linq;

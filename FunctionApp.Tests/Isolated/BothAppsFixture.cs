@@ -1,5 +1,5 @@
 using FunctionApp.Tests.Hosting;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 
 namespace FunctionApp.Tests.Isolated;
 

@@ -1,6 +1,6 @@
 using System.Globalization;
 using System.Text;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using WidgetSigning.Http;
 using Xunit.Abstractions;
 

@@ -1,5 +1,5 @@
 using Azure.Data.Tables;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using WidgetSigning.Callers;
 
 namespace FunctionApp.Tests.Isolated;

@@ -1,6 +1,6 @@
 using System.Net;
 using System.Net.Http.Headers;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Newtonsoft.Json.Linq;
 using WidgetSigning.Http;
 

@@ -1,4 +1,4 @@
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 
 namespace FunctionApp.Tests.Isolated;
 

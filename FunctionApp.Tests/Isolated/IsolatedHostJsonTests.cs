@@ -1,4 +1,4 @@
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Newtonsoft.Json.Linq;
 
 namespace FunctionApp.Tests.Isolated;

@@ -1,7 +1,7 @@
 using System.Globalization;
 using System.Net;
 using System.Text;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Newtonsoft.Json.Linq;
 using WidgetSigning.Http;
 using Xunit.Abstractions;

@@ -2,7 +2,7 @@ using Azure.Data.Tables;
 using System.Net;
 using System.Net.Http.Headers;
 using System.Security.Cryptography;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using WidgetSigning.Callers;
 using Newtonsoft.Json.Linq;
 

@@ -1,7 +1,7 @@
 using System.Net;
 using Azure.Storage.Blobs;
 using Azure.Storage.Queues;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Newtonsoft.Json.Linq;
 
 namespace FunctionApp.Tests.Isolated;

@@ -2,7 +2,7 @@ using System.Net;
 using System.Net.Http.Headers;
 using System.Security.Cryptography;
 using System.Text;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Newtonsoft.Json.Linq;
 
 namespace FunctionApp.Tests.Isolated;

@@ -1,5 +1,5 @@
 using System.Text;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Xunit.Abstractions;
 
 namespace FunctionApp.Tests.Isolated;

@@ -2,7 +2,7 @@ using System.Buffers;
 using System.Net;
 using System.Reflection;
 using System.Runtime.InteropServices;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Http;

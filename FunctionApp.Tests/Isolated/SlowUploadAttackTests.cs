@@ -1,6 +1,6 @@
 using System.Net.Http.Headers;
 using System.Text;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Xunit.Abstractions;
 
 namespace FunctionApp.Tests.Isolated;

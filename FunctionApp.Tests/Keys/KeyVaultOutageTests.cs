@@ -3,7 +3,7 @@ using FunctionApp.Functions;
 using WidgetSigning.Http;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Logging.Abstractions;
 
 namespace FunctionApp.Tests.Keys;

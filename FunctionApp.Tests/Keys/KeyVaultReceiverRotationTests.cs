@@ -1,4 +1,4 @@
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using WidgetSigning.Keys;
 
 namespace FunctionApp.Tests.Keys;

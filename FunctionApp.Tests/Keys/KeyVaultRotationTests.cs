@@ -1,7 +1,7 @@
 using WidgetSigning.Envelopes;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 
 namespace FunctionApp.Tests.Keys;
 

@@ -1,6 +1,6 @@
 using System.Text;
 using WidgetSigning.Keys;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 
 namespace FunctionApp.Tests.Keys;
 

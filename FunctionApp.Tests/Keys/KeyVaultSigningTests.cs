@@ -1,5 +1,5 @@
 using WidgetSigning.Signing;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 
 namespace FunctionApp.Tests.Keys;
 

@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using WidgetSigning.Keys;
 using Xunit.Abstractions;
 

@@ -2,7 +2,7 @@ using WidgetSigning.Envelopes;
 using FunctionApp.Functions;
 using WidgetSigning.Http;
 using WidgetSigning.Signing;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Logging.Abstractions;
 using Newtonsoft.Json.Linq;
 

@@ -3,7 +3,7 @@ using Azure.Identity;
 using Azure.Security.KeyVault.Secrets;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;

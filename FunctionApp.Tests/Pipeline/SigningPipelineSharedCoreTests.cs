@@ -1,5 +1,5 @@
 using System.Diagnostics;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Newtonsoft.Json.Linq;
 
 namespace FunctionApp.Tests.Pipeline;

@@ -2,7 +2,7 @@ using System.Security.Cryptography;
 using System.Text;
 using WidgetSigning.Queues;
 using WidgetSigning.Signing;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Azure;

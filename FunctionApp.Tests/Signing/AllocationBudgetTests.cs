@@ -1,4 +1,4 @@
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Logging.Abstractions;
 using WidgetSigning.Pipeline;
 using WidgetSigning.Signing;

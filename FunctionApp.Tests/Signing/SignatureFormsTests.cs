@@ -6,7 +6,7 @@ using WidgetSigning.Envelopes;
 using WidgetSigning.Keys;
 using WidgetSigning.Pipeline;
 using WidgetSigning.Signing;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Logging.Abstractions;
 
 namespace FunctionApp.Tests.Signing;

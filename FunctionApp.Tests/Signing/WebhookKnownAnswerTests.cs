@@ -2,7 +2,7 @@ using System.Buffers;
 using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Logging.Abstractions;
 
 namespace FunctionApp.Tests.Signing;

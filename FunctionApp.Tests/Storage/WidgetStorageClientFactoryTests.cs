@@ -1,6 +1,6 @@
 using WidgetSigning.Storage;
 using WidgetSigning.Queues;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Configuration;
 using Xunit.Abstractions;
 

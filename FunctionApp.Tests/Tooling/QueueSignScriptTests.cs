@@ -3,7 +3,7 @@ using System.Globalization;
 using System.Text;
 using Azure.Storage.Queues;
 using FunctionApp.Tests.Infra;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Newtonsoft.Json.Linq;
 
 namespace FunctionApp.Tests.Tooling;

@@ -1,6 +1,6 @@
 using System.Text.RegularExpressions;
 using FunctionApp.Tests.Infra;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 
 namespace FunctionApp.Tests.Tooling;
 

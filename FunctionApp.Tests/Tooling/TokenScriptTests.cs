@@ -4,7 +4,7 @@ using System.Security.Cryptography;
 using System.Text;
 using System.Text.Json;
 using FunctionApp.Tests.Infra;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.IdentityModel.JsonWebTokens;
 
 namespace FunctionApp.Tests.Tooling;

@@ -1,4 +1,4 @@
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using WidgetSigning.Envelopes;
 using WidgetSigning.Signing;
 using WidgetSigning.Tests.Support;

@@ -1,5 +1,5 @@
 using System.Text;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using WidgetSigning.Envelopes;
 
 namespace WidgetSigning.Tests.Envelopes;

@@ -1,6 +1,6 @@
 using System.Buffers;
 using System.Security.Cryptography;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using WidgetSigning.Hashing;
 using WidgetSigning.Keys;
 using WidgetSigning.Tests.Support;

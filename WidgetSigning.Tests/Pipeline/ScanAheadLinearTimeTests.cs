@@ -1,4 +1,4 @@
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.IO;
 using WidgetSigning.Pipeline;
 using Xunit.Abstractions;

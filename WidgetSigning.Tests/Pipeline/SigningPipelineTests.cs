@@ -1,5 +1,5 @@
 using System.Buffers;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using WidgetSigning.Envelopes;
 using WidgetSigning.Pipeline;
 using WidgetSigning.Signing;

@@ -1,5 +1,5 @@
 using System.Security.Cryptography;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using WidgetSigning.Signing;
 
 namespace WidgetSigning.Tests.Signing;

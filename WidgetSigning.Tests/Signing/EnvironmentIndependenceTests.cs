@@ -1,5 +1,5 @@
 using System.Globalization;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 
 namespace WidgetSigning.Tests.Signing;
 

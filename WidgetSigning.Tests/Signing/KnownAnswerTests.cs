@@ -1,4 +1,4 @@
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using WidgetSigning.Envelopes;
 
 namespace WidgetSigning.Tests.Signing;

@@ -1,7 +1,7 @@
 using System.Buffers;
 using System.Security.Cryptography;
 using System.Text;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Logging.Abstractions;
 using WidgetSigning.Keys;
 using WidgetSigning.Pipeline;

@@ -2,7 +2,7 @@ using System.Diagnostics;
 using System.Text;
 using Azure.Core;
 using Azure.Security.KeyVault.Secrets;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 using OpenTelemetry.Metrics;

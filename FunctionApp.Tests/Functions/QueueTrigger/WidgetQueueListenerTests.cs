@@ -4,7 +4,7 @@ using FunctionApp.Functions.QueueTrigger;
 using WidgetSigning.Storage;
 using WidgetSigning.Keys;
 using WidgetSigning.Queues;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 using Microsoft.Azure.WebJobs.Host.Scale;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;

@@ -1,6 +1,6 @@
 using System.Net;
 using System.Security.Cryptography;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 
 namespace FunctionApp.Tests.Infra.Scripts;
 

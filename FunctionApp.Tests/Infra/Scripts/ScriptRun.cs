@@ -1,5 +1,5 @@
 using System.Diagnostics;
-using FunctionApp.Tests.Infrastructure;
+using FunctionApp.Tests.TestKit;
 
 namespace FunctionApp.Tests.Infra.Scripts;
 

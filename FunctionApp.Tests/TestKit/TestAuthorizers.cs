@@ -1,0 +1,26 @@
+using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
+using WidgetSigning.Audit;
+using WidgetSigning.Callers;
+using WidgetSigning.Http;
+
+namespace FunctionApp.Tests.TestKit;
+
+/// <summary>Caller checks for tests of the handlers below the host that are not about callers: authentication off, as <c>Auth:Disabled</c> does in development.</summary>
+public static class TestAuthorizers
+{
+    public static RequestAuthorizer Open() => new(
+        new CallerAuthenticator(new RefusingValidator(), Options.Create(new AuthOptions { Disabled = true })),
+        new CallerGrants(new NoGrants(), Options.Create(new GrantOptions()), TimeProvider.System),
+        new AuditLog(NullLoggerFactory.Instance));
+
+    private sealed class RefusingValidator : ITokenValidator
+    {
+        public ValueTask<CallerIdentity> ValidateAsync(string token, CancellationToken cancellationToken) => throw new TokenRejectedException("Not in these tests.");
+    }
+
+    private sealed class NoGrants : IGrantStore
+    {
+        public Task<IReadOnlySet<string>> GetReceiversAsync(string objectId, int max, CancellationToken cancellationToken) => Task.FromResult<IReadOnlySet<string>>(new HashSet<string>());
+    }
+}
