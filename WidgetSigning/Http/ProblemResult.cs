@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Globalization;
 using Microsoft.AspNetCore.Mvc;
 
@@ -6,9 +7,14 @@ namespace WidgetSigning.Http;
 /// <summary>An RFC 9457 <c>application/problem+json</c> response; never carries a stack trace or a secret.</summary>
 public sealed class ProblemResult : IActionResult
 {
+    private readonly string? _traceId;
+
     /// <summary>Creates the result.</summary>
     public ProblemResult(int status, string type, string title, string detail)
     {
+        // The trace the problem happened in, as the audit record names it (AuditRecord.TraceId): taken now, inside the
+        // handler's spans, since the result may be written after they end.
+        _traceId = Activity.Current?.TraceId.ToHexString();
         Status = status;
         Type = type;
         Title = title;
@@ -69,7 +75,7 @@ public sealed class ProblemResult : IActionResult
             }
 
             json.WritePropertyName("traceId");
-            json.WriteValue(context.HttpContext.TraceIdentifier);
+            json.WriteValue(_traceId ?? context.HttpContext.TraceIdentifier);
             json.WriteEndObject();
         }, context.HttpContext.RequestAborted);
     }
