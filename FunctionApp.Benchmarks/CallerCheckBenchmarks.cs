@@ -5,7 +5,6 @@ using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.AspNetCore.Mvc.Abstractions;
 using Microsoft.AspNetCore.Routing;
-using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using WidgetSigning.Callers;
 using WidgetSigning.Callers.Entra;
@@ -108,12 +107,7 @@ public class CallerCheckBenchmarks
 
     private static ServiceProvider Services(Dictionary<string, string?> auth, bool entra)
     {
-        var settings = new Dictionary<string, string?>(auth)
-        {
-            ["Signing:LocalKey"] = Convert.ToBase64String(BenchmarkData.KeyBytes),
-            ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
-        };
-        var configuration = new ConfigurationBuilder().AddInMemoryCollection(settings).Build();
+        var configuration = BenchmarkData.LocalConfiguration(auth);
         var services = new ServiceCollection().AddLogging();
         services.AddSingleton<IGrantStore>(new DefaultReceiverGrants());
         if (entra)

@@ -10,7 +10,6 @@ using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.AspNetCore.Mvc.Abstractions;
 using Microsoft.AspNetCore.Routing;
-using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Newtonsoft.Json;
 
@@ -40,14 +39,7 @@ public class EndToEndBenchmarks
         _body = data.SeedBody();
         _requestBody = new MemoryStream(_body, writable: false);
 
-        var configuration = new ConfigurationBuilder()
-            .AddInMemoryCollection(new Dictionary<string, string?>
-            {
-                ["Signing:LocalKey"] = Convert.ToBase64String(BenchmarkData.KeyBytes),
-                ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
-                ["Auth:Disabled"] = "true",
-            })
-            .Build();
+        var configuration = BenchmarkData.LocalConfiguration();
         var services = new ServiceCollection().AddLogging().AddWidgetSigning(configuration).AddWidgetHttp(configuration);
 
         // The naive version answers with OkObjectResult, which needs MVC's result executors, as in the host.

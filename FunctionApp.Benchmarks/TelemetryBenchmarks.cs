@@ -6,7 +6,6 @@ using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.AspNetCore.Mvc.Abstractions;
 using Microsoft.AspNetCore.Routing;
-using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using OpenTelemetry;
@@ -47,14 +46,7 @@ public class TelemetryBenchmarks
     {
         _body = BenchmarkData.Create(BenchmarkData.SeedWidgetCount).SeedBody();
         _requestBody = new MemoryStream(_body, writable: false);
-        var configuration = new ConfigurationBuilder()
-            .AddInMemoryCollection(new Dictionary<string, string?>
-            {
-                ["Signing:LocalKey"] = Convert.ToBase64String(BenchmarkData.KeyBytes),
-                ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
-                ["Auth:Disabled"] = "true",
-            })
-            .Build();
+        var configuration = BenchmarkData.LocalConfiguration();
         var services = new ServiceCollection()
             .AddLogging(logging => logging.SetMinimumLevel(LogLevel.Information).AddProvider(new FormattingLoggerProvider()))
             .AddMetrics();

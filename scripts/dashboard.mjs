@@ -17,7 +17,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { canConnect, findOnPath } from "./local-tools.mjs";
+import { canConnect, envPort, findOnPath } from "./local-tools.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const host = "127.0.0.1";
@@ -33,14 +33,7 @@ if (process.argv.length > 2) {
 }
 
 function port(name, fallback) {
-  const value = process.env[name];
-  if (value === undefined || value === "") return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 65535) {
-    fail(`${name} must be a port number (1-65535), not '${value}'.`);
-    process.exit(2);
-  }
-  return parsed;
+  return envPort(name, fallback, fail);
 }
 
 const ports = {

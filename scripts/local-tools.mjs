@@ -1,5 +1,5 @@
-// Small helpers the local scripts share (npm start, npm run dashboard, the queue example): finding a command on the
-// PATH and asking whether something listens on a port.
+// Small helpers the local scripts share (npm start, npm run dashboard): finding a command on the PATH, asking whether
+// something listens on a port, and reading a port from the environment.
 import { statSync } from "node:fs";
 import { connect } from "node:net";
 import { delimiter, join } from "node:path";
@@ -33,4 +33,19 @@ export function canConnect(host, port) {
     });
     socket.once("error", () => resolveConnect(false));
   });
+}
+
+/**
+ * The port environment variable `name` names, or `fallback` when it is unset or empty. Anything but a whole number from
+ * 1 to 65535 is reported through `fail` (the script's own error line) and exits 2.
+ */
+export function envPort(name, fallback, fail) {
+  const value = process.env[name];
+  if (value === undefined || value === "") return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 65535) {
+    fail(`${name} must be a port number (1-65535), not '${value}'.`);
+    process.exit(2);
+  }
+  return parsed;
 }

@@ -47,7 +47,7 @@ import { createHash } from "node:crypto";
 import { constants, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { canConnect, findOnPath } from "./local-tools.mjs";
+import { canConnect, envPort, findOnPath } from "./local-tools.mjs";
 import { azuriteConnection } from "./azurite.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -132,14 +132,7 @@ function exitCodeFor(signal) {
 }
 
 function port(name, fallback) {
-  const value = process.env[name];
-  if (value === undefined || value === "") return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 65535) {
-    fail(`${name} must be a port number (1-65535), not '${value}'.`);
-    process.exit(2);
-  }
-  return parsed;
+  return envPort(name, fallback, fail);
 }
 
 function exited(child) {

@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Configuration;
 using System.Globalization;
 using System.Security.Cryptography;
 using FunctionApp.Benchmarks.Seed;
@@ -32,6 +33,20 @@ public sealed class BenchmarkData
 
     /// <summary>Our signing key over <see cref="KeyBytes"/>.</summary>
     public static SigningKey Key { get; } = new("bench", KeyBytes);
+
+    /// <summary>
+    /// The app's settings for a benchmark that wires the service: <see cref="KeyBytes"/> as the local key in Development,
+    /// and <paramref name="auth"/> (default: caller checks off).
+    /// </summary>
+    public static IConfiguration LocalConfiguration(IReadOnlyDictionary<string, string?>? auth = null)
+    {
+        var settings = new Dictionary<string, string?>(auth ?? new Dictionary<string, string?> { ["Auth:Disabled"] = "true" })
+        {
+            ["Signing:LocalKey"] = Convert.ToBase64String(KeyBytes),
+            ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
+        };
+        return new ConfigurationBuilder().AddInMemoryCollection(settings).Build();
+    }
 
     /// <summary>The seed's envelope as the seed serializes it (its camel-case contract), UTF-8: the request body the benchmarks send.</summary>
     public byte[] SeedBody() => System.Text.Encoding.UTF8.GetBytes(Newtonsoft.Json.JsonConvert.SerializeObject(Seed, new Newtonsoft.Json.JsonSerializerSettings
