@@ -90,21 +90,16 @@ public sealed class EntraTokenValidator : ITokenValidator, IDisposable
         }
 
         var identity = result.ClaimsIdentity;
-        var tenant = identity.FindFirst("tid")?.Value;
-        if (!string.IsNullOrEmpty(_options.TenantId) && !string.Equals(tenant, _options.TenantId, StringComparison.OrdinalIgnoreCase))
+        var caller = CallerIdentity.FromClaims(
+            identity.FindFirst("oid")?.Value,
+            identity.FindFirst("tid")?.Value,
+            identity.FindFirst("azp")?.Value ?? identity.FindFirst("appid")?.Value,
+            identity.FindAll("roles").Select(c => c.Value));
+        if (!string.Equals(caller.TenantId, _options.TenantId, StringComparison.OrdinalIgnoreCase))
         {
             throw new TokenRejectedException("The token is not from the accepted tenant (tid).");
         }
 
-        var objectId = identity.FindFirst("oid")?.Value;
-        if (!Guid.TryParse(objectId, out var oid))
-        {
-            throw new TokenRejectedException("The token names no caller (oid).");
-        }
-
-        var appId = identity.FindFirst("azp")?.Value ?? identity.FindFirst("appid")?.Value;
-        var roles = identity.FindAll("roles").Select(c => c.Value).ToArray();
-        var caller = new CallerIdentity(oid.ToString("D"), appId, tenant!.ToLowerInvariant(), roles);
         _validated.Add(key, caller, new DateTimeOffset(result.SecurityToken.ValidTo, TimeSpan.Zero));
         return caller;
     }

@@ -4,7 +4,7 @@ namespace WidgetSigning.Callers;
 
 /// <summary>
 /// Who may call the HTTP functions (configuration section <c>Auth</c>): Microsoft Entra access tokens of one tenant for
-/// this app's registration. Validated at start: in Azure the app refuses to start without <see cref="TenantId"/> and
+/// this app's registration. Validated at start: the app refuses to start without <see cref="TenantId"/> and
 /// <see cref="Audience"/>, and <see cref="Disabled"/> is accepted only on a developer's machine.
 /// </summary>
 public sealed class AuthOptions
@@ -20,7 +20,7 @@ public sealed class AuthOptions
 
     private const string Prefix = SectionName + ":";
 
-    /// <summary>The tenant whose tokens are accepted (a GUID). Setting: <c>Auth:TenantId</c>. No default; required in Azure.</summary>
+    /// <summary>The tenant whose tokens are accepted (a GUID). Setting: <c>Auth:TenantId</c>. No default; required whenever authentication is on, with the local issuer too: every token's <c>tid</c> must be it.</summary>
     [RegularExpression("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$", ErrorMessage = Prefix + "{0} must be the tenant id, a GUID.")]
     public string? TenantId { get; set; }
 

@@ -35,9 +35,10 @@ internal sealed class AuthOptionsValidator(IAzureEnvironment environment) : IVal
             failures.Add($"{Audience} is not set: set it to the app registration's client id (docs/deploy.md).");
         }
 
-        if (string.IsNullOrWhiteSpace(options.TenantId) && (environment.IsRunningInAzure || string.IsNullOrWhiteSpace(options.Authority)))
+        // Required with a local authority too: every token must name this tenant (tid), so none is accepted for another.
+        if (string.IsNullOrWhiteSpace(options.TenantId))
         {
-            failures.Add($"{TenantId} is not set: set it to the Entra tenant whose tokens are accepted.");
+            failures.Add($"{TenantId} is not set: set it to the tenant whose tokens are accepted (tid).");
         }
 
         if (!string.IsNullOrWhiteSpace(options.Authority))

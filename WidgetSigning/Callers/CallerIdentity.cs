@@ -19,6 +19,37 @@ public sealed class CallerIdentity
     }
 
     /// <summary>
+    /// The caller a validated token or platform principal names, from its claims: <paramref name="objectId"/>
+    /// (<c>oid</c>), <paramref name="tenantId"/> (<c>tid</c>) and, when present, <paramref name="appId"/> (<c>azp</c> or
+    /// <c>appid</c>) must each be a GUID, as Entra issues them, so that nothing a token's author chose reaches a log, an
+    /// audit record or an answer; each is kept in its lower-case <c>D</c> form.
+    /// </summary>
+    /// <exception cref="TokenRejectedException">A claim is missing or not a GUID (fixed words, never the claim).</exception>
+    public static CallerIdentity FromClaims(string? objectId, string? tenantId, string? appId, IEnumerable<string> roles)
+    {
+        ArgumentNullException.ThrowIfNull(roles);
+        if (!Guid.TryParseExact(objectId, "D", out var oid))
+        {
+            throw new TokenRejectedException("The token names no caller (oid).");
+        }
+
+        if (!Guid.TryParseExact(tenantId, "D", out var tid))
+        {
+            throw new TokenRejectedException("The token names no tenant (tid).");
+        }
+
+        string? app = null;
+        if (appId is not null)
+        {
+            app = Guid.TryParseExact(appId, "D", out var parsed)
+                ? parsed.ToString("D")
+                : throw new TokenRejectedException("The token's client application (azp or appid) is not a GUID.");
+        }
+
+        return new CallerIdentity(oid.ToString("D"), app, tid.ToString("D"), [.. roles]);
+    }
+
+    /// <summary>
     /// The caller when <c>Auth:Disabled</c> is set (development only): every role, and grants are not checked. Audit
     /// records name it so.
     /// </summary>
