@@ -15,7 +15,7 @@ import { grantsClient, receiverIdPattern, setGrants } from "./grants.mjs";
 const host = "127.0.0.1";
 const tenant = "7a1e0000-0000-4000-8000-000000000001";
 const scope = "api://widget-signing-local/.default";
-const usage = "usage: npm run -s token [-- --roles Widgets.Sign,Widgets.Verify,Widgets.Keys.Read] [-- --receivers default,partner-a,...]";
+const usage = "usage: npm run -s token [-- --roles Widgets.Sign,Widgets.Verify,Widgets.Keys.Read,Widgets.Keys.ReadAll] [-- --receivers default,partner-a,...]";
 const fail = (message, code = 1) => {
   console.error(`[npm run token] ${message}`);
   process.exit(code);

@@ -43,6 +43,16 @@ public sealed class IsolatedCallerFixture : IAsyncLifetime
         Client = new HttpClient { BaseAddress = _host.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
     }
 
+    /// <summary>Grants <paramref name="receivers"/> to the caller <paramref name="objectId"/> in the grants table.</summary>
+    public async Task GrantAsync(string objectId, params string[] receivers)
+    {
+        var table = new TableServiceClient(_azurite.ConnectionString).GetTableClient(GrantOptions.DefaultTableName);
+        foreach (var receiver in receivers)
+        {
+            await table.UpsertEntityAsync(new TableEntity(objectId, receiver) { ["GrantedBy"] = "tests", ["GrantedAt"] = DateTimeOffset.UtcNow });
+        }
+    }
+
     public async Task DisposeAsync()
     {
         Client?.Dispose();

@@ -198,6 +198,126 @@ public sealed class IsolatedCallerTests(IsolatedCallerFixture fixture) : IClassF
         Assert.Contains($"Audit sign refused 401 {Unauthenticated}", record, StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData("sign", "POST", "/api/sign?receiver=default", AppRoles.Verify)]
+    [InlineData("verify", "POST", "/api/verify?receiver=default", AppRoles.Sign)]
+    [InlineData("keys", "GET", "/api/keys", AppRoles.Sign)]
+    public async Task RoleRequired_ValidTokenWithoutTheEndpointsRole_AuditRecordNamesTheCaller(string operation, string method, string path, string role)
+    {
+        // Arrange: a caller of its own, so the record found is this call's.
+        var oid = Guid.NewGuid().ToString("D");
+        var token = fixture.Issuer.Mint(new TokenSpec { Claims = { ["oid"] = oid } }, role);
+        var mark = fixture.Host.Output.Length;
+
+        // Act
+        using var response = await SendAsync(method, path, token, configure: r => r.Headers.Add("X-Signature", new string('0', 64)));
+        var record = await AuditLineAsync(mark, $"caller {oid}", operation);
+
+        // Assert: the caller probing for a right it lacks is named, with its app and tenant.
+        Assert.Equal(HttpStatusCode.Forbidden, response.StatusCode);
+        Assert.Contains($"Audit {operation} refused 403 {RoleRequired}", record, StringComparison.Ordinal);
+        Assert.Contains($"app {TestIssuer.CallerAppId} tenant {TestIssuer.TenantId}", record, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("POST", "/api/verify?receiver=")]
+    [InlineData("GET", "/api/keys?receiver=")]
+    public async Task VerifyAndKeys_ReceiverNotGrantedAndReceiverThatDoesNotExist_Are403AlikeSayingNothingOfExistence(string method, string path)
+    {
+        // Arrange: partner-a exists (it has a key) but is not granted; no-such-receiver does not exist at all.
+        var token = fixture.Issuer.Mint(null, AppRoles.Verify, AppRoles.KeysRead);
+
+        // Act
+        using var existing = await SendAsync(method, path + "partner-a", token, configure: r => r.Headers.Add("X-Signature", new string('0', 64)));
+        using var missing = await SendAsync(method, path + "no-such-receiver", token, configure: r => r.Headers.Add("X-Signature", new string('0', 64)));
+        var existingProblem = await ProblemAsync(existing);
+        var missingProblem = await ProblemAsync(missing);
+
+        // Assert: the same status, type and words as sign gives, but for the name the caller sent.
+        Assert.Equal(HttpStatusCode.Forbidden, existing.StatusCode);
+        Assert.Equal(HttpStatusCode.Forbidden, missing.StatusCode);
+        Assert.Equal(ReceiverNotGranted, (string?)existingProblem["type"]);
+        Assert.Equal(ReceiverNotGranted, (string?)missingProblem["type"]);
+        Assert.Equal(
+            ((string?)existingProblem["detail"])!.Replace("partner-a", "X", StringComparison.Ordinal),
+            ((string?)missingProblem["detail"])!.Replace("no-such-receiver", "X", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Keys_ListWithoutReadAll_ShowsOnlyTheCallersGrantedReceivers()
+    {
+        // Arrange: the default caller is granted "default" only; partner-a and partner-b have keys too.
+        var token = fixture.Issuer.Mint(null, AppRoles.KeysRead);
+
+        // Act
+        using var response = await SendAsync("GET", "/api/keys", token);
+        var list = JObject.Parse(await response.Content.ReadAsStringAsync());
+
+        // Assert
+        Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        Assert.Equal([IsolatedCallerFixture.GrantedReceiver], list["receivers"]!.Select(r => (string?)r["receiver"]));
+        Assert.Equal(JTokenType.Null, list["nextPageToken"]!.Type);
+    }
+
+    [Fact]
+    public async Task Keys_ListOfGrantedReceiversByPages_WalksEachOnceAndRefusesATokenNotHandedOut()
+    {
+        // Arrange: a caller granted three receivers, one of which has no key.
+        var oid = Guid.NewGuid().ToString("D");
+        await fixture.GrantAsync(oid, "partner-b", "no-key-yet", "partner-a");
+        var token = fixture.Issuer.Mint(new TokenSpec { Claims = { ["oid"] = oid } }, AppRoles.KeysRead);
+        var seen = new List<string?>();
+        string? next = null;
+
+        // Act
+        do
+        {
+            using var page = await SendAsync("GET", "/api/keys?pageSize=2" + (next is null ? string.Empty : "&pageToken=" + next), token);
+            Assert.Equal(HttpStatusCode.OK, page.StatusCode);
+            var list = JObject.Parse(await page.Content.ReadAsStringAsync());
+            seen.AddRange(list["receivers"]!.Select(r => (string?)r["receiver"]));
+            next = (string?)list["nextPageToken"];
+        }
+        while (next is not null && seen.Count < 10);
+        using var forged = await SendAsync("GET", "/api/keys?pageToken=default", token);
+
+        // Assert: in ordinal order, each once; a token naming a receiver not granted is not one this service handed out.
+        Assert.Equal(["no-key-yet", "partner-a", "partner-b"], seen);
+        Assert.Equal(HttpStatusCode.BadRequest, forged.StatusCode);
+    }
+
+    [Fact]
+    public async Task Keys_ListWithReadAll_ShowsEveryReceiver()
+    {
+        // Arrange: the operator role of its own widens the list to every receiver with a key.
+        var token = fixture.Issuer.Mint(null, AppRoles.KeysRead, AppRoles.KeysReadAll);
+
+        // Act
+        using var response = await SendAsync("GET", "/api/keys", token);
+        var list = JObject.Parse(await response.Content.ReadAsStringAsync());
+
+        // Assert
+        Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        Assert.Superset(new HashSet<string?> { "default", "partner-a", "partner-b" }, list["receivers"]!.Select(r => (string?)r["receiver"]).ToHashSet());
+    }
+
+    private async Task<HttpResponseMessage> SendAsync(string method, string path, string? token, Action<HttpRequestMessage>? configure = null)
+    {
+        var request = new HttpRequestMessage(new HttpMethod(method), path);
+        if (method == "POST")
+        {
+            request.Content = new ByteArrayContent("{\"widgets\":[]}"u8.ToArray()) { Headers = { ContentType = new MediaTypeHeaderValue("application/json") } };
+        }
+
+        if (token is not null)
+        {
+            request.Headers.Authorization = new AuthenticationHeaderValue("Bearer", token);
+        }
+
+        configure?.Invoke(request);
+        return await fixture.Client.SendAsync(request);
+    }
+
     private async Task<HttpResponseMessage> SignAsync(string? token, string query = "", byte[]? body = null, Action<HttpRequestMessage>? configure = null)
     {
         var request = new HttpRequestMessage(HttpMethod.Post, "/api/sign" + query)
@@ -223,12 +343,12 @@ public sealed class IsolatedCallerTests(IsolatedCallerFixture fixture) : IClassF
         string.Join(",", response.Headers.GetValues(name));
 
     /// <summary>The audit record (event 7001) logged after <paramref name="mark"/> that contains <paramref name="text"/>.</summary>
-    private async Task<string> AuditLineAsync(int mark, string text)
+    private async Task<string> AuditLineAsync(int mark, string text, string operation = "sign")
     {
         var waited = Stopwatch.StartNew();
         while (true)
         {
-            var line = fixture.Host.Output[mark..].Split('\n').FirstOrDefault(l => l.Contains(AuditLog.Category + ": Audit sign", StringComparison.Ordinal) && l.Contains(text, StringComparison.Ordinal));
+            var line = fixture.Host.Output[mark..].Split('\n').FirstOrDefault(l => l.Contains(AuditLog.Category + ": Audit " + operation, StringComparison.Ordinal) && l.Contains(text, StringComparison.Ordinal));
             if (line is not null)
             {
                 return line;

@@ -17,7 +17,7 @@ namespace FunctionApp.Tests.LocalIssuer;
 /// </summary>
 public sealed class LocalIssuerTests : IAsyncLifetime
 {
-    private static readonly string[] AllRoles = ["Widgets.Sign", "Widgets.Verify", "Widgets.Keys.Read"];
+    private static readonly IReadOnlyList<string> AllRoles = WidgetSigning.Callers.AppRoles.All;
 
     private readonly HttpClient _http = new();
     private LocalIssuerProcess _issuer = null!;

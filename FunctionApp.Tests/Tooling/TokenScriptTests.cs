@@ -35,7 +35,7 @@ public sealed class TokenScriptTests(NpmStartAzuriteFixture azurite) : IClassFix
         Assert.Equal(run.Output, jwt.EncodedToken + "\n");
         Assert.Equal(LocalIssuerProcess.DefaultCaller, jwt.GetClaim("oid").Value);
         Assert.Equal(_issuer.Authority, jwt.Issuer);
-        Assert.Equal(["Widgets.Sign", "Widgets.Verify", "Widgets.Keys.Read"], jwt.Claims.Where(c => c.Type == "roles").Select(c => c.Value));
+        Assert.Equal(WidgetSigning.Callers.AppRoles.All, jwt.Claims.Where(c => c.Type == "roles").Select(c => c.Value));
     }
 
     [Fact]

@@ -15,6 +15,12 @@ public static class AppRoles
     /// <summary><c>GET /api/keys</c>.</summary>
     public const string KeysRead = "Widgets.Keys.Read";
 
+    /// <summary>
+    /// With <see cref="KeysRead"/>: <c>GET /api/keys</c> over every receiver, not only those granted to the caller. For
+    /// operators; a caller that signs never needs it.
+    /// </summary>
+    public const string KeysReadAll = "Widgets.Keys.ReadAll";
+
     /// <summary>Every role, in the order above.</summary>
-    public static IReadOnlyList<string> All { get; } = [Sign, Verify, KeysRead];
+    public static IReadOnlyList<string> All { get; } = [Sign, Verify, KeysRead, KeysReadAll];
 }

@@ -38,7 +38,7 @@ public sealed class CallerAuthenticator
 
         var token = ReadBearerToken(request);
         var caller = await _validator.ValidateAsync(token, cancellationToken).ConfigureAwait(false);
-        return caller.HasRole(role) ? caller : throw new RoleRequiredException(role);
+        return caller.HasRole(role) ? caller : throw new RoleRequiredException(role, caller);
     }
 
     /// <summary>The token of the request's one <c>Authorization: Bearer</c> header, checked for shape only.</summary>

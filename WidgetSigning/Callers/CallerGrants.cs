@@ -47,6 +47,14 @@ public sealed class CallerGrants
         }
     }
 
+    /// <summary>The receivers granted to <paramref name="caller"/> (read as <see cref="EnsureGrantedAsync"/> reads them).</summary>
+    /// <exception cref="GrantsUnavailableException">The grants could not be read.</exception>
+    public async ValueTask<IReadOnlySet<string>> GrantedReceiversAsync(CallerIdentity caller, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(caller);
+        return await GrantedAsync(caller.ObjectId, cancellationToken).ConfigureAwait(false);
+    }
+
     private async Task<IReadOnlySet<string>> GrantedAsync(string objectId, CancellationToken cancellationToken)
     {
         var now = _time.GetUtcNow();

@@ -8,8 +8,9 @@ using WidgetSigning.Keys;
 namespace WidgetSigning.Http;
 
 /// <summary>
-/// <c>GET /api/keys</c>, whatever the host: the key ids and states a receiver may meet (never key material). Each
-/// host's function is a one-line adapter.
+/// <c>GET /api/keys</c>, whatever the host: the key ids and states a receiver may meet (never key material), for the
+/// receivers granted to the caller (every receiver with <see cref="AppRoles.KeysReadAll"/>). Each host's function is a
+/// one-line adapter.
 /// </summary>
 public sealed class KeysHandler
 {
@@ -52,10 +53,17 @@ public sealed class KeysHandler
         try
         {
             caller = await _authorizer.AuthenticateAsync(request, AppRoles.KeysRead).ConfigureAwait(false);
+            var visible = await _authorizer.VisibleReceiversAsync(caller, cancellationToken).ConfigureAwait(false);
             if (request.Query.TryGetValue(SignRequestOptions.ReceiverParameter, out var named) && named.Count > 0)
             {
-                // One receiver: its keys, or its problem (404 unknown, 503 unavailable) as the answer.
+                // One receiver: its keys, or its problem (403 not granted, 404 unknown, 503 unavailable) as the answer.
+                // The grant first, as sign checks it: a receiver not granted looks the same whether it exists or not.
                 receiver = SignRequestOptions.Receiver(request, new ReceiverOptions { DefaultReceiver = null, MaxPerRequest = 1 });
+                if (visible is not null && !visible.Contains(receiver.Value))
+                {
+                    throw new ReceiverNotGrantedException(receiver);
+                }
+
                 var keys = await _keys.DescribeKeysAsync(receiver, cancellationToken).ConfigureAwait(false);
                 Audited(request, caller, receiver.Value);
                 return new KeyListResult(receiver, keys);
@@ -63,16 +71,7 @@ public sealed class KeysHandler
 
             var pageSize = ReadPageSize(request);
             var token = ReadPageToken(request);
-            ReceiverPage page;
-            try
-            {
-                page = await _keys.ListReceiversAsync(token, pageSize, cancellationToken).ConfigureAwait(false);
-            }
-            catch (ArgumentException)
-            {
-                throw new InvalidRequestException($"Query parameter '{PageTokenParameter}' is not a page token this service handed out.");
-            }
-
+            var page = visible is null ? await AllReceiversAsync(token, pageSize, cancellationToken).ConfigureAwait(false) : GrantedPage(visible, token, pageSize);
             var entries = new List<ReceiverKeyList.Entry>(page.Receivers.Count);
             foreach (var listed in page.Receivers)
             {
@@ -85,10 +84,45 @@ public sealed class KeysHandler
         catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
         {
             HttpLog.Rejected(_logger, FunctionName, problem.Status, problem.Type, problem.JsonPath);
-            _authorizer.AuditRefused(request, AuditOperation, problem, caller, receiver is null ? null : [receiver]);
+            _authorizer.AuditRefused(request, AuditOperation, problem, ex, caller, receiver is null ? null : [receiver]);
             return problem;
         }
     }
+
+    private async ValueTask<ReceiverPage> AllReceiversAsync(string? token, int pageSize, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return await _keys.ListReceiversAsync(token, pageSize, cancellationToken).ConfigureAwait(false);
+        }
+        catch (ArgumentException)
+        {
+            throw InvalidPageToken();
+        }
+    }
+
+    // The caller's own receivers, in ordinal order, from its grants (already read, no Key Vault call). The page token is
+    // the first receiver of the next page, so it must be one of them.
+    private static ReceiverPage GrantedPage(IReadOnlySet<string> granted, string? token, int pageSize)
+    {
+        var ordered = granted.Where(r => ReceiverId.TryParse(r, out _)).Order(StringComparer.Ordinal).ToList();
+        var start = 0;
+        if (token is not null)
+        {
+            start = ordered.BinarySearch(token, StringComparer.Ordinal);
+            if (start < 0)
+            {
+                throw InvalidPageToken();
+            }
+        }
+
+        var end = Math.Min(ordered.Count, start + pageSize);
+        var receivers = ordered.GetRange(start, end - start).Select(ReceiverId.Parse).ToList();
+        return new ReceiverPage(receivers, end < ordered.Count ? ordered[end] : null);
+    }
+
+    private static InvalidRequestException InvalidPageToken() =>
+        new($"Query parameter '{PageTokenParameter}' is not a page token this service handed out.");
 
     private void Audited(HttpRequest request, CallerIdentity caller, string receivers) => _authorizer.Audit(request, new AuditRecord
     {

@@ -30,9 +30,24 @@ public sealed class RequestAuthorizer
     public ValueTask<CallerIdentity> AuthenticateAsync(HttpRequest request, string role) =>
         _authenticator.AuthenticateAsync(request, role, request?.HttpContext.RequestAborted ?? default);
 
-    /// <summary>Throws unless <paramref name="caller"/> may sign for every one of <paramref name="receivers"/>.</summary>
+    /// <summary>
+    /// Throws unless <paramref name="caller"/> is granted every one of <paramref name="receivers"/>: checked before any key
+    /// is looked up, so a receiver not granted is refused alike whether it exists or not, on every endpoint.
+    /// </summary>
     public ValueTask EnsureGrantedAsync(CallerIdentity caller, IReadOnlyList<ReceiverId> receivers, CancellationToken cancellationToken) =>
         _grants.EnsureGrantedAsync(caller, receivers, cancellationToken);
+
+    /// <summary>
+    /// The receivers <paramref name="caller"/> may see in <c>GET /api/keys</c>: null for all (the development caller, or
+    /// one with <see cref="AppRoles.KeysReadAll"/>), else those granted to it.
+    /// </summary>
+    public async ValueTask<IReadOnlySet<string>?> VisibleReceiversAsync(CallerIdentity caller, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(caller);
+        return caller.IsDevelopment || caller.HasRole(AppRoles.KeysReadAll)
+            ? null
+            : await _grants.GrantedReceiversAsync(caller, cancellationToken).ConfigureAwait(false);
+    }
 
     /// <summary>Writes the audit record of <paramref name="request"/>.</summary>
     public void Audit(HttpRequest request, AuditRecord record)
@@ -44,12 +59,14 @@ public sealed class RequestAuthorizer
     }
 
     /// <summary>
-    /// Writes the audit record of <paramref name="request"/>, answered with <paramref name="problem"/>, naming the receivers
-    /// it asked for, and counts the refusal by its problem type.
+    /// Writes the audit record of <paramref name="request"/>, answered with <paramref name="problem"/> for
+    /// <paramref name="exception"/>, naming the caller (also one refused for a role it lacks) and the receivers it asked
+    /// for, and counts the refusal by its problem type.
     /// </summary>
-    public void AuditRefused(HttpRequest request, string operation, ProblemResult problem, CallerIdentity? caller, IEnumerable<ReceiverId>? receivers)
+    public void AuditRefused(HttpRequest request, string operation, ProblemResult problem, Exception exception, CallerIdentity? caller, IEnumerable<ReceiverId>? receivers)
     {
         ArgumentNullException.ThrowIfNull(problem);
+        caller ??= (exception as RoleRequiredException)?.Caller;
         _metrics.Refused(WidgetSigningTelemetry.HttpSource, problem.Type);
         Audit(request, new AuditRecord
         {

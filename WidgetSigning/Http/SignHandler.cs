@@ -90,7 +90,7 @@ public sealed class SignHandler
         catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
         {
             LogProblem(_logger, FunctionName, problem);
-            _authorizer.AuditRefused(request, AuditOperation, problem, caller, receivers);
+            _authorizer.AuditRefused(request, AuditOperation, problem, ex, caller, receivers);
             var outcome = problem.Status >= StatusCodes.Status500InternalServerError ? SignOutcome.Failed : SignOutcome.Refused;
             span?.SetStatus(ActivityStatusCode.Error, SigningMetrics.ShortName(problem.Type));
             _metrics.NotSigned(WidgetSigningTelemetry.HttpSource, form, outcome, Stopwatch.GetElapsedTime(started));

@@ -50,6 +50,9 @@ public sealed class VerifyHandler
 
             // The cheap fields first: a malformed signature is refused before the body is read.
             receiver = SignRequestOptions.Receiver(request, _receivers);
+
+            // Before any key is looked up, as sign does: a receiver not granted looks the same whether it exists or not.
+            await _authorizer.EnsureGrantedAsync(caller, [receiver], cancellationToken).ConfigureAwait(false);
             var webhook = WebhookRequestHeaders.ReadClaim(request);
             var signature = webhook is null || VerifyRequestFields.HasSignature(request) ? VerifyRequestFields.ReadSignature(request) : (Keys.Signature?)null;
             var keyId = VerifyRequestFields.ReadKeyId(request);
@@ -71,7 +74,7 @@ public sealed class VerifyHandler
         catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
         {
             SignHandler.LogProblem(_logger, FunctionName, problem);
-            _authorizer.AuditRefused(request, AuditOperation, problem, caller, receiver is null ? null : [receiver]);
+            _authorizer.AuditRefused(request, AuditOperation, problem, ex, caller, receiver is null ? null : [receiver]);
             return problem;
         }
     }

@@ -22,7 +22,7 @@ internal static class LocalTenant
     public const string DefaultCallerClientId = "7a1e0000-0000-4000-8000-00000000000d";
 
     /// <summary>The app roles the app registration defines; a token carries all of them unless the request narrows it.</summary>
-    public static readonly IReadOnlyList<string> Roles = ["Widgets.Sign", "Widgets.Verify", "Widgets.Keys.Read"];
+    public static readonly IReadOnlyList<string> Roles = ["Widgets.Sign", "Widgets.Verify", "Widgets.Keys.Read", "Widgets.Keys.ReadAll"];
 
     /// <summary>How long a token is valid, as Entra's default access-token lifetime for an app.</summary>
     public static readonly TimeSpan TokenLifetime = TimeSpan.FromHours(1);
