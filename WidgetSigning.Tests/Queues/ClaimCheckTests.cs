@@ -13,7 +13,7 @@ public sealed class ClaimCheckTests
     [Theory]
     [InlineData("{\"claimCheck\":{\"container\":\"widget-claims\",\"blob\":\"a/b.json\"}}")]
     [InlineData("{\"claimCheck\":{\"blob\":\"a/b.json\"}}")]
-    [InlineData("\uFEFF{ \"ClaimCheck\" : { \"Blob\" : \"a/b.json\" } }")]
+    [InlineData("\uFEFF{ \"claimCheck\" : { \"blob\" : \"a/b.json\" } }")]
     public void TryRead_ValidClaimCheck_ReturnsTheBlobInTheConfiguredContainer(string json)
     {
         // Act
@@ -52,9 +52,8 @@ public sealed class ClaimCheckTests
 
     [Theory]
     [InlineData("{\"claimCheck\":{\"blob\":\"a/b.json\"},\"receivers\":[\"partner-a\",\"partner-b\"]}")]
-    [InlineData("{\"receivers\":[\"partner-a\",\"partner-b\"],\"claimCheck\":{\"blob\":\"a/b.json\"}}")]
-    [InlineData("{ \"Receivers\" : [ \"partner-a\" , \"partner-b\" ] , \"ClaimCheck\" : { \"blob\" : \"a/b.json\" } }")]
-    public void TryRead_ClaimCheckWithReceivers_ReadsThemInEitherMemberOrder(string json)
+    [InlineData("{ \"claimCheck\" : { \"container\" : \"widget-claims\" , \"blob\" : \"a/b.json\" } , \"receivers\" : [ \"partner-a\" , \"partner-b\" ] }")]
+    public void TryRead_ClaimCheckWithReceivers_ReadsThem(string json)
     {
         // Act
         var isClaimCheck = ClaimCheck.TryRead(Message(json), Container, MaxReceivers, out var reference, out var receivers);
@@ -63,6 +62,25 @@ public sealed class ClaimCheckTests
         Assert.True(isClaimCheck);
         Assert.Equal(new BlobReference(Container, "a/b.json"), reference);
         Assert.Equal(["partner-a", "partner-b"], receivers!.Select(r => r.Value));
+    }
+
+    [Theory]
+    [InlineData("{\"receivers\":[\"partner-a\"],\"claimCheck\":{\"blob\":\"a/b.json\"}}", "$.receivers", "must follow 'claimCheck'")]
+    [InlineData("{\"ClaimCheck\":{\"blob\":\"a/b.json\"}}", "$.ClaimCheck", "case-sensitive")]
+    [InlineData("{\"Receivers\":[\"partner-a\"],\"claimCheck\":{\"blob\":\"a/b.json\"}}", "$.Receivers", "case-sensitive")]
+    [InlineData("{\"claimCheck\":{\"blob\":\"a/b.json\"},\"Receivers\":[\"partner-a\"]}", "$.Receivers", "member 'Receivers'")]
+    [InlineData("{\"claimCheck\":{\"Blob\":\"a/b.json\"}}", "$.claimCheck.Blob", "member 'Blob'")]
+    [InlineData("{\"claimCheck\":{\"Container\":\"widget-claims\",\"blob\":\"a/b.json\"}}", "$.claimCheck.Container", "member 'Container'")]
+    [InlineData("{\"claimCheck\":{\"blob\":\"a/b.json\"},\"TraceParent\":\"x\"}", "$.TraceParent", "member 'TraceParent'")]
+    [InlineData("{\"claimCheck\":{\"blob\":\"a/b.json\"},\"traceparent\":\"x\",\"receivers\":[\"partner-a\"]}", "$.receivers", "member 'receivers'")]
+    public void TryRead_MembersOutOfOrderOrMisspeltAttack_IsRejectedAsTheQueuePageSays(string json, string path, string reason)
+    {
+        // Act
+        var error = Assert.Throws<MessageRejectedException>(() => ClaimCheck.TryRead(Message(json), Container, MaxReceivers, out _, out _));
+
+        // Assert: strict, as the envelope is: claimCheck first, then receivers, then traceparent, names as written.
+        Assert.Equal(path, error.JsonPath);
+        Assert.Contains(reason, error.Message, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -23,7 +23,7 @@ public static class ClaimCheck
     /// <summary>The member naming the receivers to sign for: an array of receiver ids.</summary>
     public const string ReceiversMemberName = "receivers";
 
-    /// <summary>The optional member carrying the producer's W3C <c>traceparent</c> (after <c>claimCheck</c> or <c>receivers</c>).</summary>
+    /// <summary>The optional member carrying the producer's W3C <c>traceparent</c> (last: after <c>claimCheck</c> and <c>receivers</c>).</summary>
     public const string TraceParentMemberName = "traceparent";
 
     /// <summary>The length of a version-00 <c>traceparent</c>, the only one read.</summary>
@@ -31,16 +31,17 @@ public static class ClaimCheck
 
     /// <summary>
     /// Reads the body of <paramref name="message"/> as a claim check. False when the body is not one (its root is not an object whose
-    /// first member is <c>claimCheck</c> or <c>receivers</c>): the envelope reader then judges it.
+    /// first member is <c>claimCheck</c>): the envelope reader then judges it.
     /// </summary>
     /// <exception cref="MessageRejectedException">It is a claim check, but a malformed one.</exception>
     public static bool TryRead(SigningQueueMessage message, string allowedContainer, out BlobReference? reference) =>
         TryRead(message, allowedContainer, SignRequest.MaxReceivers, out reference, out _);
 
     /// <summary>
-    /// Reads the body of <paramref name="message"/> as a claim check: <c>claimCheck</c> (required) and <c>receivers</c>
-    /// (optional: 1 to <paramref name="maxReceivers"/> receiver ids, none twice), in either order, each once. False when the
-    /// body is not one (its root is not an object whose first member is one of those): the envelope reader then judges it.
+    /// Reads the body of <paramref name="message"/> as a claim check: <c>claimCheck</c> (required, first) and then
+    /// <c>receivers</c> (optional: 1 to <paramref name="maxReceivers"/> receiver ids, none twice), each once, names as
+    /// written. False when the body is not one (its root is not an object whose first member is <c>claimCheck</c>): the
+    /// envelope reader then judges it.
     /// </summary>
     /// <exception cref="MessageRejectedException">It is a claim check, but a malformed one.</exception>
     public static bool TryRead(
@@ -71,29 +72,42 @@ public static class ClaimCheck
                 return false;
             }
 
+            // Strict, as the envelope is: member names exactly as written, claimCheck first, then receivers, then
+            // traceparent, each at most once (docs/queue.md).
             while (reader.Read() && reader.TokenType == JsonToken.PropertyName)
             {
                 var name = (string)reader.Value!;
-                if (string.Equals(name, MemberName, StringComparison.OrdinalIgnoreCase) && reference is null)
+                if (!started)
                 {
-                    reference = ReadReference(reader, allowedContainer);
+                    if (name == MemberName)
+                    {
+                        reference = ReadReference(reader, allowedContainer);
+                    }
+                    else if (name == ReceiversMemberName)
+                    {
+                        throw Invalid(reader, $"'{ReceiversMemberName}' must follow '{MemberName}': name receivers in the claim-check form, after '{MemberName}'.");
+                    }
+                    else if (IsMisspelt(name, MemberName) || IsMisspelt(name, ReceiversMemberName))
+                    {
+                        throw Invalid(reader, $"Member names are case-sensitive: '{EchoText.Of(name)}' is not '{MemberName}' or '{ReceiversMemberName}'.");
+                    }
+                    else
+                    {
+                        return false;
+                    }
                 }
-                else if (string.Equals(name, ReceiversMemberName, StringComparison.OrdinalIgnoreCase) && receivers is null)
+                else if (name == ReceiversMemberName && receivers is null && !sawTraceParent)
                 {
                     receivers = ReadReceivers(reader, maxReceivers);
                 }
-                else if (string.Equals(name, TraceParentMemberName, StringComparison.OrdinalIgnoreCase) && started && !sawTraceParent)
+                else if (name == TraceParentMemberName && !sawTraceParent)
                 {
                     sawTraceParent = true;
                     producer = ReadTraceParent(reader);
                 }
-                else if (!started)
-                {
-                    return false;
-                }
                 else
                 {
-                    throw Invalid(reader, $"Unknown or duplicate member '{EchoText.Of(name)}'; a claim check has '{MemberName}' and optionally '{ReceiversMemberName}' and '{TraceParentMemberName}'.");
+                    throw Invalid(reader, $"Unknown, misplaced or duplicate member '{EchoText.Of(name)}'; a claim check has '{MemberName}', then optionally '{ReceiversMemberName}', then optionally '{TraceParentMemberName}', each once, spelt so.");
                 }
 
                 started = true;
@@ -102,11 +116,6 @@ public static class ClaimCheck
             if (reader.TokenType != JsonToken.EndObject)
             {
                 throw Invalid(reader, "The claim check is not a JSON object.");
-            }
-
-            if (reference is null)
-            {
-                throw new MessageRejectedException($"The message names receivers but has no '{MemberName}': name receivers in the claim-check form.", "$");
             }
 
             if (reader.Read())
@@ -133,6 +142,10 @@ public static class ClaimCheck
             return false;
         }
     }
+
+    // Linear in the shorter string; a name longer than the member's is no misspelling of it.
+    private static bool IsMisspelt(string name, string member) =>
+        name.Length == member.Length && string.Equals(name, member, StringComparison.OrdinalIgnoreCase);
 
     private static ActivityContext? ReadTraceParent(JsonTextReader reader)
     {
@@ -198,11 +211,11 @@ public static class ClaimCheck
         while (reader.Read() && reader.TokenType == JsonToken.PropertyName)
         {
             var name = (string)reader.Value!;
-            if (string.Equals(name, "blob", StringComparison.OrdinalIgnoreCase) && blob is null)
+            if (name == "blob" && blob is null)
             {
                 blob = ReadString(reader, "blob");
             }
-            else if (string.Equals(name, "container", StringComparison.OrdinalIgnoreCase) && container is null)
+            else if (name == "container" && container is null)
             {
                 container = ReadString(reader, "container");
             }
