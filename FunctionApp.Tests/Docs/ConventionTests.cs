@@ -87,6 +87,90 @@ public sealed partial class ConventionTests
         Assert.True(found.Count == 0, "a comment names an issue (say the reason, or link docs/decisions/<record>.md):\n" + string.Join('\n', found));
     }
 
+    public static TheoryData<string> PagesAndDecisions()
+    {
+        var data = new TheoryData<string>();
+        foreach (var page in new[] { "README.md", "CONTRIBUTING.md" }.Concat(FilesUnder("docs", "*.md")))
+        {
+            data.Add(page);
+        }
+
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(PagesAndDecisions))]
+    public void Docs_AnyPageOrDecision_NamesOnlyRepositoryPathsThatExist(string page)
+    {
+        // Arrange
+        var lines = RepoFiles.ReadAllText(page.Split('/')).Split('\n');
+        var directory = Path.GetDirectoryName(RepoFiles.File(page.Split('/')))!;
+
+        // Act
+        var missing = new List<string>();
+        var inCode = false;
+        for (var i = 0; i < lines.Length; i++)
+        {
+            var line = lines[i];
+            if (line.TrimStart().StartsWith("```", StringComparison.Ordinal))
+            {
+                inCode = !inCode;
+                continue;
+            }
+
+            if (inCode)
+            {
+                continue;
+            }
+
+            missing.AddRange(CodeSpanPaths().Matches(line).Select(m => m.Groups[1].Value).Where(p => NamesARepositoryPath(p) && !RepositoryPathExists(p)).Select(p => $"{page}:{i + 1}: `{p}`"));
+            missing.AddRange(RelativeLinks().Matches(line).Select(m => m.Groups[1].Value)
+                .Where(target => !target.Contains(':', StringComparison.Ordinal) && !File.Exists(Path.Combine(directory, target)) && !Directory.Exists(Path.Combine(directory, target)))
+                .Select(target => $"{page}:{i + 1}: link {target}"));
+        }
+
+        // Assert
+        Assert.True(missing.Count == 0, "a page names a path that is not in the repository (moved or renamed?):\n" + string.Join('\n', missing));
+    }
+
+    [Theory]
+    [InlineData("WidgetSigning/Envelopes/CanonicalUtf8Writer", true)]
+    [InlineData("WidgetSigning/Signing/CanonicalUtf8Writer", false)]
+    [InlineData("Signing/EnvelopeSigner.ReadAndSignAsync", true)]
+    [InlineData("Signing/SigningPipeline", false)]
+    [InlineData("docs/decisions/scan-ahead.md", true)]
+    [InlineData("tools/NoSuchTool/", false)]
+    public void RepositoryPathExists_Path_FindsFilesFoldersAndTypes(string path, bool expected)
+    {
+        // Act
+        var exists = NamesARepositoryPath(path) && RepositoryPathExists(path);
+
+        // Assert
+        Assert.Equal(expected, exists);
+    }
+
+    /// <summary>
+    /// A code span names a repository path when its first segment is a top-level entry of the repository or a folder of
+    /// the core (<c>Signing/…</c>); paths the user creates (<c>local.settings.json</c>, <c>.azurite/</c>) are not checked.
+    /// </summary>
+    private static bool NamesARepositoryPath(string path)
+    {
+        var first = path.Split('/')[0];
+        return first.Length > 0 && !path.EndsWith("local.settings.json", StringComparison.Ordinal) &&
+            (File.Exists(RepoFiles.File(first)) || Directory.Exists(RepoFiles.File(first)) || Directory.Exists(RepoFiles.File("WidgetSigning", first)));
+    }
+
+    /// <summary>The path, as a file, a folder, a <c>.cs</c> file, or a type's member (<c>Type.Member</c>), from the root, the core or a test project.</summary>
+    private static bool RepositoryPathExists(string path)
+    {
+        var trimmed = path.TrimEnd('/');
+        var member = trimmed.LastIndexOf('.');
+        string[] candidates = member > trimmed.LastIndexOf('/') ? [trimmed, trimmed + ".cs", trimmed[..member] + ".cs"] : [trimmed, trimmed + ".cs"];
+        // Test folders mirror the core's, so Keys/ReceiverScaleTests is a test's path.
+        return candidates.Any(c => new[] { RepoFiles.Path, RepoFiles.File("WidgetSigning"), RepoFiles.File("WidgetSigning.Tests"), RepoFiles.File("FunctionApp.Tests") }
+            .Any(root => File.Exists(Path.Combine(root, c)) || Directory.Exists(Path.Combine(root, c))));
+    }
+
     [Theory]
     [InlineData("the worker's pool (issue 30).", true)]
     [InlineData("Before issue 29 a plain body was signed.", true)]
@@ -155,6 +239,12 @@ public sealed partial class ConventionTests
             .Where(f => !f.Split('/').SkipLast(1).Any(d => SkippedDirectories.Contains(d, StringComparer.Ordinal)))
             .Order(StringComparer.Ordinal);
     }
+
+    [GeneratedRegex(@"`([A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]*)+)`")]
+    private static partial Regex CodeSpanPaths();
+
+    [GeneratedRegex(@"\]\(([^)#\s]+)(?:#[^)]*)?\)")]
+    private static partial Regex RelativeLinks();
 
     [GeneratedRegex(@"\bissues?\s+#?\d+", RegexOptions.IgnoreCase)]
     private static partial Regex IssueWord();
