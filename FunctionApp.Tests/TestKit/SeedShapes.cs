@@ -6,7 +6,7 @@ using Newtonsoft.Json.Serialization;
 namespace FunctionApp.Tests.TestKit;
 
 /// <summary>
-/// Newtonsoft's reflection serializer with the settings CANONICAL.md defines the bytes by, over the seed
+/// Newtonsoft's reflection serializer with the settings docs/signing-contract.md defines the bytes by, over the seed
 /// benchmark's POCOs (from FunctionApp.Benchmarks): an independent oracle for our canonical writer.
 /// </summary>
 public static class SeedShapes

@@ -3,7 +3,7 @@ using WidgetSigning.Signing;
 
 namespace WidgetSigning.Tests.Signing;
 
-/// <summary>Our member-by-member writer against Newtonsoft's reflection serializer, the definition in CANONICAL.md.</summary>
+/// <summary>Our member-by-member writer against Newtonsoft's reflection serializer, the definition in docs/signing-contract.md.</summary>
 public sealed class CanonicalEquivalenceTests
 {
     public static TheoryData<int> Seeds()

@@ -3,7 +3,7 @@ using FunctionApp.Tests.TestKit;
 
 namespace WidgetSigning.Tests.Signing;
 
-/// <summary>The canonical bytes never depend on the server's time zone or culture (CANONICAL.md).</summary>
+/// <summary>The canonical bytes never depend on the server's time zone or culture (docs/signing-contract.md).</summary>
 [Collection(SerialCollection.Name)]
 public sealed class EnvironmentIndependenceTests
 {

@@ -5,7 +5,7 @@ using Newtonsoft.Json;
 
 namespace WidgetSigning.Tests.Signing;
 
-/// <summary>Different spellings of the same envelope sign the same; see CANONICAL.md "Input".</summary>
+/// <summary>Different spellings of the same envelope sign the same; see docs/signing-contract.md, "The input the service accepts".</summary>
 public sealed class InvarianceTests
 {
     private const string Id = "8dfbf609-5ad3-452d-8a94-fbc6bdadbba5";

@@ -7,7 +7,7 @@ using System.Text.Unicode;
 namespace WidgetSigning.Envelopes;
 
 /// <summary>
-/// Writes an envelope's canonical JSON (CANONICAL.md) as UTF-8, straight into the destination's own memory.
+/// Writes an envelope's canonical JSON (docs/signing-contract.md) as UTF-8, straight into the destination's own memory.
 /// <para>
 /// The canonical bytes are defined as what Newtonsoft.Json writes for the typed envelope with
 /// <c>CamelCasePropertyNamesContractResolver</c>, <c>Formatting.None</c> and <c>DateTimeZoneHandling.Utc</c>.

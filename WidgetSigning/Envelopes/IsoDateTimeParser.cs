@@ -1,7 +1,7 @@
 namespace WidgetSigning.Envelopes;
 
 /// <summary>
-/// Parses the ISO 8601 date-times CANONICAL.md accepts for <c>createdUtc</c>:
+/// Parses the ISO 8601 date-times docs/signing-contract.md accepts for <c>createdUtc</c>:
 /// <c>yyyy-MM-ddTHH:mm:ss</c>, an optional fraction of 1–7 digits, then <c>Z</c>, an offset
 /// <c>±HH:mm</c>, or nothing (taken as UTC). Stricter than <see cref="DateTime.Parse(string)"/> on purpose:
 /// no culture, no time zone of the server, and nothing that would be rounded away.

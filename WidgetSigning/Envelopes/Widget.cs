@@ -1,6 +1,6 @@
 namespace WidgetSigning.Envelopes;
 
-/// <summary>One widget of an envelope. Every member is required; see CANONICAL.md.</summary>
+/// <summary>One widget of an envelope. Every member is required; see docs/signing-contract.md.</summary>
 public sealed class Widget
 {
     /// <summary>The widget's identifier; written in lowercase <c>D</c> form.</summary>

@@ -459,7 +459,7 @@ public sealed class WidgetEnvelopeReader
         }
     }
 
-    // CANONICAL.md: exactly one of the forms D, N, B, P, either letter case, nothing else inside the quotes. The length picks
+    // docs/signing-contract.md: exactly one of the forms D, N, B, P, either letter case, nothing else inside the quotes. The length picks
     // the form and every other character must be a hex digit, so Guid's own leniencies (surrounding whitespace, the X form,
     // a sign or 0x inside a group) never apply.
     internal static bool TryParseGuid(string value, out Guid id)

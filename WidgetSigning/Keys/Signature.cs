@@ -44,7 +44,7 @@ public readonly struct Signature : IEquatable<Signature>
     public bool FixedTimeEquals(Signature other) =>
         _bytes is not null && other._bytes is not null && CryptographicOperations.FixedTimeEquals(_bytes, other._bytes);
 
-    /// <summary>64 lowercase hex digits, as CANONICAL.md and the seed's <c>ToFriendlyHashString</c>.</summary>
+    /// <summary>64 lowercase hex digits, as docs/signing-contract.md and the seed's <c>ToFriendlyHashString</c>.</summary>
     public string ToHex() => Convert.ToHexString(_bytes).ToLowerInvariant();
 
     /// <summary>Base64 (44 characters), the Standard Webhooks <c>v1,</c> form.</summary>
