@@ -5,7 +5,7 @@ using Newtonsoft.Json.Linq;
 namespace FunctionApp.Tests.Pipeline;
 
 /// <summary>
-/// Issue 30's slow mode: when no core is spare (another process holds it), the pipeline's helper is scheduled on the
+/// The slow mode: when no core is spare (another process holds it), the pipeline's helper is scheduled on the
 /// reader's own core, where its spinning and yielding between runs took the reader's time slices (a request cost up to
 /// 1.9× reading, more than reading then signing on one core). Reproduced by pinning a process to one CPU while the
 /// runtime is told there are two (<c>DOTNET_PROCESSOR_COUNT</c>), so the signer still hands work over: there every path

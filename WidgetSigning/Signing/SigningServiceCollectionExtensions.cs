@@ -43,7 +43,7 @@ public static class SigningServiceCollectionExtensions
 
         services.TryAddSingleton(provider => StreamPoolFactory.Create(
             provider.GetRequiredService<IOptions<StreamPoolOptions>>().Value,
-            provider.GetRequiredService<ILoggerFactory>().CreateLogger("FunctionApp.StreamPool")));
+            provider.GetRequiredService<ILoggerFactory>().CreateLogger("WidgetSigning.StreamPool")));
         services.AddOptions<MemoryBudgetOptions>()
             .Bind(configuration.GetSection(MemoryBudgetOptions.SectionName))
             .ValidateDataAnnotations()
@@ -53,7 +53,7 @@ public static class SigningServiceCollectionExtensions
             .ValidateOnStart();
         services.TryAddSingleton(provider => CreateBudget(
             provider.GetRequiredService<IOptions<MemoryBudgetOptions>>().Value,
-            provider.GetRequiredService<ILoggerFactory>().CreateLogger("FunctionApp.MemoryBudget")));
+            provider.GetRequiredService<ILoggerFactory>().CreateLogger("WidgetSigning.MemoryBudget")));
         // One policy per process: it counts every signature in flight, whichever host path started it.
         services.AddOptions<SpareCoreOptions>().Bind(configuration.GetSection(SpareCoreOptions.SectionName)).ValidateDataAnnotations().ValidateOnStart();
         services.TryAddSingleton<SpareCorePolicy>();

@@ -1,7 +1,7 @@
 using FunctionApp.Tests.Infra;
 using YamlDotNet.RepresentationModel;
 
-namespace FunctionApp.Tests.Pipeline;
+namespace FunctionApp.Tests.Delivery;
 
 /// <summary>azure-pipelines.yml, parsed with YamlDotNet, with look-ups for stages, jobs and steps.</summary>
 public sealed class PipelineDocument

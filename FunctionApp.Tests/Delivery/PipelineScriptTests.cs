@@ -2,9 +2,9 @@ using System.Diagnostics;
 using System.Text.Json.Nodes;
 using FunctionApp.Tests.Infra;
 using FunctionApp.Tests.Infra.Scripts;
-using static FunctionApp.Tests.Pipeline.PipelineDocument;
+using static FunctionApp.Tests.Delivery.PipelineDocument;
 
-namespace FunctionApp.Tests.Pipeline;
+namespace FunctionApp.Tests.Delivery;
 
 /// <summary>
 /// The Plan and Apply stages' inline scripts, taken from azure-pipelines.yml and run with bash against a fake az and

@@ -1,6 +1,6 @@
 using FunctionApp.Tests.Infra;
 
-namespace FunctionApp.Tests.Pipeline;
+namespace FunctionApp.Tests.Delivery;
 
 /// <summary>The test command the README's "Tests" section documents (the first line of its code block).</summary>
 public static class ReadmeTestCommand

@@ -1,9 +1,9 @@
 using System.Text.RegularExpressions;
 using FunctionApp.Tests.Infra;
 using YamlDotNet.RepresentationModel;
-using static FunctionApp.Tests.Pipeline.PipelineDocument;
+using static FunctionApp.Tests.Delivery.PipelineDocument;
 
-namespace FunctionApp.Tests.Pipeline;
+namespace FunctionApp.Tests.Delivery;
 
 /// <summary>
 /// azure-pipelines.yml: stages and their order (plan before the approval, apply exactly what was planned), the pinned
