@@ -106,7 +106,10 @@ public sealed class EntraIssuerOutageTests : IAsyncLifetime
         {
             // Act: 20 calls at once, and one more after them.
             var calls = Enumerable.Range(0, 20).Select(_ => Task.Run(() => TimedAsync(validator, token))).ToList();
-            var outcomes = await Task.WhenAll(calls).WaitAsync(TimeSpan.FromSeconds(30));
+            var all = Task.WhenAll(calls);
+            var answered = await Task.WhenAny(all, Task.Delay(TimeSpan.FromSeconds(30))) == all;
+            Assert.True(answered, $"{calls.Count(c => !c.IsCompleted)} of the 20 calls were still unanswered after 30 s");
+            var outcomes = await all;
             var after = await TimedAsync(validator, token);
 
             // Assert: each answered 503 within the promised bound; one fetch (one connection) for all of them.
