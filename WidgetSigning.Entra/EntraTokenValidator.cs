@@ -1,56 +1,63 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Microsoft.IdentityModel.JsonWebTokens;
-using Microsoft.IdentityModel.Protocols;
 using Microsoft.IdentityModel.Protocols.OpenIdConnect;
 using Microsoft.IdentityModel.Tokens;
 
 namespace WidgetSigning.Callers.Entra;
 
 /// <summary>
-/// Validates Microsoft Entra access tokens with <see cref="JsonWebTokenHandler"/> against the authority's OpenID
-/// configuration (<see cref="ConfigurationManager{T}"/>: fetched on first use, refreshed every
-/// <see cref="AutomaticRefreshInterval"/>, and on a token whose key is unknown at most once per
-/// <see cref="RefreshInterval"/>, so a flood of unknown <c>kid</c>s costs at most one fetch per interval). Rules: RS256
-/// only, <c>typ</c> JWT, signature by one of the issuer's keys, issuer of the tenant, audience the app's client id or
-/// Application ID URI, <c>exp</c> required and <c>exp</c>/<c>nbf</c> within <see cref="AuthOptions.ClockSkew"/>,
-/// <c>tid</c> the tenant and an <c>oid</c>. A token once valid is remembered until its <c>exp</c>, at most 5 minutes
-/// (<see cref="ValidatedTokenCache"/>).
+/// Validates Microsoft Entra access tokens with <see cref="JsonWebTokenHandler"/> against the keys of the authority's
+/// OpenID configuration (<see cref="IssuerKeys"/>: fetched on first use, again every <see cref="AutomaticRefreshInterval"/>,
+/// and on a token whose key is unknown at most once per <see cref="RefreshInterval"/>; one fetch at a time). An issuer
+/// that cannot be reached is a <see cref="TokenValidationUnavailableException"/> (503), never a rejected token: a caller
+/// waits for a fetch at most <see cref="MaxWait"/>, and a failure is remembered for <see cref="FailureWindow"/>, during
+/// which nothing is fetched. Rules: RS256 only, <c>typ</c> JWT, signature by one of the issuer's keys, issuer of the
+/// tenant, audience the app's client id or Application ID URI, <c>exp</c> required and <c>exp</c>/<c>nbf</c> within
+/// <see cref="AuthOptions.ClockSkew"/>, <c>tid</c> the tenant and an <c>oid</c>. A token once valid is remembered until
+/// its <c>exp</c>, at most 5 minutes (<see cref="ValidatedTokenCache"/>).
 /// </summary>
 public sealed class EntraTokenValidator : ITokenValidator, IDisposable
 {
     /// <summary>How often the issuer's configuration and keys are fetched again (Microsoft.IdentityModel's default).</summary>
     public static readonly TimeSpan AutomaticRefreshInterval = TimeSpan.FromHours(12);
 
-    /// <summary>The least time between two fetches caused by a token with an unknown key.</summary>
+    /// <summary>The least time between a fetch and one caused by a token with an unknown key.</summary>
     public static readonly TimeSpan RefreshInterval = TimeSpan.FromMinutes(5);
+
+    /// <summary>
+    /// How long a failed fetch of the issuer's configuration is remembered: meanwhile nothing is fetched, and a call that
+    /// needs the issuer is answered 503 at once with this as <c>Retry-After</c>. So no client makes the app fetch more
+    /// often than once per window.
+    /// </summary>
+    public static readonly TimeSpan FailureWindow = TimeSpan.FromSeconds(5);
+
+    /// <summary>
+    /// The longest a call waits for a fetch of the issuer's configuration before it is answered 503; the fetch goes on
+    /// in the background, bounded by its own HTTP timeout, and the wait counts as a failure (<see cref="FailureWindow"/>).
+    /// </summary>
+    public static readonly TimeSpan MaxWait = TimeSpan.FromSeconds(2);
 
     private readonly JsonWebTokenHandler _handler = new() { MaximumTokenSizeInBytes = AuthOptions.MaxAuthorizationLength };
     private readonly HttpClient _http;
+    private readonly IssuerKeys _keys;
     private readonly TokenValidationParameters _parameters;
     private readonly AuthOptions _options;
-    private readonly string _authority;
-    private readonly ILogger<EntraTokenValidator> _logger;
     private readonly ValidatedTokenCache _validated;
+    private KeyedParameters? _keyed;
 
     /// <summary>Creates the validator (a singleton in DI) for the options' authority and audiences.</summary>
     public EntraTokenValidator(IOptions<AuthOptions> options, ILogger<EntraTokenValidator> logger, TimeProvider? time = null)
     {
         ArgumentNullException.ThrowIfNull(options);
         _options = options.Value;
-        _logger = logger;
-        _validated = new ValidatedTokenCache(time ?? TimeProvider.System);
-        _authority = _options.EffectiveAuthority ?? throw new InvalidOperationException($"{AuthOptions.SectionName}:{nameof(AuthOptions.TenantId)} is not set.");
-        var metadata = new Uri(_authority + "/.well-known/openid-configuration");
+        time ??= TimeProvider.System;
+        _validated = new ValidatedTokenCache(time);
+        var authority = _options.EffectiveAuthority ?? throw new InvalidOperationException($"{AuthOptions.SectionName}:{nameof(AuthOptions.TenantId)} is not set.");
         _http = new HttpClient { Timeout = TimeSpan.FromSeconds(10), MaxResponseContentBufferSize = 1024 * 1024 };
-        var retriever = new HttpDocumentRetriever(_http) { RequireHttps = !metadata.IsLoopback };
-        var configuration = new ConfigurationManager<OpenIdConnectConfiguration>(metadata.AbsoluteUri, new OpenIdConnectConfigurationRetriever(), retriever)
-        {
-            AutomaticRefreshInterval = AutomaticRefreshInterval,
-            RefreshInterval = RefreshInterval,
-        };
+        _keys = new IssuerKeys(authority, new IssuerDocumentRetriever(_http), time, logger);
 
-        List<string> issuers = [_authority];
+        List<string> issuers = [authority];
         if (_options.IsEntraAuthority)
         {
             // v1 tokens (an app registration that has not asked for v2) name the tenant's older issuer.
@@ -59,7 +66,6 @@ public sealed class EntraTokenValidator : ITokenValidator, IDisposable
 
         _parameters = new TokenValidationParameters
         {
-            ConfigurationManager = configuration,
             ValidIssuers = issuers,
             ValidAudiences = _options.Audiences,
             ValidTypes = ["JWT"],
@@ -83,7 +89,14 @@ public sealed class EntraTokenValidator : ITokenValidator, IDisposable
             return known!;
         }
 
-        var result = await _handler.ValidateTokenAsync(token, _parameters).ConfigureAwait(false);
+        var configuration = await _keys.CurrentAsync(cancellationToken).ConfigureAwait(false);
+        var result = await _handler.ValidateTokenAsync(token, ParametersFor(configuration)).ConfigureAwait(false);
+        if (result.Exception is SecurityTokenSignatureKeyNotFoundException
+            && await _keys.RefreshAsync(configuration, cancellationToken).ConfigureAwait(false) is { } newer)
+        {
+            result = await _handler.ValidateTokenAsync(token, ParametersFor(newer)).ConfigureAwait(false);
+        }
+
         if (!result.IsValid)
         {
             throw Rejection(result.Exception);
@@ -105,10 +118,14 @@ public sealed class EntraTokenValidator : ITokenValidator, IDisposable
     }
 
     /// <inheritdoc />
-    public void Dispose() => _http.Dispose();
+    public void Dispose()
+    {
+        _keys.Dispose();
+        _http.Dispose();
+    }
 
     // Fixed words for each rule a token broke: never the library's message, which may quote the token.
-    private Exception Rejection(Exception? exception) => exception switch
+    private static TokenRejectedException Rejection(Exception? exception) => exception switch
     {
         SecurityTokenExpiredException => new TokenRejectedException("The token has expired."),
         SecurityTokenNotYetValidException => new TokenRejectedException("The token is not valid yet (nbf)."),
@@ -121,13 +138,23 @@ public sealed class EntraTokenValidator : ITokenValidator, IDisposable
         SecurityTokenSignatureKeyNotFoundException => new TokenRejectedException("The token's signing key is not one of the issuer's (kid)."),
         SecurityTokenInvalidSignatureException => new TokenRejectedException("The token's signature is not valid."),
         SecurityTokenMalformedException or ArgumentException => new TokenRejectedException("The token is malformed."),
-        SecurityTokenException => new TokenRejectedException("The token is not valid."),
-        _ => Unavailable(exception),
+        _ => new TokenRejectedException("The token is not valid."),
     };
 
-    private TokenValidationUnavailableException Unavailable(Exception? exception)
+    // The rules with the keys of one configuration, built once per configuration fetched.
+    private TokenValidationParameters ParametersFor(OpenIdConnectConfiguration configuration)
     {
-        CallersLog.MetadataUnavailable(_logger, exception ?? new InvalidOperationException("No reason given."), _authority);
-        return new TokenValidationUnavailableException("The token issuer's signing keys could not be obtained; try again later.");
+        var keyed = Volatile.Read(ref _keyed);
+        if (keyed is null || !ReferenceEquals(keyed.Configuration, configuration))
+        {
+            var parameters = _parameters.Clone();
+            parameters.IssuerSigningKeys = configuration.SigningKeys;
+            keyed = new KeyedParameters(configuration, parameters);
+            Volatile.Write(ref _keyed, keyed);
+        }
+
+        return keyed.Parameters;
     }
+
+    private sealed record KeyedParameters(OpenIdConnectConfiguration Configuration, TokenValidationParameters Parameters);
 }

@@ -39,6 +39,7 @@ public sealed class TestIssuer : IAsyncDisposable
     private readonly WebApplication _app;
     private int _metadataFetches;
     private int _jwksFetches;
+    private volatile bool _down;
 
     private TestIssuer(WebApplication app, RsaSecurityKey key)
     {
@@ -58,6 +59,13 @@ public sealed class TestIssuer : IAsyncDisposable
     /// <summary>How many times the JWKS was fetched.</summary>
     public int JwksFetches => Volatile.Read(ref _jwksFetches);
 
+    /// <summary>While set, every fetch (still counted) is answered 503, as an issuer in an outage does.</summary>
+    public bool Down
+    {
+        get => _down;
+        set => _down = value;
+    }
+
     /// <summary>A fresh RSA key with a random <c>kid</c>, as another issuer (or an attacker) would hold.</summary>
     public static RsaSecurityKey NewKey(string? kid = null) =>
         new(RSA.Create(2048)) { KeyId = kid ?? Convert.ToHexString(RandomNumberGenerator.GetBytes(8)) };
@@ -74,6 +82,11 @@ public sealed class TestIssuer : IAsyncDisposable
         app.MapGet(path + "/.well-known/openid-configuration", (HttpContext context) =>
         {
             Interlocked.Increment(ref issuer._metadataFetches);
+            if (issuer.Down)
+            {
+                return Results.StatusCode(StatusCodes.Status503ServiceUnavailable);
+            }
+
             return Results.Text(
                 JsonSerializer.Serialize(new Dictionary<string, object>
                 {
@@ -88,6 +101,11 @@ public sealed class TestIssuer : IAsyncDisposable
         app.MapGet(path + "/discovery/keys", () =>
         {
             Interlocked.Increment(ref issuer._jwksFetches);
+            if (issuer.Down)
+            {
+                return Results.StatusCode(StatusCodes.Status503ServiceUnavailable);
+            }
+
             var parameters = issuer.Key.Rsa.ExportParameters(includePrivateParameters: false);
             var jwk = new Dictionary<string, object>
             {

@@ -1,7 +1,9 @@
 using System.Text;
 using FunctionApp.Tests.TestKit;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
+using Microsoft.Extensions.Time.Testing;
 using Microsoft.IdentityModel.Tokens;
 using WidgetSigning.Callers.Entra;
 using WidgetSigning.Callers;
@@ -199,34 +201,94 @@ public sealed class EntraTokenValidatorTests : IAsyncLifetime
     }
 
     [Fact]
-    public async Task ValidateAsync_FloodOfUnknownKids_FetchesTheIssuersKeysAtMostTwice()
+    public async Task ValidateAsync_FloodOfUnknownKidsForTwentyMinutes_FetchesAtMostOncePerRefreshInterval()
     {
-        // Arrange: the keys are loaded by a good token; then 200 tokens, each with a kid of its own, arrive at once.
-        await _validator.ValidateAsync(_issuer.Mint(), CancellationToken.None);
+        // Arrange: a validator on a clock the test moves, its keys loaded by a good token; an attacker's key.
+        var clock = new FakeTimeProvider(DateTimeOffset.UtcNow);
+        using var validator = Validator(_issuer.Authority, NullLogger<EntraTokenValidator>.Instance, clock);
+        await validator.ValidateAsync(_issuer.Mint(), CancellationToken.None);
         using var attacker = System.Security.Cryptography.RSA.Create(2048);
-        var tokens = Enumerable.Range(0, 200)
-            .Select(i => _issuer.Mint(new TokenSpec { Signing = new SigningCredentials(new RsaSecurityKey(attacker) { KeyId = $"unknown-{i}" }, SecurityAlgorithms.RsaSha256) }))
-            .ToList();
+        var outcomes = new List<string>();
+        var flood = TimeSpan.FromMinutes(20);
+
+        // Act: every 10 s for 20 minutes, five tokens at once, each with a kid of its own.
+        for (var step = 0; step < flood / TimeSpan.FromSeconds(10); step++)
+        {
+            var tokens = Enumerable.Range(0, 5)
+                .Select(i => _issuer.Mint(new TokenSpec { Signing = new SigningCredentials(new RsaSecurityKey(attacker) { KeyId = $"unknown-{step}-{i}" }, SecurityAlgorithms.RsaSha256) }))
+                .ToList();
+            outcomes.AddRange(await Task.WhenAll(tokens.Select(t => Task.Run(async () =>
+            {
+                try
+                {
+                    await validator.ValidateAsync(t, CancellationToken.None);
+                    return "accepted";
+                }
+                catch (TokenRejectedException e)
+                {
+                    return e.Message;
+                }
+            }))));
+            clock.Advance(TimeSpan.FromSeconds(10));
+        }
+
+        await validator.ValidateAsync(_issuer.Mint(null, AppRoles.Verify), CancellationToken.None);
+
+        // Assert: each refused for its kid; the first load and at most one refresh per 5 minutes (the documented
+        // interval, written out so that a shorter RefreshInterval fails here).
+        Assert.All(outcomes, o => Assert.Equal("The token's signing key is not one of the issuer's (kid).", o));
+        var most = 1 + (int)Math.Ceiling(flood / TimeSpan.FromMinutes(5));
+        Assert.InRange(_issuer.MetadataFetches, 2, most);
+        Assert.InRange(_issuer.JwksFetches, 2, most);
+    }
+
+    [Theory]
+    [InlineData(TestIssuer.TenantId)]
+    [InlineData(null)]
+    public async Task ValidateAsync_TokenWithoutTid_IsRejectedNot500(string? tenantId)
+    {
+        // Arrange: a validly signed token with no tid, against a validator with and without Auth:TenantId (the
+        // configuration the app now refuses at start, but the validator must not depend on that).
+        using var validator = new EntraTokenValidator(
+            Options.Create(new AuthOptions { Authority = _issuer.Authority, TenantId = tenantId, Audience = TestIssuer.Audience }),
+            NullLogger<EntraTokenValidator>.Instance);
+        var token = _issuer.Mint(new TokenSpec { Claims = { ["tid"] = null } });
 
         // Act
-        var outcomes = await Task.WhenAll(tokens.Select(t => Task.Run(async () =>
-        {
-            try
-            {
-                await _validator.ValidateAsync(t, CancellationToken.None);
-                return "accepted";
-            }
-            catch (TokenRejectedException)
-            {
-                return "rejected";
-            }
-        })));
-        await _validator.ValidateAsync(_issuer.Mint(), CancellationToken.None);
+        var rejected = await Record.ExceptionAsync(() => validator.ValidateAsync(token, CancellationToken.None).AsTask());
 
-        // Assert: the first load and at most one refresh for the whole flood.
-        Assert.All(outcomes, o => Assert.Equal("rejected", o));
-        Assert.InRange(_issuer.JwksFetches, 1, 2);
-        Assert.InRange(_issuer.MetadataFetches, 1, 2);
+        // Assert: a 401 naming the claim, never a NullReferenceException (500).
+        var refusal = Assert.IsType<TokenRejectedException>(rejected);
+        Assert.Contains("(tid)", refusal.Message, StringComparison.Ordinal);
+    }
+
+    public static TheoryData<string, string> HostileAppIds() => new()
+    {
+        { "azp", "x\r\n[FAKE] Audit sign Signed 200\u001b[31m\u202E" },
+        { "appid", "x\r\n[FAKE] Audit sign Signed 200\u001b[31m\u202E" },
+        { "azp", new string('a', 8 * 1024) },
+    };
+
+    [Theory]
+    [MemberData(nameof(HostileAppIds))]
+    public async Task ValidateAsync_AzpWithControlCharacters_IsRejected(string claim, string value)
+    {
+        // Arrange: a validly signed token whose client application claim carries log-forging text, or 8 KB of it.
+        var spec = new TokenSpec { Claims = { [claim] = value } };
+        if (claim != "azp")
+        {
+            spec.Claims["azp"] = null;
+        }
+
+        var token = _issuer.Mint(spec);
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert: refused in fixed words that quote none of the claim.
+        Assert.Contains("(azp or appid)", rejected.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain("FAKE", rejected.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain("aaaaaaaa", rejected.Message, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -309,15 +371,19 @@ public sealed class EntraTokenValidatorTests : IAsyncLifetime
     }
 
     /// <summary>The validator the isolated app builds, for <paramref name="issuer"/>'s loopback authority.</summary>
-    internal static EntraTokenValidator Validator(TestIssuer issuer) => new(
+    internal static EntraTokenValidator Validator(TestIssuer issuer) => Validator(issuer.Authority, NullLogger<EntraTokenValidator>.Instance);
+
+    /// <summary>The validator the isolated app builds, for <paramref name="authority"/>, logging to <paramref name="logger"/>.</summary>
+    internal static EntraTokenValidator Validator(string authority, ILogger<EntraTokenValidator> logger, TimeProvider? time = null) => new(
         Options.Create(new AuthOptions
         {
-            Authority = issuer.Authority,
+            Authority = authority,
             TenantId = TestIssuer.TenantId,
             Audience = TestIssuer.Audience,
             AppIdUri = TestIssuer.AppIdUri,
         }),
-        NullLogger<EntraTokenValidator>.Instance);
+        logger,
+        time);
 
     private async Task<TokenRejectedException> RejectedAsync(string token)
     {

@@ -17,6 +17,9 @@ internal static partial class CallersLog
     [LoggerMessage(EventId = 7005, Level = LogLevel.Error, Message = "This host cannot validate Entra tokens (no token validator is registered); every HTTP call is refused with 401")]
     public static partial void NoTokenValidator(ILogger logger);
 
-    [LoggerMessage(EventId = 7006, Level = LogLevel.Error, Message = "The token issuer's configuration at {Authority} could not be obtained; HTTP calls answer 503 until it can")]
-    public static partial void MetadataUnavailable(ILogger logger, Exception exception, string authority);
+    [LoggerMessage(EventId = 7007, Level = LogLevel.Warning, Message = "The token issuer's configuration at {Authority} could not be fetched ({Failure}); calls that need it answer 503 and it is fetched again at most once per {RetryIn}")]
+    public static partial void IssuerUnreachable(ILogger logger, Exception exception, string authority, string failure, TimeSpan retryIn);
+
+    [LoggerMessage(EventId = 7008, Level = LogLevel.Information, Message = "The token issuer's configuration at {Authority} was fetched again after {Failures} failures over {Outage}")]
+    public static partial void IssuerRecovered(ILogger logger, string authority, int failures, TimeSpan outage);
 }

@@ -1,0 +1,260 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using FunctionApp.Tests.TestKit;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Mvc;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Time.Testing;
+using Microsoft.IdentityModel.Tokens;
+using WidgetSigning.Callers;
+using WidgetSigning.Callers.Entra;
+using WidgetSigning.Http;
+
+namespace WidgetSigning.Tests.Callers;
+
+/// <summary>
+/// <see cref="EntraTokenValidator"/> when its issuer cannot be reached: a closed port, a listener that never answers, an
+/// issuer answering 503, and its return. Every such call is a <see cref="TokenValidationUnavailableException"/> (503
+/// <c>auth-unavailable</c> with <c>Retry-After</c>), never a rejected token; no call waits more than
+/// <see cref="EntraTokenValidator.MaxWait"/>; no more than one fetch per <see cref="EntraTokenValidator.FailureWindow"/>.
+/// </summary>
+public sealed class EntraIssuerOutageTests : IAsyncLifetime
+{
+    private const int IssuerUnreachable = 7007;
+    private const int IssuerRecovered = 7008;
+
+    private readonly CapturedLogs _logs = new();
+    private TestIssuer _issuer = null!;
+
+    public async Task InitializeAsync() => _issuer = await TestIssuer.StartAsync();
+
+    public async Task DisposeAsync() => await _issuer.DisposeAsync();
+
+    [Fact]
+    public async Task ValidateAsync_IssuerUnreachableOnColdStart_Is503NotAnInvalidToken()
+    {
+        // Arrange: nothing listens at the authority (a port taken from the OS and released); a token of the right shape.
+        var authority = $"http://127.0.0.1:{Loopback.FreePort()}/{TestIssuer.TenantId}/v2.0";
+        using var validator = Validator(authority);
+        var token = _issuer.Mint(new TokenSpec { Claims = { ["iss"] = authority } });
+
+        // Act
+        var outcomes = new List<Exception>();
+        for (var i = 0; i < 20; i++)
+        {
+            outcomes.Add(await Assert.ThrowsAsync<TokenValidationUnavailableException>(() => validator.ValidateAsync(token, CancellationToken.None).AsTask()));
+        }
+
+        // Assert: 503 with the failure window as Retry-After, and one Warning naming the authority and the failure.
+        Assert.All(outcomes, e => Assert.Equal(EntraTokenValidator.FailureWindow, ((TokenValidationUnavailableException)e).RetryAfter));
+        var warning = Assert.Single(_logs.Entries, e => e.EventId.Id == IssuerUnreachable);
+        Assert.Equal(LogLevel.Warning, warning.Level);
+        Assert.Contains(authority, warning.Message, StringComparison.Ordinal);
+        Assert.Contains("could not be read", warning.Message, StringComparison.Ordinal);
+        AssertNoTokenLogged(token);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_IssuerUnreachable_IsAnAuthUnavailableProblemWithRetryAfter()
+    {
+        // Arrange: the exception the real validator throws for a closed port.
+        var authority = $"http://127.0.0.1:{Loopback.FreePort()}/{TestIssuer.TenantId}/v2.0";
+        using var validator = Validator(authority);
+        var unavailable = await Assert.ThrowsAsync<TokenValidationUnavailableException>(() => validator.ValidateAsync(_issuer.Mint(), CancellationToken.None).AsTask());
+        var context = new DefaultHttpContext();
+        context.Response.Body = new MemoryStream();
+
+        // Act: mapped and written as every HTTP function does.
+        Assert.True(ProblemMapper.TryMap(unavailable, CancellationToken.None, out var problem));
+        await problem.ExecuteResultAsync(new ActionContext { HttpContext = context });
+
+        // Assert
+        Assert.Equal(StatusCodes.Status503ServiceUnavailable, context.Response.StatusCode);
+        Assert.Equal(ProblemTypes.AuthUnavailable, problem.Type);
+        Assert.Equal(((int)EntraTokenValidator.FailureWindow.TotalSeconds).ToString(System.Globalization.CultureInfo.InvariantCulture), context.Response.Headers.RetryAfter.ToString());
+        Assert.Contains(ProblemTypes.AuthUnavailable, System.Text.Encoding.UTF8.GetString(((MemoryStream)context.Response.Body).ToArray()), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_IssuerAcceptsAndNeverAnswers_TwentyCallsAnsweredWithinTwoSeconds()
+    {
+        // Arrange: a listener that accepts every connection and never says a word.
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        var accepted = new ConcurrentBag<Socket>();
+        using var stop = new CancellationTokenSource();
+        var accepting = Task.Run(async () =>
+        {
+            try
+            {
+                while (true)
+                {
+                    accepted.Add(await listener.AcceptSocketAsync(stop.Token));
+                }
+            }
+            catch (OperationCanceledException)
+            {
+            }
+        });
+        var authority = $"http://127.0.0.1:{((IPEndPoint)listener.LocalEndpoint).Port}/{TestIssuer.TenantId}/v2.0";
+        var validator = Validator(authority);
+        var token = _issuer.Mint();
+
+        try
+        {
+            // Act: 20 calls at once, and one more after them.
+            var calls = Enumerable.Range(0, 20).Select(_ => Task.Run(() => TimedAsync(validator, token))).ToList();
+            var all = Task.WhenAll(calls);
+            var answered = await Task.WhenAny(all, Task.Delay(TimeSpan.FromSeconds(30))) == all;
+            Assert.True(answered, $"{calls.Count(c => !c.IsCompleted)} of the 20 calls were still unanswered after 30 s");
+            var outcomes = await all;
+            var after = await TimedAsync(validator, token);
+
+            // Assert: each answered 503 within the promised bound; one fetch (one connection) for all of them.
+            Assert.All(outcomes.Append(after), o =>
+            {
+                Assert.IsType<TokenValidationUnavailableException>(o.Error);
+                Assert.True(o.Elapsed < TimeSpan.FromSeconds(2.5), $"a call waited {o.Elapsed.TotalSeconds:0.00} s");
+            });
+            Assert.Single(accepted);
+            Assert.Single(_logs.Entries, e => e.EventId.Id == IssuerUnreachable);
+        }
+        finally
+        {
+            validator.Dispose();
+            await stop.CancelAsync();
+            await accepting;
+            foreach (var socket in accepted)
+            {
+                socket.Dispose();
+            }
+        }
+    }
+
+    [Fact]
+    public async Task ValidateAsync_IssuerDown_FetchesOncePerFailureWindow()
+    {
+        // Arrange: the issuer answers 503 to everything; the validator on a clock the test moves.
+        _issuer.Down = true;
+        var clock = new FakeTimeProvider(DateTimeOffset.UtcNow);
+        using var validator = Validator(_issuer.Authority, clock);
+        var token = _issuer.Mint();
+
+        // Act: 41 calls within one failure window, then one after it.
+        for (var i = 0; i < 41; i++)
+        {
+            await Assert.ThrowsAsync<TokenValidationUnavailableException>(() => validator.ValidateAsync(token, CancellationToken.None).AsTask());
+            clock.Advance(TimeSpan.FromMilliseconds(100));
+        }
+
+        var duringWindow = _issuer.MetadataFetches;
+        clock.Advance(EntraTokenValidator.FailureWindow);
+        await Assert.ThrowsAsync<TokenValidationUnavailableException>(() => validator.ValidateAsync(token, CancellationToken.None).AsTask());
+
+        // Assert: one fetch for the 41 calls, one more once the window has passed; one Warning for the outage.
+        Assert.Equal(1, duringWindow);
+        Assert.Equal(2, _issuer.MetadataFetches);
+        Assert.Single(_logs.Entries, e => e.EventId.Id == IssuerUnreachable);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_IssuerBackAfterAnOutage_ValidatesAfterTheWindowAndLogsRecoveryOnce()
+    {
+        // Arrange: a cold start while the issuer is down, then the issuer comes back.
+        _issuer.Down = true;
+        var clock = new FakeTimeProvider(DateTimeOffset.UtcNow);
+        using var validator = Validator(_issuer.Authority, clock);
+        await Assert.ThrowsAsync<TokenValidationUnavailableException>(() => validator.ValidateAsync(_issuer.Mint(), CancellationToken.None).AsTask());
+        _issuer.Down = false;
+
+        // Act: a call within the failure window, then calls after it.
+        await Assert.ThrowsAsync<TokenValidationUnavailableException>(() => validator.ValidateAsync(_issuer.Mint(), CancellationToken.None).AsTask());
+        clock.Advance(EntraTokenValidator.FailureWindow);
+        var caller = await validator.ValidateAsync(_issuer.Mint(), CancellationToken.None);
+        clock.Advance(TimeSpan.FromMinutes(1));
+        await validator.ValidateAsync(_issuer.Mint(null, AppRoles.Verify), CancellationToken.None);
+
+        // Assert: no fetch within the window; one after it; one recovery line.
+        Assert.Equal(TestIssuer.CallerObjectId, caller.ObjectId);
+        Assert.Equal(2, _issuer.MetadataFetches);
+        var recovered = Assert.Single(_logs.Entries, e => e.EventId.Id == IssuerRecovered);
+        Assert.Equal(LogLevel.Information, recovered.Level);
+        Assert.Contains(_issuer.Authority, recovered.Message, StringComparison.Ordinal);
+        Assert.Single(_logs.Entries, e => e.EventId.Id == IssuerUnreachable);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_UnknownKidWhileTheIssuerIsDown_Is503AndKnownKeysStillValidate()
+    {
+        // Arrange: keys loaded, then the issuer goes down and the refresh interval passes.
+        var clock = new FakeTimeProvider(DateTimeOffset.UtcNow);
+        using var validator = Validator(_issuer.Authority, clock);
+        await validator.ValidateAsync(_issuer.Mint(), CancellationToken.None);
+        _issuer.Down = true;
+        clock.Advance(EntraTokenValidator.RefreshInterval);
+        var unknownKid = _issuer.Mint(new TokenSpec { Signing = new SigningCredentials(TestIssuer.NewKey(), SecurityAlgorithms.RsaSha256) });
+
+        // Act
+        var unavailable = await Assert.ThrowsAsync<TokenValidationUnavailableException>(() => validator.ValidateAsync(unknownKid, CancellationToken.None).AsTask());
+        var caller = await validator.ValidateAsync(_issuer.Mint(null, AppRoles.Verify), CancellationToken.None);
+
+        // Assert: the key may be a new one of the issuer's, so not a 401; a token of a key held is not affected.
+        Assert.Equal(EntraTokenValidator.FailureWindow, unavailable.RetryAfter);
+        Assert.Equal([AppRoles.Verify], caller.Roles);
+        Assert.Equal(2, _issuer.MetadataFetches);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_KeysTwelveHoursOld_AreFetchedAgainWithoutHoldingTheCall()
+    {
+        // Arrange: keys loaded; twelve hours pass.
+        var clock = new FakeTimeProvider(DateTimeOffset.UtcNow);
+        using var validator = Validator(_issuer.Authority, clock);
+        await validator.ValidateAsync(_issuer.Mint(), CancellationToken.None);
+        clock.Advance(EntraTokenValidator.AutomaticRefreshInterval);
+
+        // Act
+        var caller = await validator.ValidateAsync(_issuer.Mint(null, AppRoles.Verify), CancellationToken.None);
+        var deadline = DateTime.UtcNow.AddSeconds(10);
+        while (_issuer.MetadataFetches < 2 && DateTime.UtcNow < deadline)
+        {
+            await Task.Delay(20);
+        }
+
+        // Assert: answered with the keys held; the fresh fetch happened behind it.
+        Assert.Equal([AppRoles.Verify], caller.Roles);
+        Assert.Equal(2, _issuer.MetadataFetches);
+    }
+
+    private static async Task<Outcome> TimedAsync(EntraTokenValidator validator, string token)
+    {
+        var watch = Stopwatch.StartNew();
+        try
+        {
+            await validator.ValidateAsync(token, CancellationToken.None);
+            return new Outcome(null, watch.Elapsed);
+        }
+        catch (Exception e)
+        {
+            return new Outcome(e, watch.Elapsed);
+        }
+    }
+
+    private EntraTokenValidator Validator(string authority, TimeProvider? time = null) =>
+        EntraTokenValidatorTests.Validator(authority, new LoggerFactory([_logs]).CreateLogger<EntraTokenValidator>(), time);
+
+    private void AssertNoTokenLogged(string token)
+    {
+        foreach (var entry in _logs.Entries)
+        {
+            foreach (var part in token.Split('.').Where(p => p.Length >= 8))
+            {
+                Assert.DoesNotContain(part, entry.Message + entry.Exception, StringComparison.Ordinal);
+            }
+        }
+    }
+
+    private sealed record Outcome(Exception? Error, TimeSpan Elapsed);
+}
