@@ -117,6 +117,9 @@ public sealed class EntraTokenValidator : ITokenValidator, IDisposable
         return caller;
     }
 
+    /// <summary>Starts fetching the issuer's keys in the background (the host calls it at start), never waiting or throwing.</summary>
+    public void Prefetch() => _keys.Prefetch();
+
     /// <inheritdoc />
     public void Dispose()
     {

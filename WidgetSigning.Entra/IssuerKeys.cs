@@ -66,6 +66,21 @@ internal sealed class IssuerKeys : IDisposable
     }
 
     /// <summary>
+    /// Starts a fetch when none is held (at start-up), without waiting for it, so the first call finds the keys in hand
+    /// instead of spending its <see cref="EntraTokenValidator.MaxWait"/> on a cold fetch.
+    /// </summary>
+    public void Prefetch()
+    {
+        lock (_gate)
+        {
+            if (_current is null)
+            {
+                _ = StartFetch(_time.GetUtcNow());
+            }
+        }
+    }
+
+    /// <summary>
     /// After a token's <c>kid</c> was not among <paramref name="seen"/>'s keys: a newer configuration, fetched now if the
     /// last fetch was at least <see cref="EntraTokenValidator.RefreshInterval"/> ago, or null when none may be fetched yet
     /// (the token's key is then not one of the issuer's).

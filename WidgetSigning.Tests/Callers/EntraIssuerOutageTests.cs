@@ -5,7 +5,10 @@ using System.Net.Sockets;
 using FunctionApp.Tests.TestKit;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
 using Microsoft.Extensions.Time.Testing;
 using Microsoft.IdentityModel.Tokens;
 using WidgetSigning.Callers;
@@ -226,6 +229,39 @@ public sealed class EntraIssuerOutageTests : IAsyncLifetime
         // Assert: answered with the keys held; the fresh fetch happened behind it.
         Assert.Equal([AppRoles.Verify], caller.Roles);
         Assert.Equal(2, _issuer.MetadataFetches);
+    }
+
+    [Fact]
+    public async Task StartAsync_HostWithEntraValidation_FetchesTheIssuersKeysBeforeTheFirstCall()
+    {
+        // Arrange: the app's registration, as the isolated app's Program.cs makes it.
+        var services = new ServiceCollection()
+            .AddLogging()
+            .AddSingleton(Options.Create(new AuthOptions
+            {
+                Authority = _issuer.Authority, TenantId = TestIssuer.TenantId, Audience = TestIssuer.Audience,
+            }))
+            .AddEntraTokenValidation();
+        await using var provider = services.BuildServiceProvider();
+        var hosted = provider.GetServices<IHostedService>();
+
+        // Act: start the host's services, and make no call.
+        foreach (var service in hosted)
+        {
+            await service.StartAsync(CancellationToken.None);
+        }
+
+        var waited = Stopwatch.StartNew();
+        while (_issuer.MetadataFetches == 0 && waited.Elapsed < TimeSpan.FromSeconds(30))
+        {
+            await Task.Delay(20);
+        }
+
+        // Assert: fetched once with no call; the first call then spends no fetch of its own.
+        Assert.Equal(1, _issuer.MetadataFetches);
+        var validator = provider.GetRequiredService<ITokenValidator>();
+        await validator.ValidateAsync(_issuer.Mint(), CancellationToken.None);
+        Assert.Equal(1, _issuer.MetadataFetches);
     }
 
     private static async Task<Outcome> TimedAsync(EntraTokenValidator validator, string token)
