@@ -1,4 +1,5 @@
 using System.Text.Json.Nodes;
+using WidgetSigning.Telemetry;
 
 namespace FunctionApp.Tests.Infra;
 
@@ -18,19 +19,19 @@ public sealed class AlertRulesTests
             ["requests", "where name in (\"Sign\", \"Verify\", \"Keys\")", "sumif(itemCount, resultCode startswith \"5\")", "where total >= 20"],
             "serverErrorPercent", "Maximum", "GreaterThan", 5, "alertHttpServerErrorPercent", "PT5M", "PT5M", 1, null),
         ["refusal-spike"] = new(
-            ["customMetrics", "where name == \"widgetsigning.refusals\"", "sum(valueSum)"],
+            ["customMetrics", $"where name == \"{SigningMetrics.RefusalsInstrument}\"", "sum(valueSum)"],
             "refusals", "Total", "GreaterThan", 100, "alertRefusalsPer5Minutes", "PT5M", "PT5M", 2, null),
         ["queue-message-age"] = new(
-            ["customMetrics", "where name == \"widgetsigning.queue.message_age\"", "max(valueMax)"],
+            ["customMetrics", $"where name == \"{SigningMetrics.MessageAgeInstrument}\"", "max(valueMax)"],
             "maxMessageAgeSeconds", "Maximum", "GreaterThan", 300, "alertQueueMessageAgeSeconds", "PT5M", "PT5M", 2, null),
         ["poison-messages"] = new(
-            ["customMetrics", "where name == \"widgetsigning.queue.poison\"", "sum(valueSum)"],
+            ["customMetrics", $"where name == \"{SigningMetrics.PoisonInstrument}\"", "sum(valueSum)"],
             "poisonMessages", "Total", "GreaterThan", 0, null, "PT5M", "PT15M", 1, null),
         ["keyvault-refresh-failures"] = new(
-            ["customMetrics", "where name == \"widgetsigning.keyvault.refreshes\"", "tostring(customDimensions[\"widgetsigning.outcome\"]) == \"failure\"", "sum(valueSum)"],
+            ["customMetrics", $"where name == \"{SigningMetrics.KeyVaultRefreshesInstrument}\"", $"tostring(customDimensions[\"{WidgetSigningTelemetry.OutcomeTag}\"]) == \"failure\"", "sum(valueSum)"],
             "failures", "Total", "GreaterThan", 2, "alertKeyVaultRefreshFailures", "PT5M", "PT15M", 1, null),
         ["key-expiry"] = new(
-            ["customMetrics", "where name == \"widgetsigning.key.seconds_to_expiry\"", "min(value)", "by receiver = tostring(customDimensions[\"widgetsigning.receiver\"])", "customDimensions[\"widgetsigning.key_state\"]) != \"retiring\""],
+            ["customMetrics", $"where name == \"{SigningMetrics.KeyExpiryInstrument}\"", "min(value)", $"by receiver = tostring(customDimensions[\"{WidgetSigningTelemetry.ReceiverTag}\"])", $"customDimensions[\"{WidgetSigningTelemetry.KeyStateTag}\"]) != \"retiring\""],
             "secondsToExpiry", "Minimum", "LessThan", 14 * 86400, "alertKeyExpiryDays", "PT1H", "PT1H", 2, "receiver"),
     };
 

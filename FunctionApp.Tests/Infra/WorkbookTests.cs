@@ -1,4 +1,5 @@
 using System.Text.Json.Nodes;
+using WidgetSigning.Telemetry;
 
 namespace FunctionApp.Tests.Infra;
 
@@ -13,14 +14,14 @@ public sealed class WorkbookTests
     {
         ["signatures-per-second"] =
         [
-            "customMetrics", "where name == \"widgetsigning.signatures\"", "tostring(customDimensions[\"widgetsigning.outcome\"]) == \"signed\"",
-            "sum(valueSum) / ({TimeRange:grain} / 1s)", "bin(timestamp, {TimeRange:grain})", "receiver = tostring(customDimensions[\"widgetsigning.receiver\"])",
+            "customMetrics", $"where name == \"{SigningMetrics.SignaturesInstrument}\"", $"tostring(customDimensions[\"{WidgetSigningTelemetry.OutcomeTag}\"]) == \"signed\"",
+            "sum(valueSum) / ({TimeRange:grain} / 1s)", "bin(timestamp, {TimeRange:grain})", $"receiver = tostring(customDimensions[\"{WidgetSigningTelemetry.ReceiverTag}\"])",
         ],
         ["duration"] = ["requests", "where name in (\"Sign\", \"SignQueue\")", "percentile(duration, 50)", "percentile(duration, 95)"],
-        ["refusals"] = ["customMetrics", "where name == \"widgetsigning.refusals\"", "sum(valueSum)", "tostring(customDimensions[\"widgetsigning.problem_type\"])"],
-        ["queue-message-age"] = ["customMetrics", "where name == \"widgetsigning.queue.message_age\"", "max(valueMax)"],
-        ["poison-messages"] = ["customMetrics", "where name == \"widgetsigning.queue.poison\"", "sum(valueSum)"],
-        ["key-expiry"] = ["customMetrics", "where name == \"widgetsigning.key.seconds_to_expiry\"", "min(value) / 86400.0", "by receiver = tostring(customDimensions[\"widgetsigning.receiver\"])"],
+        ["refusals"] = ["customMetrics", $"where name == \"{SigningMetrics.RefusalsInstrument}\"", "sum(valueSum)", $"tostring(customDimensions[\"{WidgetSigningTelemetry.ProblemTypeTag}\"])"],
+        ["queue-message-age"] = ["customMetrics", $"where name == \"{SigningMetrics.MessageAgeInstrument}\"", "max(valueMax)"],
+        ["poison-messages"] = ["customMetrics", $"where name == \"{SigningMetrics.PoisonInstrument}\"", "sum(valueSum)"],
+        ["key-expiry"] = ["customMetrics", $"where name == \"{SigningMetrics.KeyExpiryInstrument}\"", "min(value) / 86400.0", $"by receiver = tostring(customDimensions[\"{WidgetSigningTelemetry.ReceiverTag}\"])"],
     };
 
     private static CompiledInfra Infra => CompiledInfra.Instance;

@@ -99,6 +99,35 @@ public sealed class IsolatedCallerTests(IsolatedCallerFixture fixture) : IClassF
     }
 
     [Fact]
+    public async Task Sign_TwoAuthorizationHeadersOverASocket_Is401()
+    {
+        // Arrange: two header lines, each a valid token allowed to sign for the receiver, written on a raw socket (an
+        // HttpClient joins a header's values into one line); the host may pass them on as two values or as one joined
+        // line, and either must be refused by name.
+        var vector = Vector.All().First(v => !v.Reject);
+        var head = $"POST /api/sign?receiver={IsolatedCallerFixture.GrantedReceiver} HTTP/1.1\r\n" +
+            $"Host: {fixture.Host.BaseAddress.Authority}\r\n" +
+            $"Authorization: Bearer {fixture.Issuer.Mint()}\r\n" +
+            $"Authorization: Bearer {fixture.Issuer.Mint()}\r\n" +
+            $"Content-Type: application/json\r\nContent-Length: {vector.Input.Length}\r\nConnection: close\r\n\r\n";
+
+        // Act
+        using var socket = new System.Net.Sockets.TcpClient();
+        await socket.ConnectAsync(fixture.Host.BaseAddress.Host, fixture.Host.BaseAddress.Port);
+        var stream = socket.GetStream();
+        await stream.WriteAsync(System.Text.Encoding.ASCII.GetBytes(head));
+        await stream.WriteAsync(vector.Input);
+        using var reader = new StreamReader(stream, System.Text.Encoding.UTF8);
+        var response = await reader.ReadToEndAsync().WaitAsync(Patience);
+
+        // Assert
+        Assert.StartsWith("HTTP/1.1 401 ", response, StringComparison.Ordinal);
+        Assert.Contains(Unauthenticated, response, StringComparison.Ordinal);
+        Assert.True(response.Contains("more than one Authorization header", StringComparison.Ordinal), response);
+        Assert.DoesNotContain("X-Signature:", response, StringComparison.OrdinalIgnoreCase);
+    }
+
+    [Fact]
     public async Task Sign_VerifyOnlyToken_Is403RoleRequiredNamingWidgetsSign()
     {
         // Arrange

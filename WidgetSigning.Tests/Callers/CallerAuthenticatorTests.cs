@@ -42,6 +42,21 @@ public sealed class CallerAuthenticatorTests
         Assert.Equal(0, _validator.Calls);
     }
 
+    [Fact]
+    public async Task AuthenticateAsync_TwoAuthorizationHeadersJoinedOnOneLine_IsRejectedAsMoreThanOne()
+    {
+        // Arrange: a host that folds repeated header lines passes them on as one comma-joined value.
+        var request = Request("Bearer " + Jws() + ", Bearer " + Jws());
+
+        // Act
+        var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => Authenticate(request));
+
+        // Assert
+        Assert.Equal(TokenRejectedException.InvalidRequest, rejected.ErrorCode);
+        Assert.Contains("more than one Authorization header", rejected.Message, StringComparison.Ordinal);
+        Assert.Equal(0, _validator.Calls);
+    }
+
     [Theory]
     [InlineData("Basic dXNlcjpwYXNzd29yZA==")]
     [InlineData("Negotiate YIIBnwYGKwYBBQUCoIIBkzCCAY8")]

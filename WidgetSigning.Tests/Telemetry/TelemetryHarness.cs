@@ -88,11 +88,56 @@ public sealed class TelemetryHarness : IDisposable
         return (context.Response.StatusCode, root!.TraceId);
     }
 
-    /// <summary>Every exported point of <paramref name="name"/> whose tags include all of <paramref name="tags"/>: their sum (counters) or count (histograms).</summary>
+    /// <summary>Every exported point of <paramref name="name"/> whose tags include all of <paramref name="tags"/>: their sum (counters), last value (gauges) or count (histograms).</summary>
     public double Sum(string name, params (string Key, string Value)[] tags)
     {
-        MeterProvider.ForceFlush();
         double total = 0;
+        foreach (var (metric, point) in Points(name, tags))
+        {
+            total += metric.MetricType switch
+            {
+                MetricType.LongSum => point.GetSumLong(),
+                MetricType.DoubleSum => point.GetSumDouble(),
+                MetricType.Histogram => point.GetHistogramCount(),
+                MetricType.LongGauge => point.GetGaugeLastValueLong(),
+                MetricType.DoubleGauge => point.GetGaugeLastValueDouble(),
+                _ => 0,
+            };
+        }
+
+        return total;
+    }
+
+    /// <summary>The values recorded on histogram <paramref name="name"/> under <paramref name="tags"/>: how many, their sum, their least and greatest.</summary>
+    public (long Count, double Sum, double Min, double Max) Recorded(string name, params (string Key, string Value)[] tags)
+    {
+        long count = 0;
+        double sum = 0;
+        var min = double.PositiveInfinity;
+        var max = double.NegativeInfinity;
+        foreach (var (metric, point) in Points(name, tags))
+        {
+            if (metric.MetricType != MetricType.Histogram)
+            {
+                throw new InvalidOperationException($"{name} is a {metric.MetricType}, not a histogram.");
+            }
+
+            count += point.GetHistogramCount();
+            sum += point.GetHistogramSum();
+            if (point.TryGetHistogramMinMaxValues(out var pointMin, out var pointMax))
+            {
+                min = Math.Min(min, pointMin);
+                max = Math.Max(max, pointMax);
+            }
+        }
+
+        return (count, sum, min, max);
+    }
+
+    private List<(Metric Metric, MetricPoint Point)> Points(string name, (string Key, string Value)[] tags)
+    {
+        MeterProvider.ForceFlush();
+        var points = new List<(Metric, MetricPoint)>();
         // The exporter appends the same (cumulative) Metric at every export: each counts once, at its latest values.
         foreach (var metric in Metrics.Where(m => m.Name == name).Distinct())
         {
@@ -104,24 +149,14 @@ public sealed class TelemetryHarness : IDisposable
                     pointTags[tag.Key] = tag.Value;
                 }
 
-                if (!tags.All(t => pointTags.TryGetValue(t.Key, out var v) && (string?)v == t.Value))
+                if (tags.All(t => pointTags.TryGetValue(t.Key, out var v) && (string?)v == t.Value))
                 {
-                    continue;
+                    points.Add((metric, point));
                 }
-
-                total += metric.MetricType switch
-                {
-                    MetricType.LongSum => point.GetSumLong(),
-                    MetricType.DoubleSum => point.GetSumDouble(),
-                    MetricType.Histogram => point.GetHistogramCount(),
-                    MetricType.LongGauge => point.GetGaugeLastValueLong(),
-                    MetricType.DoubleGauge => point.GetGaugeLastValueDouble(),
-                    _ => 0,
-                };
             }
         }
 
-        return total;
+        return points;
     }
 
     public void Dispose() => _services.Dispose();

@@ -1,9 +1,10 @@
-using System.Diagnostics;
 using System.Net;
+using System.Reflection;
 using Azure.Core;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
-using OpenTelemetry;
+using OpenTelemetry.Logs;
+using OpenTelemetry.Metrics;
 using OpenTelemetry.Trace;
 using WidgetSigning.Telemetry;
 
@@ -130,19 +131,37 @@ public sealed class TelemetryRegistrationTests
     [Fact]
     public void AddWidgetSigningTelemetry_NoEndpointSettings_AddsNoExporter()
     {
-        // Arrange
+        // Arrange: the settings passed and the IConfiguration in DI (UseOtlpExporter reads the latter) both empty.
         var configuration = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?>()).Build();
         var services = new ServiceCollection();
         services.AddLogging();
+        services.AddSingleton<IConfiguration>(configuration);
 
-        // Act
+        // Act: the providers as the host builds them.
         services.AddOpenTelemetry().AddWidgetSigningTelemetry(configuration);
         using var provider = services.BuildServiceProvider();
-        _ = provider.GetRequiredService<TracerProvider>();
+        var tracerProvider = provider.GetRequiredService<TracerProvider>();
+        var meterProvider = provider.GetRequiredService<MeterProvider>();
+        var loggerProvider = provider.GetRequiredService<LoggerProvider>();
 
-        // Assert: no processor, so no exporter, is registered for traces.
-        var processors = provider.GetServices<BaseProcessor<Activity>>();
-        Assert.Empty(processors);
+        // Assert: exporters live inside the built providers (their processors and readers), not in DI; each has none.
+        Assert.Null(Internal(tracerProvider, "Processor"));
+        Assert.Null(Internal(meterProvider, "Reader"));
+        Assert.Null(Internal(loggerProvider, "Processor"));
+    }
+
+    // The SDK providers keep their processor chain and metric reader in internal members; reflection is the only way in.
+    private static object? Internal(object provider, string name)
+    {
+        const BindingFlags Flags = BindingFlags.Instance | BindingFlags.NonPublic | BindingFlags.Public;
+        var type = provider.GetType();
+        if (type.GetProperty(name, Flags) is { } property)
+        {
+            return property.GetValue(provider);
+        }
+
+        var field = type.GetField(name, Flags) ?? throw new InvalidOperationException($"{type.FullName} has no member {name}: the OpenTelemetry SDK changed.");
+        return field.GetValue(provider);
     }
 
     private static int FreePort()

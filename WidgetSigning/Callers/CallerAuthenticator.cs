@@ -50,7 +50,9 @@ public sealed class CallerAuthenticator
             throw new TokenRejectedException("The request has no Authorization header; send an Entra access token for this app as 'Authorization: Bearer <token>'.", errorCode: null);
         }
 
-        if (values.Count > 1)
+        // Repeated header lines may reach us as one comma-joined value (a host may fold them); a JWS never
+        // holds a comma, so a comma means more than one header all the same.
+        if (values.Count > 1 || (values[0] ?? string.Empty).Contains(',', StringComparison.Ordinal))
         {
             throw new TokenRejectedException("The request has more than one Authorization header.", TokenRejectedException.InvalidRequest);
         }

@@ -15,6 +15,33 @@ public sealed class SigningMetrics : IDisposable
     /// <summary>Distinct receiver tag values kept per process; a deployment with more sees the rest as <c>(other)</c>.</summary>
     public const int MaxReceiverValues = 1000;
 
+    /// <summary>Counter: signatures made, and signing operations refused or failed.</summary>
+    public const string SignaturesInstrument = "widgetsigning.signatures";
+
+    /// <summary>Counter: envelope bytes signed.</summary>
+    public const string SignedBytesInstrument = "widgetsigning.signed_bytes";
+
+    /// <summary>Histogram (s): a signing operation's duration.</summary>
+    public const string SignDurationInstrument = "widgetsigning.sign.duration";
+
+    /// <summary>Counter: refusals, by problem type.</summary>
+    public const string RefusalsInstrument = "widgetsigning.refusals";
+
+    /// <summary>Histogram (s): a queue message's age when its run starts.</summary>
+    public const string MessageAgeInstrument = "widgetsigning.queue.message_age";
+
+    /// <summary>Histogram: a queue message's dequeue count when its run starts.</summary>
+    public const string DequeueCountInstrument = "widgetsigning.queue.dequeue_count";
+
+    /// <summary>Counter: queue messages whose last attempt failed.</summary>
+    public const string PoisonInstrument = "widgetsigning.queue.poison";
+
+    /// <summary>Counter: Key Vault secret refreshes, by outcome.</summary>
+    public const string KeyVaultRefreshesInstrument = "widgetsigning.keyvault.refreshes";
+
+    /// <summary>Gauge (s): seconds until each cached key's exp.</summary>
+    public const string KeyExpiryInstrument = "widgetsigning.key.seconds_to_expiry";
+
     // In seconds: OpenTelemetry's default boundaries (0 to 10,000) suit milliseconds, not these.
     private static readonly double[] DurationBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
     private static readonly double[] AgeBuckets = [0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600];
@@ -40,15 +67,15 @@ public sealed class SigningMetrics : IDisposable
     {
         _meter = meterFactory?.Create(WidgetSigningTelemetry.Name) ?? new Meter(WidgetSigningTelemetry.Name);
         _ownsMeter = meterFactory is null;
-        _signatures = _meter.CreateCounter<long>("widgetsigning.signatures", "{signature}", "Signatures made, one per receiver per envelope, and signing operations refused or failed.");
-        _signedBytes = _meter.CreateCounter<long>("widgetsigning.signed_bytes", "By", "Envelope bytes signed (the canonical form's length).");
-        _duration = CreateSecondsHistogram("widgetsigning.sign.duration", "Time from the caller's checks to the signatures, or to the refusal.", DurationBuckets);
-        _refusals = _meter.CreateCounter<long>("widgetsigning.refusals", "{refusal}", "Requests answered with a problem and queue messages rejected, by problem type.");
-        _messageAge = CreateSecondsHistogram("widgetsigning.queue.message_age", "A queue message's age when its run starts (now - insertion time).", AgeBuckets);
-        _dequeueCount = _meter.CreateHistogram<long>("widgetsigning.queue.dequeue_count", "{dequeue}", "How many times a queue message had been handed out when its run started.");
-        _poison = _meter.CreateCounter<long>("widgetsigning.queue.poison", "{message}", "Queue messages whose last attempt failed: the host moves them to the poison queue.");
-        _refreshes = _meter.CreateCounter<long>("widgetsigning.keyvault.refreshes", "{refresh}", "Refreshes of a Key Vault secret's versions, by outcome.");
-        _meter.CreateObservableGauge("widgetsigning.key.seconds_to_expiry", ObserveKeyExpiry, "s", "Seconds until each cached key's exp (Key Vault keys with an exp only).");
+        _signatures = _meter.CreateCounter<long>(SignaturesInstrument, "{signature}", "Signatures made, one per receiver per envelope, and signing operations refused or failed.");
+        _signedBytes = _meter.CreateCounter<long>(SignedBytesInstrument, "By", "Envelope bytes signed (the canonical form's length).");
+        _duration = CreateSecondsHistogram(SignDurationInstrument, "Time from the caller's checks to the signatures, or to the refusal.", DurationBuckets);
+        _refusals = _meter.CreateCounter<long>(RefusalsInstrument, "{refusal}", "Requests answered with a problem and queue messages rejected, by problem type.");
+        _messageAge = CreateSecondsHistogram(MessageAgeInstrument, "A queue message's age when its run starts (now - insertion time).", AgeBuckets);
+        _dequeueCount = _meter.CreateHistogram<long>(DequeueCountInstrument, "{dequeue}", "How many times a queue message had been handed out when its run started.");
+        _poison = _meter.CreateCounter<long>(PoisonInstrument, "{message}", "Queue messages whose last attempt failed: the host moves them to the poison queue.");
+        _refreshes = _meter.CreateCounter<long>(KeyVaultRefreshesInstrument, "{refresh}", "Refreshes of a Key Vault secret's versions, by outcome.");
+        _meter.CreateObservableGauge(KeyExpiryInstrument, ObserveKeyExpiry, "s", "Seconds until each cached key's exp (Key Vault keys with an exp only).");
     }
 
     /// <summary>An instance for types built without DI (tests, tools): its meter is the process-wide one.</summary>
