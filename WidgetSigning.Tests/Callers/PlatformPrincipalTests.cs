@@ -352,6 +352,41 @@ public sealed class PlatformPrincipalTests
         Assert.Contains("Auth:Disabled", failed.Message, StringComparison.Ordinal);
     }
 
+    [Fact]
+    public async Task AuthenticateAsync_PrincipalSentToAHostThatValidatesTokens_IsRefusedNamingTheHeader()
+    {
+        // Arrange: the isolated app's registration (its own validator) with no platform authentication in front.
+        var validator = new VerifyOnlyValidator();
+        var authenticator = TokenHostAuthenticator(validator, websiteAuthEnabled: null);
+        var request = Request(Encode(Principal()));
+        request.Headers.Authorization = "Bearer a.b.c";
+
+        // Act
+        var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => authenticator.AuthenticateAsync(request, AppRoles.Sign, CancellationToken.None).AsTask());
+
+        // Assert
+        Assert.Contains(PlatformPrincipal.HeaderName, rejected.Message, StringComparison.Ordinal);
+        Assert.Equal(0, validator.Calls);
+    }
+
+    [Fact]
+    public async Task AuthenticateAsync_PlatformPrincipalBehindThePlatformGateOfAHostThatValidatesTokens_IsNotReadAndTheTokenDecides()
+    {
+        // Arrange: App Service Authentication in front of the isolated app passes its principal (every role here); the
+        // app validates the bearer token itself, which carries only Widgets.Verify.
+        var validator = new VerifyOnlyValidator();
+        var authenticator = TokenHostAuthenticator(validator, websiteAuthEnabled: "True");
+        var request = Request(Encode(Principal()));
+        request.Headers.Authorization = "Bearer a.b.c";
+
+        // Act
+        var refused = await Assert.ThrowsAsync<RoleRequiredException>(() => authenticator.AuthenticateAsync(request, AppRoles.Sign, CancellationToken.None).AsTask());
+
+        // Assert
+        Assert.Equal(AppRoles.Sign, refused.Role);
+        Assert.Equal(1, validator.Calls);
+    }
+
     /// <summary>A principal as App Service Authentication passes it for an Entra access token.</summary>
     internal static JsonObject Principal(
         string objectId = TestIssuer.CallerObjectId,
@@ -415,6 +450,26 @@ public sealed class PlatformPrincipalTests
         var provider = new ServiceCollection().AddSingleton(NullLoggerFactory.Instance).AddLogging()
             .AddWidgetCallers(Configuration(platformAuthentication, websiteAuthEnabled)).BuildServiceProvider();
         return provider.GetRequiredService<CallerAuthenticator>();
+    }
+
+    private static CallerAuthenticator TokenHostAuthenticator(ITokenValidator validator, string? websiteAuthEnabled)
+    {
+        var services = new ServiceCollection().AddLogging();
+        services.AddSingleton(validator);
+        return services.AddWidgetCallers(Configuration(platformAuthentication: false, websiteAuthEnabled)).BuildServiceProvider().GetRequiredService<CallerAuthenticator>();
+    }
+
+    private sealed class VerifyOnlyValidator : ITokenValidator
+    {
+        private int _calls;
+
+        public int Calls => Volatile.Read(ref _calls);
+
+        public ValueTask<CallerIdentity> ValidateAsync(string token, CancellationToken cancellationToken)
+        {
+            Interlocked.Increment(ref _calls);
+            return ValueTask.FromResult(new CallerIdentity(TestIssuer.CallerObjectId, TestIssuer.CallerAppId, TestIssuer.TenantId, [AppRoles.Verify]));
+        }
     }
 
     private sealed class RefusingValidator : ITokenValidator

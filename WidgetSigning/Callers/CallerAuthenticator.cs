@@ -7,8 +7,10 @@ namespace WidgetSigning.Callers;
 /// Who is calling and may they: reads the one <c>Authorization: Bearer</c> header (bounded, one value, base64url
 /// segments), has the <see cref="ITokenValidator"/> validate it and checks the endpoint's app role. Where App Service
 /// Authentication vouches for it (<see cref="PlatformPrincipal.IsVouchedFor"/>: the in-process app), the caller is the
-/// principal the platform passes instead (<see cref="PlatformPrincipal"/>). Everywhere else a request that carries
-/// <c>X-MS-CLIENT-PRINCIPAL</c> or <c>X-MS-CLIENT-PRINCIPAL-*</c> is refused: only the platform may set them.
+/// principal the platform passes instead (<see cref="PlatformPrincipal"/>). Where the platform's authentication is on and
+/// the host validates tokens itself, the platform's headers are not read; everywhere else a request that carries
+/// <c>X-MS-CLIENT-PRINCIPAL</c> or <c>X-MS-CLIENT-PRINCIPAL-*</c> is refused: only the platform may set them
+/// (<see cref="PlatformPrincipalPolicy"/>).
 /// </summary>
 public sealed class CallerAuthenticator
 {
@@ -16,24 +18,24 @@ public sealed class CallerAuthenticator
 
     private readonly ITokenValidator _validator;
     private readonly AuthOptions _options;
-    private readonly bool _platformVouches;
+    private readonly PlatformPrincipalPolicy _policy;
 
     /// <summary>Creates the authenticator of a host that validates bearer tokens itself.</summary>
     public CallerAuthenticator(ITokenValidator validator, IOptions<AuthOptions> options)
-        : this(validator, options, platformVouches: false)
+        : this(validator, options, PlatformPrincipalPolicy.Refuse)
     {
     }
 
     /// <summary>
-    /// Creates the authenticator (a singleton in DI). <paramref name="platformVouches"/>: App Service Authentication
-    /// vouches for the principal header (<see cref="PlatformPrincipal.IsVouchedFor"/>), so it names the caller.
+    /// Creates the authenticator (a singleton in DI); <paramref name="policy"/> says what the platform's principal
+    /// headers are here (<see cref="CallerServiceCollectionExtensions.AddWidgetCallers"/> decides it at start).
     /// </summary>
-    public CallerAuthenticator(ITokenValidator validator, IOptions<AuthOptions> options, bool platformVouches)
+    public CallerAuthenticator(ITokenValidator validator, IOptions<AuthOptions> options, PlatformPrincipalPolicy policy)
     {
         ArgumentNullException.ThrowIfNull(options);
         _validator = validator;
         _options = options.Value;
-        _platformVouches = platformVouches;
+        _policy = policy;
     }
 
     /// <summary>The caller of <paramref name="request"/>, who holds <paramref name="role"/>.</summary>
@@ -50,14 +52,14 @@ public sealed class CallerAuthenticator
         }
 
         CallerIdentity caller;
-        if (_platformVouches)
+        if (_policy == PlatformPrincipalPolicy.Read)
         {
             caller = PlatformPrincipal.Read(request, _options);
         }
         else
         {
             // Only App Service Authentication may set these, and it does not vouch for them here: a client sent them.
-            if (PlatformPrincipal.IsPresent(request))
+            if (_policy == PlatformPrincipalPolicy.Refuse && PlatformPrincipal.IsPresent(request))
             {
                 throw new TokenRejectedException($"The request carries {PlatformPrincipal.HeaderName} headers, which only App Service Authentication may set; this app does not accept them. Send only 'Authorization: Bearer <token>'.", TokenRejectedException.InvalidRequest);
             }

@@ -55,9 +55,10 @@ public static class CallerServiceCollectionExtensions
             var logger = provider.GetRequiredService<ILogger<CallerAuthenticator>>();
             var validator = provider.GetRequiredService<ITokenValidator>();
             var websiteAuthEnabled = configuration[PlatformPrincipal.EnabledVariable];
-            var trusted = PlatformPrincipal.IsVouchedFor(options.Value, websiteAuthEnabled);
-            if (trusted)
+            var policy = PlatformPrincipalPolicy.Refuse;
+            if (PlatformPrincipal.IsVouchedFor(options.Value, websiteAuthEnabled))
             {
+                policy = PlatformPrincipalPolicy.Read;
                 CallersLog.PlatformPrincipalTrusted(logger);
             }
             else if (options.Value.PlatformAuthentication)
@@ -68,8 +69,13 @@ public static class CallerServiceCollectionExtensions
             {
                 CallersLog.NoTokenValidator(logger);
             }
+            else if (PlatformPrincipal.IsPlatformAuthenticationOn(websiteAuthEnabled))
+            {
+                // The platform's gate in front of a host that validates tokens: its headers are its own, and not needed.
+                policy = PlatformPrincipalPolicy.Ignore;
+            }
 
-            return new CallerAuthenticator(validator, options, trusted);
+            return new CallerAuthenticator(validator, options, policy);
         });
         return services;
     }
