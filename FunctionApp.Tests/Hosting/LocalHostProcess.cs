@@ -37,7 +37,11 @@ public sealed partial class LocalHostProcess : IAsyncDisposable
     public static LocalHostProcess Start(string appRoot, IReadOnlyDictionary<string, string> environment) => Start(Dll, appRoot, environment);
 
     /// <summary>Starts the local host from <paramref name="hostDll"/> (a doctored copy of its output, for instance).</summary>
-    public static LocalHostProcess Start(string hostDll, string appRoot, IReadOnlyDictionary<string, string> environment)
+    public static LocalHostProcess Start(string hostDll, string appRoot, IReadOnlyDictionary<string, string> environment) =>
+        Start(hostDll, appRoot, environment, []);
+
+    /// <summary>Starts the local host with <paramref name="arguments"/> after its usual ones (<c>--platform-auth</c>, for instance).</summary>
+    public static LocalHostProcess Start(string hostDll, string appRoot, IReadOnlyDictionary<string, string> environment, IReadOnlyList<string> arguments)
     {
         if (!File.Exists(hostDll))
         {
@@ -50,7 +54,7 @@ public sealed partial class LocalHostProcess : IAsyncDisposable
             RedirectStandardError = true,
             UseShellExecute = false,
         };
-        foreach (var argument in new[] { hostDll, "--app", appRoot, "--settings", Path.Combine(RepoRoot.Path, "local.settings.sample.json"), "--port", "0" })
+        foreach (var argument in new[] { hostDll, "--app", appRoot, "--settings", Path.Combine(RepoRoot.Path, "local.settings.sample.json"), "--port", "0" }.Concat(arguments))
         {
             start.ArgumentList.Add(argument);
         }

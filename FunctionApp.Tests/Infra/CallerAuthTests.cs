@@ -40,6 +40,32 @@ public sealed class CallerAuthTests
     }
 
     [Theory]
+    [InlineData("main.elastic-premium.bicepparam", "inprocess", "true")]
+    [InlineData("main.flex-consumption.bicepparam", "isolated", null)]
+    public void PlatformAuthentication_IsTurnedOnOnlyForTheInProcessApp_BehindTheV2IssuerAndTheAudiences(string file, string app, string? platformAuthentication)
+    {
+        // Arrange
+        var snapshot = Infra.Snapshots[file];
+
+        // Act
+        var auth = Assert.Single(snapshot.OfType("Microsoft.Web/sites/config"), c => ((string)c["name"]!).EndsWith("/authsettingsV2", StringComparison.Ordinal))["properties"]!;
+        snapshot.AppSettings.TryGetValue("Auth__PlatformAuthentication", out var setting);
+
+        // Assert: the in-process app reads the platform's principal (it cannot validate tokens), and only behind the
+        // platform's authentication; the isolated app validates tokens itself and never sets the trust.
+        Assert.Equal(app, (string?)Infra.ParameterFiles[file]["parameters"]!["app"]!["value"]);
+        Assert.Equal(platformAuthentication, setting);
+        Assert.True((bool)auth["platform"]!["enabled"]!);
+        Assert.True((bool)auth["globalValidation"]!["requireAuthentication"]!);
+        Assert.Equal("Return401", (string?)auth["globalValidation"]!["unauthenticatedClientAction"]);
+        var entra = auth["identityProviders"]!["azureActiveDirectory"]!;
+        Assert.EndsWith("'00000000-0000-0000-0000-000000000002')]", (string?)entra["registration"]!["openIdIssuer"], StringComparison.Ordinal);
+        Assert.StartsWith("[format('{0}{1}/v2.0'", (string?)entra["registration"]!["openIdIssuer"], StringComparison.Ordinal);
+        Assert.Equal([snapshot.AppSettings["Auth__Audience"]], entra["validation"]!["allowedAudiences"]!.AsArray().Select(a => (string)a!));
+        Assert.Null(entra["registration"]!["clientSecretSettingName"]);
+    }
+
+    [Theory]
     [MemberData(nameof(ParameterFiles))]
     public void AuthSettings_NameTheTenantAndTheAppRegistration(string file)
     {

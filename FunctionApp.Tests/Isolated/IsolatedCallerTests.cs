@@ -87,15 +87,28 @@ public sealed class IsolatedCallerTests(IsolatedCallerFixture fixture) : IClassF
     [Theory]
     [InlineData("X-MS-CLIENT-PRINCIPAL", "eyJhdXRoX3R5cCI6ImFhZCIsImNsYWltcyI6W3sidHlwIjoicm9sZXMiLCJ2YWwiOiJXaWRnZXRzLlNpZ24ifV19")]
     [InlineData("X-MS-CLIENT-PRINCIPAL-ID", "7a1e0000-0000-4000-8000-00000000000c")]
-    public async Task Sign_ForgedPlatformPrincipalHeaderWithoutToken_Is401(string header, string value)
+    public async Task Sign_ForgedPlatformPrincipalHeaderWithoutToken_Is401NamingTheHeader(string header, string value)
     {
-        // Act
+        // Act: the isolated app with no App Service Authentication in front (WEBSITE_AUTH_ENABLED unset).
         using var response = await SignAsync(token: null, configure: r => r.Headers.TryAddWithoutValidation(header, value));
         var problem = await ProblemAsync(response);
 
         // Assert
         Assert.Equal(HttpStatusCode.Unauthorized, response.StatusCode);
         Assert.Equal(Unauthenticated, (string?)problem["type"]);
+        Assert.Contains("X-MS-CLIENT-PRINCIPAL", (string?)problem["detail"], StringComparison.Ordinal);
+        Assert.DoesNotContain(value, problem.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Sign_ForgedPlatformPrincipalBesideAValidToken_Is401AndNothingSigned()
+    {
+        // Act: a valid token, and a principal a client made up riding along with it.
+        using var response = await SignAsync(fixture.Issuer.Mint(), "?receiver=" + IsolatedCallerFixture.GrantedReceiver, configure: r => r.Headers.TryAddWithoutValidation("X-MS-CLIENT-PRINCIPAL", "e30="));
+
+        // Assert
+        Assert.Equal(HttpStatusCode.Unauthorized, response.StatusCode);
+        Assert.False(response.Headers.Contains("X-Signature"));
     }
 
     [Fact]

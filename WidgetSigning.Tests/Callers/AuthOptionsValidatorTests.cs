@@ -10,7 +10,7 @@ public sealed class AuthOptionsValidatorTests
     public void Validate_AuthorityWithoutTenant_FailsNamingTheSetting()
     {
         // Arrange: the local issuer on a developer's machine, and no tenant (every token's tid would go unchecked).
-        var validator = new AuthOptionsValidator(new FixedAzureEnvironment(isRunningInAzure: false));
+        var validator = new AuthOptionsValidator(new FixedAzureEnvironment(isRunningInAzure: false), hostValidatesTokens: true);
         var options = new AuthOptions { Authority = "http://127.0.0.1:7072/" + TestIssuer.TenantId + "/v2.0", Audience = TestIssuer.Audience };
 
         // Act
@@ -25,7 +25,7 @@ public sealed class AuthOptionsValidatorTests
     public void Validate_AuthorityWithTenant_Succeeds()
     {
         // Arrange
-        var validator = new AuthOptionsValidator(new FixedAzureEnvironment(isRunningInAzure: false));
+        var validator = new AuthOptionsValidator(new FixedAzureEnvironment(isRunningInAzure: false), hostValidatesTokens: true);
         var options = new AuthOptions { Authority = "http://127.0.0.1:7072/" + TestIssuer.TenantId + "/v2.0", Audience = TestIssuer.Audience, TenantId = TestIssuer.TenantId };
 
         // Act

@@ -125,12 +125,44 @@ public sealed class CallerAuthenticatorTests
     [InlineData("X-MS-CLIENT-PRINCIPAL", "eyJhdXRoX3R5cCI6ImFhZCIsImNsYWltcyI6W3sidHlwIjoicm9sZXMiLCJ2YWwiOiJXaWRnZXRzLlNpZ24ifV19")]
     [InlineData("X-MS-CLIENT-PRINCIPAL-ID", "7a1e0000-0000-4000-8000-00000000000c")]
     [InlineData("X-MS-CLIENT-PRINCIPAL-NAME", "admin@contoso.com")]
-    [InlineData("X-MS-TOKEN-AAD-ACCESS-TOKEN", "eyJ0eXAiOiJKV1QifQ.eyJvaWQiOiJ4In0.c2ln")]
-    public async Task AuthenticateAsync_ForgedPlatformPrincipalHeaderWithoutToken_IsStillUnauthenticated(string header, string value)
+    [InlineData("x-ms-client-principal-idp", "aad")]
+    public async Task AuthenticateAsync_ForgedPlatformPrincipalHeaderWithoutToken_IsRefusedNamingTheHeader(string header, string value)
     {
-        // Arrange: headers a platform front end (App Service authentication) would add, sent by the client itself.
+        // Arrange: headers App Service Authentication would add, sent by the client itself to a host that validates tokens.
         var request = Request();
         request.Headers[header] = value;
+
+        // Act
+        var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => Authenticate(request));
+
+        // Assert
+        Assert.Equal(TokenRejectedException.InvalidRequest, rejected.ErrorCode);
+        Assert.Contains(PlatformPrincipal.HeaderName, rejected.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain(value, rejected.Message, StringComparison.Ordinal);
+        Assert.Equal(0, _validator.Calls);
+    }
+
+    [Fact]
+    public async Task AuthenticateAsync_ForgedPlatformPrincipalBesideAValidToken_IsRefusedAndNothingValidated()
+    {
+        // Arrange: a well-formed token and a principal naming every role; the principal must not ride along.
+        var request = Request("Bearer " + Jws());
+        request.Headers[PlatformPrincipal.HeaderName] = "eyJhdXRoX3R5cCI6ImFhZCIsImNsYWltcyI6W3sidHlwIjoicm9sZXMiLCJ2YWwiOiJXaWRnZXRzLlNpZ24ifV19";
+
+        // Act
+        var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => Authenticate(request));
+
+        // Assert
+        Assert.Contains(PlatformPrincipal.HeaderName, rejected.Message, StringComparison.Ordinal);
+        Assert.Equal(0, _validator.Calls);
+    }
+
+    [Fact]
+    public async Task AuthenticateAsync_ProviderTokenHeaderWithoutToken_IsStillUnauthenticated()
+    {
+        // Arrange: X-MS-TOKEN-AAD-ACCESS-TOKEN is the platform's token store (off here); never read, so no caller.
+        var request = Request();
+        request.Headers["X-MS-TOKEN-AAD-ACCESS-TOKEN"] = "eyJ0eXAiOiJKV1QifQ.eyJvaWQiOiJ4In0.c2ln";
 
         // Act
         var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => Authenticate(request));

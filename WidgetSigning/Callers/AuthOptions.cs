@@ -56,6 +56,14 @@ public sealed class AuthOptions
     /// </summary>
     public bool Disabled { get; set; }
 
+    /// <summary>
+    /// Callers come from App Service Authentication (the in-process app, which cannot validate tokens itself): the
+    /// principal the platform passes in <c>X-MS-CLIENT-PRINCIPAL</c> is read, and only while the platform also says its
+    /// authentication is on (<c>WEBSITE_AUTH_ENABLED=True</c>). Refused at start in the isolated app, which validates
+    /// tokens itself, and with <see cref="Disabled"/>. Setting: <c>Auth:PlatformAuthentication</c>. Default false.
+    /// </summary>
+    public bool PlatformAuthentication { get; set; }
+
     /// <summary>The authority in force: <see cref="Authority"/>, or Entra's v2 endpoint of <see cref="TenantId"/>.</summary>
     public string? EffectiveAuthority => !string.IsNullOrWhiteSpace(Authority)
         ? Authority.TrimEnd('/')

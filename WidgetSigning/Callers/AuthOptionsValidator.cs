@@ -7,8 +7,11 @@ namespace WidgetSigning.Callers;
 /// The rules of <see cref="AuthOptions"/> that depend on the environment or on a URI, which attributes cannot express.
 /// Fail closed: anywhere but a developer's machine, every HTTP call must carry a token the app validates.
 /// </summary>
-internal sealed class AuthOptionsValidator(IAzureEnvironment environment) : IValidateOptions<AuthOptions>
+/// <param name="environment">Azure or a developer's machine.</param>
+/// <param name="hostValidatesTokens">The host registered its own token validator (the isolated app).</param>
+internal sealed class AuthOptionsValidator(IAzureEnvironment environment, bool hostValidatesTokens) : IValidateOptions<AuthOptions>
 {
+    private const string PlatformAuthentication = AuthOptions.SectionName + ":" + nameof(AuthOptions.PlatformAuthentication);
     private const string Disabled = AuthOptions.SectionName + ":" + nameof(AuthOptions.Disabled);
     private const string TenantId = AuthOptions.SectionName + ":" + nameof(AuthOptions.TenantId);
     private const string Audience = AuthOptions.SectionName + ":" + nameof(AuthOptions.Audience);
@@ -17,6 +20,17 @@ internal sealed class AuthOptionsValidator(IAzureEnvironment environment) : IVal
     public ValidateOptionsResult Validate(string? name, AuthOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
+        if (options.PlatformAuthentication && options.Disabled)
+        {
+            return ValidateOptionsResult.Fail($"{PlatformAuthentication} and {Disabled} are both set; set one.");
+        }
+
+        // A host that validates tokens takes none on the platform's word: a principal header is refused there.
+        if (options.PlatformAuthentication && hostValidatesTokens)
+        {
+            return ValidateOptionsResult.Fail($"{PlatformAuthentication} is for the in-process app behind App Service Authentication; this app validates tokens itself. Remove {PlatformAuthentication}.");
+        }
+
         if (options.Disabled)
         {
             if (environment.IsRunningInAzure)

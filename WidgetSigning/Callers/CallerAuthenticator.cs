@@ -5,8 +5,12 @@ namespace WidgetSigning.Callers;
 
 /// <summary>
 /// Who is calling and may they: reads the one <c>Authorization: Bearer</c> header (bounded, one value, base64url
-/// segments), has the <see cref="ITokenValidator"/> validate it and checks the endpoint's app role. Headers a platform
-/// front end might add (<c>X-MS-CLIENT-PRINCIPAL</c> and the like) are never read: a client can send them too.
+/// segments), has the <see cref="ITokenValidator"/> validate it and checks the endpoint's app role. Where App Service
+/// Authentication vouches for it (<see cref="PlatformPrincipal.IsVouchedFor"/>: the in-process app), the caller is the
+/// principal the platform passes instead (<see cref="PlatformPrincipal"/>). Where the platform's authentication is on and
+/// the host validates tokens itself, the platform's headers are not read; everywhere else a request that carries
+/// <c>X-MS-CLIENT-PRINCIPAL</c> or <c>X-MS-CLIENT-PRINCIPAL-*</c> is refused: only the platform may set them
+/// (<see cref="PlatformPrincipalPolicy"/>).
 /// </summary>
 public sealed class CallerAuthenticator
 {
@@ -14,13 +18,24 @@ public sealed class CallerAuthenticator
 
     private readonly ITokenValidator _validator;
     private readonly AuthOptions _options;
+    private readonly PlatformPrincipalPolicy _policy;
 
-    /// <summary>Creates the authenticator (a singleton in DI).</summary>
+    /// <summary>Creates the authenticator of a host that validates bearer tokens itself.</summary>
     public CallerAuthenticator(ITokenValidator validator, IOptions<AuthOptions> options)
+        : this(validator, options, PlatformPrincipalPolicy.Refuse)
+    {
+    }
+
+    /// <summary>
+    /// Creates the authenticator (a singleton in DI); <paramref name="policy"/> says what the platform's principal
+    /// headers are here (<see cref="CallerServiceCollectionExtensions.AddWidgetCallers"/> decides it at start).
+    /// </summary>
+    public CallerAuthenticator(ITokenValidator validator, IOptions<AuthOptions> options, PlatformPrincipalPolicy policy)
     {
         ArgumentNullException.ThrowIfNull(options);
         _validator = validator;
         _options = options.Value;
+        _policy = policy;
     }
 
     /// <summary>The caller of <paramref name="request"/>, who holds <paramref name="role"/>.</summary>
@@ -36,8 +51,23 @@ public sealed class CallerAuthenticator
             return CallerIdentity.Development;
         }
 
-        var token = ReadBearerToken(request);
-        var caller = await _validator.ValidateAsync(token, cancellationToken).ConfigureAwait(false);
+        CallerIdentity caller;
+        if (_policy == PlatformPrincipalPolicy.Read)
+        {
+            caller = PlatformPrincipal.Read(request, _options);
+        }
+        else
+        {
+            // Only App Service Authentication may set these, and it does not vouch for them here: a client sent them.
+            if (_policy == PlatformPrincipalPolicy.Refuse && PlatformPrincipal.IsPresent(request))
+            {
+                throw new TokenRejectedException($"The request carries {PlatformPrincipal.HeaderName} headers, which only App Service Authentication may set; this app does not accept them. Send only 'Authorization: Bearer <token>'.", TokenRejectedException.InvalidRequest);
+            }
+
+            var token = ReadBearerToken(request);
+            caller = await _validator.ValidateAsync(token, cancellationToken).ConfigureAwait(false);
+        }
+
         return caller.HasRole(role) ? caller : throw new RoleRequiredException(role, caller);
     }
 

@@ -23,17 +23,17 @@ public static class CallerServiceCollectionExtensions
     {
         ArgumentNullException.ThrowIfNull(services);
         ArgumentNullException.ThrowIfNull(configuration);
+        // The isolated app registers its token validator before this; a host that validates tokens never reads a
+        // platform principal (AuthOptionsValidator refuses Auth:PlatformAuthentication there).
+        var hostValidatesTokens = services.Any(d => d.ServiceType == typeof(ITokenValidator));
         services.AddOptions<AuthOptions>().Bind(configuration.GetSection(AuthOptions.SectionName)).ValidateDataAnnotations().ValidateOnStart();
-        services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<AuthOptions>, AuthOptionsValidator>());
+        services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<AuthOptions>, AuthOptionsValidator>(
+            provider => new AuthOptionsValidator(provider.GetRequiredService<IAzureEnvironment>(), hostValidatesTokens)));
         services.AddOptions<GrantOptions>().Bind(configuration.GetSection(GrantOptions.SectionName)).ValidateDataAnnotations().ValidateOnStart();
         services.TryAddSingleton<IAzureEnvironment>(new AzureEnvironment(configuration));
         services.TryAddSingleton(TimeProvider.System);
         services.TryAddSingleton(_ => new WidgetStorageClientFactory(configuration));
-        services.TryAddSingleton<ITokenValidator>(provider =>
-        {
-            CallersLog.NoTokenValidator(provider.GetRequiredService<ILogger<CallerAuthenticator>>());
-            return new UnavailableTokenValidator();
-        });
+        services.TryAddSingleton<ITokenValidator>(_ => new UnavailableTokenValidator());
         services.TryAddSingleton<IGrantStore>(provider => new TableGrantStore(
             provider.GetRequiredService<WidgetStorageClientFactory>().CreateTableServiceClient(ConnectionSetting)
                 .GetTableClient(provider.GetRequiredService<IOptions<GrantOptions>>().Value.TableName),
@@ -52,7 +52,30 @@ public static class CallerServiceCollectionExtensions
                 return new CallerAuthenticator(new UnavailableTokenValidator(), options);
             }
 
-            return new CallerAuthenticator(provider.GetRequiredService<ITokenValidator>(), options);
+            var logger = provider.GetRequiredService<ILogger<CallerAuthenticator>>();
+            var validator = provider.GetRequiredService<ITokenValidator>();
+            var websiteAuthEnabled = configuration[PlatformPrincipal.EnabledVariable];
+            var policy = PlatformPrincipalPolicy.Refuse;
+            if (PlatformPrincipal.IsVouchedFor(options.Value, websiteAuthEnabled))
+            {
+                policy = PlatformPrincipalPolicy.Read;
+                CallersLog.PlatformPrincipalTrusted(logger);
+            }
+            else if (options.Value.PlatformAuthentication)
+            {
+                CallersLog.PlatformAuthenticationOff(logger);
+            }
+            else if (validator is UnavailableTokenValidator)
+            {
+                CallersLog.NoTokenValidator(logger);
+            }
+            else if (PlatformPrincipal.IsPlatformAuthenticationOn(websiteAuthEnabled))
+            {
+                // The platform's gate in front of a host that validates tokens: its headers are its own, and not needed.
+                policy = PlatformPrincipalPolicy.Ignore;
+            }
+
+            return new CallerAuthenticator(validator, options, policy);
         });
         return services;
     }

@@ -14,7 +14,7 @@ internal static partial class CallersLog
     [LoggerMessage(EventId = 7004, Level = LogLevel.Warning, Message = "Auth:Disabled is set: HTTP calls are not authenticated and grants are not checked. Development only")]
     public static partial void AuthDisabled(ILogger logger);
 
-    [LoggerMessage(EventId = 7005, Level = LogLevel.Error, Message = "This host cannot validate Entra tokens (no token validator is registered); every HTTP call is refused with 401")]
+    [LoggerMessage(EventId = 7005, Level = LogLevel.Error, Message = "This host cannot validate Entra tokens and Auth:PlatformAuthentication is not set; every HTTP call is refused with 401")]
     public static partial void NoTokenValidator(ILogger logger);
 
     [LoggerMessage(EventId = 7007, Level = LogLevel.Warning, Message = "The token issuer's configuration at {Authority} could not be fetched ({Failure}); calls that need it answer 503 and it is fetched again at most once per {RetryIn}")]
@@ -22,4 +22,10 @@ internal static partial class CallersLog
 
     [LoggerMessage(EventId = 7008, Level = LogLevel.Information, Message = "The token issuer's configuration at {Authority} was fetched again after {Failures} failures over {Outage}")]
     public static partial void IssuerRecovered(ILogger logger, string authority, int failures, TimeSpan outage);
+
+    [LoggerMessage(EventId = 7009, Level = LogLevel.Information, Message = "Callers come from App Service Authentication: the X-MS-CLIENT-PRINCIPAL header is read (Auth:PlatformAuthentication, WEBSITE_AUTH_ENABLED=True)")]
+    public static partial void PlatformPrincipalTrusted(ILogger logger);
+
+    [LoggerMessage(EventId = 7010, Level = LogLevel.Error, Message = "Auth:PlatformAuthentication is set but WEBSITE_AUTH_ENABLED is not true: App Service Authentication is off, so no principal header is trusted; every HTTP call is refused with 401")]
+    public static partial void PlatformAuthenticationOff(ILogger logger);
 }

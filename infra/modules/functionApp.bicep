@@ -271,8 +271,8 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
           name: 'Queues__AllowedReceivers'
           value: queueAllowedReceivers
         }
-        // Callers: the Entra tenant and the app registration whose access tokens the app validates (no secret: it
-        // only validates tokens, with the tenant's published signing keys).
+        // Callers: the Entra tenant and the app registration whose access tokens the platform validates (authSettings
+        // below); the app checks the principal the platform passes against them again.
         {
           name: 'Auth__TenantId'
           value: authTenantId
@@ -285,14 +285,22 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
           name: 'Auth__AppIdUri'
           value: authAppIdUri
         }
+        // The host pins Microsoft.IdentityModel 7.1, so the app cannot validate tokens: it reads the caller from the
+        // principal App Service Authentication passes (X-MS-CLIENT-PRINCIPAL), only while WEBSITE_AUTH_ENABLED is
+        // True, which the platform sets when authSettings below is on (docs/security.md, "Callers").
+        {
+          name: 'Auth__PlatformAuthentication'
+          value: 'true'
+        }
       ]
     }
   }
 }
 
 // No FTP and no basic-auth deployment: the pipeline uploads the package blob with its Entra token.
-// Built-in authentication as the first gate: the platform refuses a request without a valid access token for this app
-// registration (401) before it reaches the app, which validates the token again and checks its app roles and grants.
+// Built-in authentication validates the caller's token: the platform refuses a request without a valid access token for
+// this app registration (401) before it reaches the app, and passes the token's claims to it in X-MS-CLIENT-PRINCIPAL,
+// stripping any a client sent; the app checks that principal's tenant and audience, its app roles and grants.
 // Validation only: no client secret, no sign-in flow, no token store.
 resource authSettings 'Microsoft.Web/sites/config@2025-03-01' = {
   parent: site

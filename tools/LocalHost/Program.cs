@@ -23,9 +23,11 @@ Console.WriteLine(
     + "the host's start-up checks (extension minimums, unified assemblies, function.json) run first.");
 
 HostCommandLine options;
+// --platform-auth: this host plays App Service Authentication in front of the app (PlatformAuthentication).
+var platformAuth = args.Contains("--platform-auth", StringComparer.Ordinal);
 try
 {
-    options = HostCommandLine.Parse(args, "usage: LocalHost --app <FunctionApp build output> [--settings <local.settings.json>] [--port <port, default 7071>]", settingsInAppByDefault: false);
+    options = HostCommandLine.Parse([.. args.Where(a => a != "--platform-auth")], "usage: LocalHost --app <FunctionApp build output> [--settings <local.settings.json>] [--port <port, default 7071>] [--platform-auth]", settingsInAppByDefault: false);
 }
 catch (ArgumentException e)
 {
@@ -59,6 +61,22 @@ foreach (var unverifiable in HostCompatibilityChecker.UnverifiableUnifiedAssembl
 
 var application = FunctionApplication.Load(options.AppRoot, HostFacts.Default, Console.WriteLine);
 var settings = AppSettings.Read(options.AppRoot, options.LocalSettings);
+PlatformAuthentication? platform = null;
+if (platformAuth)
+{
+    try
+    {
+        platform = PlatformAuthentication.Create(settings);
+    }
+    catch (ArgumentException e)
+    {
+        Console.Error.WriteLine($"LocalHost: {e.Message}");
+        return 2;
+    }
+
+    Console.WriteLine("LocalHost: --platform-auth: playing App Service Authentication: a valid bearer token from Auth:Authority or 401, client X-MS-CLIENT-PRINCIPAL* headers removed, the platform's principal passed on; WEBSITE_AUTH_ENABLED=True.");
+}
+
 using var startupLoggerFactory = LoggerFactory.Create(b => b.AddSimpleConsole(o => o.SingleLine = true));
 var setup = new FunctionsHostSetup
 {
@@ -98,6 +116,11 @@ using var host = FunctionsHostFactory.Create(setup, startupLoggerFactory)
         {
             // Local-only diagnostics for the load script: stream pool bytes in use and process memory. Not part of the app.
             app.Map("/local/stream-pool", diagnostics => diagnostics.Run(context => StreamPoolProbe.WriteAsync(context)));
+            if (platform is not null)
+            {
+                app.Use(platform.InvokeAsync);
+            }
+
             app.UseRateLimiter();
             var router = app.ApplicationServices.GetRequiredService<IWebJobsRouter>();
             var http = app.ApplicationServices.GetRequiredService<IOptions<HttpOptions>>().Value;
