@@ -443,7 +443,9 @@ if (func) {
   say(`Running '${func} ${funcArgs.join(" ")}' in ${app.dir}/ (Ctrl-C stops func and Azurite).`);
   funcChild = spawn(isWindows ? `"${func}"` : func, funcArgs, { cwd: appDir, stdio: "inherit", shell: isWindows, env: hostEnv });
 } else {
-  const hostArgs = [localHostDll, "--app", appOutput, "--settings", settings, "--port", String(httpPort)];
+  // The in-process app cannot validate tokens: tools/LocalHost plays App Service Authentication in front of it, as in
+  // Azure, so a token from `npm run token` is its caller too (docs/local-development.md).
+  const hostArgs = [localHostDll, "--app", appOutput, "--settings", settings, "--port", String(httpPort), ...(inProcess ? ["--platform-auth"] : [])];
   say(`Running the local host (tools/${app.hostName}): dotnet ${hostArgs.map((a) => relative(root, a) || a).join(" ")} (Ctrl-C stops it and Azurite).`);
   funcChild = spawn(dotnet, hostArgs, { cwd: root, stdio: "inherit", env: hostEnv });
 }

@@ -106,6 +106,7 @@ public sealed class StartScriptTests
                 "--app", Path.Combine(sandbox.Root, "FunctionApp", "bin", "Release", "net8.0"),
                 "--settings", sandbox.InProcessSettings,
                 "--port", sandbox.HttpPort.ToString(System.Globalization.CultureInfo.InvariantCulture),
+                "--platform-auth",
             ],
             host.Args);
         Assert.Equal(await File.ReadAllTextAsync(sandbox.InProcessSample), await File.ReadAllTextAsync(sandbox.InProcessSettings));
