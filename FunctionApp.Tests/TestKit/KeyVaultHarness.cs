@@ -61,7 +61,7 @@ public sealed class KeyVaultHarness : IAsyncDisposable
         clientOptions.Transport = new HttpClientTransport(server.CreateHandler());
         Client = KeyVaultClientFactory.CreateClient(options, Credential, clientOptions);
         _loggers = new LoggerFactory([Logs]);
-        Source = new KeyVaultSigningKeySource(Client, Microsoft.Extensions.Options.Options.Create(options), time, _loggers.CreateLogger<KeyVaultSigningKeySource>());
+        Source = new KeyVaultSecretKeys(Client, options.SecretName!, options, time, _loggers.CreateLogger<KeyVaultReceiverKeySource>());
         Streams = StreamPoolFactory.Create(new StreamPoolOptions(), Logs.CreateLogger("pool"));
         Receivers = new SingleReceiverKeySource(Source);
         Signer = new EnvelopeSigner(Streams, Receivers, time, _loggers.CreateLogger<EnvelopeSigner>());
@@ -78,10 +78,10 @@ public sealed class KeyVaultHarness : IAsyncDisposable
 
     public SecretClient Client { get; }
 
-    public KeyVaultSigningKeySource Source { get; }
+    internal KeyVaultSecretKeys Source { get; }
 
     /// <summary><see cref="Source"/> as the default receiver's keys: what <see cref="Signer"/> and <see cref="Verifier"/> use.</summary>
-    public SingleReceiverKeySource Receivers { get; }
+    internal SingleReceiverKeySource Receivers { get; }
 
     public RecyclableMemoryStreamManager Streams { get; }
 

@@ -25,11 +25,11 @@ public sealed class ReceiverVaultHarness : IAsyncDisposable
         var clientOptions = KeyVaultClientFactory.CreateClientOptions(options);
         clientOptions.Transport = new HttpClientTransport(server.CreateHandler());
         Client = KeyVaultClientFactory.CreateClient(options, new StaticTokenCredential(server.Token), clientOptions);
-        ILogger<KeyVaultSigningKeySource> logger = NullLogger<KeyVaultSigningKeySource>.Instance;
+        ILogger<KeyVaultReceiverKeySource> logger = NullLogger<KeyVaultReceiverKeySource>.Instance;
         if (captureLogs)
         {
             _loggers = new LoggerFactory([Logs]);
-            logger = _loggers.CreateLogger<KeyVaultSigningKeySource>();
+            logger = _loggers.CreateLogger<KeyVaultReceiverKeySource>();
         }
 
         Source = new KeyVaultReceiverKeySource(

@@ -3,10 +3,10 @@ using WidgetSigning.Keys;
 namespace FunctionApp.Tests.TestKit;
 
 /// <summary>
-/// One secret's key source (a <see cref="KeyVaultSigningKeySource"/> the test drives directly) as the keys of the default
+/// One secret's key source (a <see cref="KeyVaultSecretKeys"/>, the per-secret class the Key Vault receiver source keeps, driven directly) as the keys of the default
 /// receiver alone, so a signer and verifier built on it see exactly the cache, refreshes and failures the test controls.
 /// </summary>
-public sealed class SingleReceiverKeySource(ISigningKeySource source) : IReceiverKeySource
+internal sealed class SingleReceiverKeySource(KeyVaultSecretKeys source) : IReceiverKeySource
 {
     public ReceiverId? DefaultReceiver => SigningTestExtensions.DefaultReceiver;
 

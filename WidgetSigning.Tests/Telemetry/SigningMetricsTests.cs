@@ -98,11 +98,16 @@ public sealed class SigningMetricsTests
         var metrics = harness.Get<SigningMetrics>();
         var clientOptions = new SecretClientOptions { Retry = { MaxRetries = 0 } };
         var client = new SecretClient(new Uri("https://127.0.0.1:1/"), new NoCredential(), clientOptions);
-        using var source = new KeyVaultSigningKeySource(
-            client, Options.Create(new KeyVaultOptions { VaultUri = "https://127.0.0.1:1/", SecretName = "signing" }), TimeProvider.System, NullLogger<KeyVaultSigningKeySource>.Instance, metrics);
+        using var source = new KeyVaultReceiverKeySource(
+            client,
+            Options.Create(new KeyVaultOptions { VaultUri = "https://127.0.0.1:1/", SecretName = "signing" }),
+            Options.Create(new ReceiverOptions()),
+            TimeProvider.System,
+            NullLogger<KeyVaultReceiverKeySource>.Instance,
+            metrics);
 
         // Act
-        await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await source.GetCurrentKeyAsync(CancellationToken.None));
+        await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await source.GetSigningKeysAsync(source.DefaultReceiver!, CancellationToken.None));
 
         // Assert
         Assert.Equal(1, harness.Sum("widgetsigning.keyvault.refreshes", ("widgetsigning.outcome", "failure")));

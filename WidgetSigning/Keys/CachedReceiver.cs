@@ -6,7 +6,7 @@ internal sealed class CachedReceiver
     private volatile bool _dropped;
     private int _users;
 
-    public CachedReceiver(ReceiverId receiver, KeyVaultSigningKeySource source, DateTimeOffset lastUsed)
+    public CachedReceiver(ReceiverId receiver, KeyVaultSecretKeys source, DateTimeOffset lastUsed)
     {
         Receiver = receiver;
         Source = source;
@@ -15,7 +15,7 @@ internal sealed class CachedReceiver
 
     public ReceiverId Receiver { get; }
 
-    public KeyVaultSigningKeySource Source { get; }
+    public KeyVaultSecretKeys Source { get; }
 
     /// <summary>When a request last asked for it; read and written under the cache's lock.</summary>
     public DateTimeOffset LastUsed { get; set; }

@@ -5,10 +5,14 @@ namespace WidgetSigning.Keys;
 /// <summary>
 /// Receivers' development keys from configuration: <c>Signing:LocalKeys:&lt;id&gt;</c> for each receiver, and
 /// <c>Signing:LocalKey</c> for the default receiver (<c>Receivers:DefaultReceiver</c>). Every key's id is <c>local</c>;
-/// nothing is staged or retiring. Used only where <see cref="ConfigurationSigningKeySource"/> is: in development, never in Azure.
+/// nothing is staged or retiring. Used only in development (<see cref="IAzureEnvironment.IsDevelopment"/>; the
+/// <see cref="KeyVaultOptions"/> validation refuses it elsewhere), never in Azure.
 /// </summary>
 public sealed class ConfigurationReceiverKeySource : IReceiverKeySource
 {
+    /// <summary>The key id of every configuration key.</summary>
+    public const string LocalKeyId = "local";
+
     private readonly SortedDictionary<string, SigningKey> _keys = new(StringComparer.Ordinal);
 
     /// <summary>Reads and checks every key once.</summary>
@@ -22,13 +26,13 @@ public sealed class ConfigurationReceiverKeySource : IReceiverKeySource
         {
             if (ReceiverId.TryParse(id, out var receiver))
             {
-                _keys[receiver.Value] = ConfigurationSigningKeySource.Parse(value, $"{LocalKeyOptions.LocalKeysSetting}:{id}");
+                _keys[receiver.Value] = Parse(value, $"{LocalKeyOptions.LocalKeysSetting}:{id}");
             }
         }
 
         if (DefaultReceiver is { } fallback && !string.IsNullOrWhiteSpace(local.Value.LocalKey))
         {
-            _keys[fallback.Value] = ConfigurationSigningKeySource.Parse(local.Value.LocalKey);
+            _keys[fallback.Value] = Parse(local.Value.LocalKey, LocalKeyOptions.LocalKeySetting);
         }
     }
 
@@ -91,4 +95,36 @@ public sealed class ConfigurationReceiverKeySource : IReceiverKeySource
         ArgumentNullException.ThrowIfNull(receiver);
         return _keys.TryGetValue(receiver.Value, out var key) ? key : throw new UnknownReceiverException(receiver);
     }
+
+    /// <summary>Turns <paramref name="setting"/>'s value into a key, or fails naming the setting (never echoing the value).</summary>
+    internal static SigningKey Parse(string? base64, string setting)
+    {
+        if (string.IsNullOrWhiteSpace(base64))
+        {
+            throw Fail($"{setting} is not set. Set it to base64 of at least {SigningKey.MinimumKeyBytes} random bytes (openssl rand -base64 32), or configure Key Vault.");
+        }
+
+        var buffer = new byte[(base64.Length * 3 / 4) + 3];
+        try
+        {
+            if (!Convert.TryFromBase64String(base64.Trim(), buffer, out var length))
+            {
+                throw Fail($"{setting} is not valid base64.");
+            }
+
+            if (length < SigningKey.MinimumKeyBytes)
+            {
+                throw Fail($"{setting} decodes to {length} bytes; at least {SigningKey.MinimumKeyBytes} are required.");
+            }
+
+            return new SigningKey(LocalKeyId, buffer.AsSpan(0, length));
+        }
+        finally
+        {
+            System.Security.Cryptography.CryptographicOperations.ZeroMemory(buffer);
+        }
+    }
+
+    private static OptionsValidationException Fail(string message) =>
+        new(LocalKeyOptions.SectionName, typeof(LocalKeyOptions), [message]);
 }

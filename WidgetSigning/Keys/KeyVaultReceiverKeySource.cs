@@ -9,7 +9,7 @@ namespace WidgetSigning.Keys;
 /// <summary>
 /// Every receiver's keys from Key Vault: receiver <c>x</c>'s secret is <c>KeyVault:ReceiverSecretPrefix</c> + <c>x</c>
 /// (the default receiver's, <c>KeyVault:SecretName</c>). A receiver is loaded on first use and then refreshed on its own
-/// schedule by a <see cref="KeyVaultSigningKeySource"/>, so one receiver's missing, revoked or unreadable key fails that
+/// schedule by a <see cref="KeyVaultSecretKeys"/>, so one receiver's missing, revoked or unreadable key fails that
 /// receiver alone. What many receivers cost is bounded:
 /// <list type="bullet">
 /// <item>At most <c>Receivers:MaxCachedReceivers</c> receivers are cached (the least recently used is dropped first), and
@@ -34,7 +34,7 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
     private readonly KeyVaultOptions _options;
     private readonly ReceiverOptions _receivers;
     private readonly TimeProvider _time;
-    private readonly ILogger<KeyVaultSigningKeySource> _logger;
+    private readonly ILogger<KeyVaultReceiverKeySource> _logger;
     private readonly SigningMetrics _metrics;
     private readonly object _gate = new();
     private readonly ReceiverSourceCache _cache;
@@ -52,7 +52,7 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
 
     /// <summary>Creates the source; nothing is fetched until a receiver is first used.</summary>
     public KeyVaultReceiverKeySource(
-        SecretClient client, IOptions<KeyVaultOptions> options, IOptions<ReceiverOptions> receivers, TimeProvider time, ILogger<KeyVaultSigningKeySource> logger, SigningMetrics? metrics = null)
+        SecretClient client, IOptions<KeyVaultOptions> options, IOptions<ReceiverOptions> receivers, TimeProvider time, ILogger<KeyVaultReceiverKeySource> logger, SigningMetrics? metrics = null)
     {
         ArgumentNullException.ThrowIfNull(client);
         ArgumentNullException.ThrowIfNull(options);
@@ -126,7 +126,7 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
     public IReadOnlyList<KeyDescription>? DescribeLoadedKeys(ReceiverId receiver)
     {
         ArgumentNullException.ThrowIfNull(receiver);
-        KeyVaultSigningKeySource? source;
+        KeyVaultSecretKeys? source;
         lock (_gate)
         {
             source = receiver == DefaultReceiver ? _default?.Source : _cache.Peek(receiver)?.Source;
@@ -242,7 +242,7 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
             : null;
     }
 
-    private async ValueTask<T> UseAsync<T>(ReceiverId receiver, Func<KeyVaultSigningKeySource, CancellationToken, ValueTask<T>> use, CancellationToken cancellationToken)
+    private async ValueTask<T> UseAsync<T>(ReceiverId receiver, Func<KeyVaultSecretKeys, CancellationToken, ValueTask<T>> use, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(receiver);
         for (var attempt = 1; ; attempt++)
@@ -377,7 +377,7 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
         }
     }
 
-    private KeyVaultSigningKeySource Create(ReceiverId receiver) => new(_client, SecretNameOf(receiver), _options, _time, _logger, _metrics);
+    private KeyVaultSecretKeys Create(ReceiverId receiver) => new(_client, SecretNameOf(receiver), _options, _time, _logger, _metrics);
 
     // The key-expiry gauge's readings: cached keys only, never a Key Vault call (the gauge is read on the exporter's thread).
     private IEnumerable<KeyExpiryReading> ReadKeyExpiries()

@@ -2,13 +2,13 @@ using Azure;
 using Azure.Core.Pipeline;
 using Azure.Security.KeyVault.Secrets;
 using Microsoft.Extensions.Logging;
-using Microsoft.Extensions.Options;
 using WidgetSigning.Telemetry;
 
 namespace WidgetSigning.Keys;
 
 /// <summary>
-/// Signing keys from one Key Vault secret. The key id is the secret's version.
+/// One receiver's signing keys, from its Key Vault secret (<see cref="KeyVaultReceiverKeySource"/> keeps one per cached
+/// receiver). The key id is the secret's version.
 /// <list type="bullet">
 /// <item>Key Vault is read at first use, then by a timer this source owns, every <c>KeyVault:RefreshInterval</c>;
 /// at most one refresh runs at a time. Requests only ever read the cached snapshot.</item>
@@ -22,13 +22,13 @@ namespace WidgetSigning.Keys;
 /// less than <c>KeyVault:MaxVersionAge</c> ago; disabled or expired versions never do.</item>
 /// </list>
 /// </summary>
-public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
+internal sealed class KeyVaultSecretKeys : IDisposable
 {
     private readonly SecretClient _client;
     private readonly KeyVaultOptions _options;
     private readonly string _secretName;
     private readonly TimeProvider _time;
-    private readonly ILogger<KeyVaultSigningKeySource> _logger;
+    private readonly ILogger _logger;
     // Staged versions signed with at once: each is one more HMAC per request, so a vault holding many cannot multiply the work.
     private const int MaxStagedVersions = 3;
 
@@ -45,19 +45,8 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
     private int _unusableRefreshes;
     private long _nextAttemptTicks;
 
-    /// <summary>Creates the source; nothing is fetched until first use.</summary>
-    public KeyVaultSigningKeySource(
-        SecretClient client,
-        IOptions<KeyVaultOptions> options,
-        TimeProvider time,
-        ILogger<KeyVaultSigningKeySource> logger,
-        SigningMetrics? metrics = null)
-        : this(client, SecretNameOf(options), options.Value, time, logger, metrics)
-    {
-    }
-
-    /// <summary>Creates the source of one receiver's secret <paramref name="secretName"/>; nothing is fetched until first use.</summary>
-    internal KeyVaultSigningKeySource(SecretClient client, string secretName, KeyVaultOptions options, TimeProvider time, ILogger<KeyVaultSigningKeySource> logger, SigningMetrics? metrics = null)
+    /// <summary>Creates the keys of secret <paramref name="secretName"/>; nothing is fetched until first use.</summary>
+    public KeyVaultSecretKeys(SecretClient client, string secretName, KeyVaultOptions options, TimeProvider time, ILogger logger, SigningMetrics? metrics = null)
     {
         ArgumentNullException.ThrowIfNull(client);
         ArgumentNullException.ThrowIfNull(options);
@@ -69,12 +58,6 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         _logger = logger;
         _metrics = metrics ?? SigningMetrics.Shared;
         KeysLog.UsingKeyVault(_logger, client.VaultUri, _secretName, _options.RefreshInterval);
-    }
-
-    private static string SecretNameOf(IOptions<KeyVaultOptions> options)
-    {
-        ArgumentNullException.ThrowIfNull(options);
-        return options.Value.SecretName ?? throw new ArgumentException($"{KeyVaultOptions.SectionName}:{nameof(KeyVaultOptions.SecretName)} is not set.", nameof(options));
     }
 
     /// <summary>Whether the last answer was that the secret does not exist (404 listing its versions): the receiver is unknown.</summary>
@@ -95,7 +78,7 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         }
     }
 
-    /// <inheritdoc />
+    /// <summary>The key new signatures are made with.</summary>
     public async ValueTask<SigningKey> GetCurrentKeyAsync(CancellationToken cancellationToken)
     {
         var keys = await GetKeysAsync(cancellationToken).ConfigureAwait(false);
@@ -103,7 +86,7 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         return keys.CurrentAt(now) ?? throw Unavailable($"The current version of Key Vault secret '{_secretName}' is not usable: {keys.UnusableAt(now)}.");
     }
 
-    /// <inheritdoc />
+    /// <summary>The current key and every staged key.</summary>
     public async ValueTask<SigningKeys> GetSigningKeysAsync(CancellationToken cancellationToken)
     {
         var keys = await GetKeysAsync(cancellationToken).ConfigureAwait(false);
@@ -112,7 +95,7 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         return new SigningKeys(current, keys.StagedAt(now));
     }
 
-    /// <inheritdoc />
+    /// <summary>Every key the secret holds, with its state and window; never key material.</summary>
     public async ValueTask<IReadOnlyList<KeyDescription>> DescribeKeysAsync(CancellationToken cancellationToken)
     {
         var keys = await GetKeysAsync(cancellationToken).ConfigureAwait(false);
@@ -122,7 +105,7 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
     /// <summary>The keys' states as last loaded, without loading or waiting; null before the first load finished.</summary>
     internal IReadOnlyList<KeyDescription>? DescribeLoaded() => _keys?.Describe(_time.GetUtcNow(), _options.MaxVersionAge);
 
-    /// <inheritdoc />
+    /// <summary>The key with id <paramref name="keyId"/> if it is still accepted for verification; otherwise null.</summary>
     /// <remarks>Only cached keys are searched: an unknown id never causes a Key Vault call.</remarks>
     public async ValueTask<SigningKey?> FindKeyAsync(string keyId, CancellationToken cancellationToken)
     {
@@ -131,14 +114,14 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         return keys.Find(keyId, _time.GetUtcNow(), _options.MaxVersionAge);
     }
 
-    /// <inheritdoc />
+    /// <summary>Every key still accepted for verification, newest first.</summary>
     public async ValueTask<IReadOnlyList<SigningKey>> GetVerificationKeysAsync(CancellationToken cancellationToken)
     {
         var keys = await GetKeysAsync(cancellationToken).ConfigureAwait(false);
         return keys.Verification(_time.GetUtcNow(), _options.MaxVersionAge);
     }
 
-    /// <inheritdoc />
+    /// <summary>Stops the refresh timer.</summary>
     public void Dispose()
     {
         lock (_gate)
