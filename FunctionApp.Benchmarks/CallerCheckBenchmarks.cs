@@ -31,7 +31,8 @@ public class CallerCheckBenchmarks
     private string _authorization = null!;
     private byte[] _body = null!;
     private MemoryStream _requestBody = null!;
-    private RequestAuthorizer _authorizer = null!;
+    private CallerAuthenticator _authenticator = null!;
+    private CallerGrants _grants = null!;
     private DefaultHttpContext _checksOnly = null!;
     private IReadOnlyList<WidgetSigning.Keys.ReceiverId> _defaultReceiver = null!;
 
@@ -56,7 +57,8 @@ public class CallerCheckBenchmarks
             entra: true);
         _offHandler = _off.GetRequiredService<SignHandler>();
         _onHandler = _on.GetRequiredService<SignHandler>();
-        _authorizer = _on.GetRequiredService<RequestAuthorizer>();
+        _authenticator = _on.GetRequiredService<CallerAuthenticator>();
+        _grants = _on.GetRequiredService<CallerGrants>();
         _checksOnly = new DefaultHttpContext();
         _checksOnly.Request.Headers.Authorization = _authorization;
         _defaultReceiver = [WidgetSigning.Keys.ReceiverId.Parse("default")];
@@ -96,8 +98,8 @@ public class CallerCheckBenchmarks
     [Benchmark]
     public async Task<CallerIdentity> CallerChecks_Alone()
     {
-        var caller = await _authorizer.AuthenticateAsync(_checksOnly.Request, AppRoles.Sign).ConfigureAwait(false);
-        await _authorizer.EnsureGrantedAsync(caller, _defaultReceiver, CancellationToken.None).ConfigureAwait(false);
+        var caller = await _authenticator.AuthenticateAsync(_checksOnly.Request, AppRoles.Sign, CancellationToken.None).ConfigureAwait(false);
+        await _grants.EnsureGrantedAsync(caller, _defaultReceiver, CancellationToken.None).ConfigureAwait(false);
         return caller;
     }
 

@@ -3,16 +3,18 @@ using Microsoft.Extensions.Options;
 using WidgetSigning.Audit;
 using WidgetSigning.Callers;
 using WidgetSigning.Http;
+using WidgetSigning.Telemetry;
 
 namespace FunctionApp.Tests.TestKit;
 
 /// <summary>Caller checks for tests of the handlers below the host that are not about callers: authentication off, as <c>Auth:Disabled</c> does in development.</summary>
 public static class TestAuthorizers
 {
-    public static RequestAuthorizer Open() => new(
+    public static HttpOperation Open() => new(
         new CallerAuthenticator(new RefusingValidator(), Options.Create(new AuthOptions { Disabled = true })),
         new CallerGrants(new NoGrants(), Options.Create(new GrantOptions()), TimeProvider.System),
-        new AuditLog(NullLoggerFactory.Instance));
+        new AuditLog(NullLoggerFactory.Instance),
+        new SigningMetrics());
 
     private sealed class RefusingValidator : ITokenValidator
     {

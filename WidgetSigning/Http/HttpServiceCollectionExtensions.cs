@@ -33,7 +33,7 @@ public static class HttpServiceCollectionExtensions
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<HttpOptions>, HttpBodyCapacityValidator>());
         services.AddWidgetCallers(configuration);
         services.TryAddSingleton<AuditLog>();
-        services.TryAddSingleton<RequestAuthorizer>();
+        services.TryAddSingleton<HttpOperation>();
         services.TryAddSingleton<HttpEnvelopeReader>();
         services.TryAddSingleton<SignHandler>();
         services.TryAddSingleton<VerifyHandler>();

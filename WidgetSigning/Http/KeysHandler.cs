@@ -4,6 +4,7 @@ using Microsoft.Extensions.Logging;
 using WidgetSigning.Audit;
 using WidgetSigning.Callers;
 using WidgetSigning.Keys;
+using WidgetSigning.Telemetry;
 
 namespace WidgetSigning.Http;
 
@@ -32,61 +33,51 @@ public sealed class KeysHandler
     private const string AuditOperation = "keys";
 
     private readonly IReceiverKeySource _keys;
-    private readonly RequestAuthorizer _authorizer;
-    private readonly ILogger<KeysHandler> _logger;
+    private readonly HttpOperation _operation;
+    private readonly HttpEndpoint _endpoint;
 
     /// <summary>Creates the handler (a singleton in DI).</summary>
-    public KeysHandler(IReceiverKeySource keys, RequestAuthorizer authorizer, ILogger<KeysHandler> logger)
+    public KeysHandler(IReceiverKeySource keys, HttpOperation operation, ILogger<KeysHandler> logger)
     {
         _keys = keys;
-        _authorizer = authorizer;
-        _logger = logger;
+        _operation = operation;
+        _endpoint = new HttpEndpoint(FunctionName, AuditOperation, AppRoles.KeysRead, WidgetSigningTelemetry.KeysSpan, logger);
     }
 
     /// <summary>Lists the keys; a vault outage is a problem result, never an exception.</summary>
-    public async Task<IActionResult> HandleAsync(HttpRequest request)
+    public Task<IActionResult> HandleAsync(HttpRequest request) => _operation.RunAsync(request, _endpoint, ListAsync);
+
+    private async Task<IActionResult> ListAsync(HttpCall call)
     {
-        ArgumentNullException.ThrowIfNull(request);
-        var cancellationToken = request.HttpContext.RequestAborted;
-        CallerIdentity? caller = null;
-        ReceiverId? receiver = null;
-        try
+        var request = call.Request;
+        var visible = await call.VisibleReceiversAsync().ConfigureAwait(false);
+        if (request.Query.TryGetValue(SignRequestOptions.ReceiverParameter, out var named) && named.Count > 0)
         {
-            caller = await _authorizer.AuthenticateAsync(request, AppRoles.KeysRead).ConfigureAwait(false);
-            var visible = await _authorizer.VisibleReceiversAsync(caller, cancellationToken).ConfigureAwait(false);
-            if (request.Query.TryGetValue(SignRequestOptions.ReceiverParameter, out var named) && named.Count > 0)
+            // One receiver: its keys, or its problem (403 not granted, 404 unknown, 503 unavailable) as the answer.
+            // The grant first, as sign checks it: a receiver not granted looks the same whether it exists or not.
+            var receiver = SignRequestOptions.Receiver(request, new ReceiverOptions { DefaultReceiver = null, MaxPerRequest = 1 });
+            call.Receivers = [receiver];
+            if (visible is not null && !visible.Contains(receiver.Value))
             {
-                // One receiver: its keys, or its problem (403 not granted, 404 unknown, 503 unavailable) as the answer.
-                // The grant first, as sign checks it: a receiver not granted looks the same whether it exists or not.
-                receiver = SignRequestOptions.Receiver(request, new ReceiverOptions { DefaultReceiver = null, MaxPerRequest = 1 });
-                if (visible is not null && !visible.Contains(receiver.Value))
-                {
-                    throw new ReceiverNotGrantedException(receiver);
-                }
-
-                var keys = await _keys.DescribeKeysAsync(receiver, cancellationToken).ConfigureAwait(false);
-                Audited(request, caller, receiver.Value);
-                return new KeyListResult(receiver, keys);
+                throw new ReceiverNotGrantedException(receiver);
             }
 
-            var pageSize = ReadPageSize(request);
-            var token = ReadPageToken(request);
-            var page = visible is null ? await AllReceiversAsync(token, pageSize, cancellationToken).ConfigureAwait(false) : GrantedPage(visible, token, pageSize);
-            var entries = new List<ReceiverKeyList.Entry>(page.Receivers.Count);
-            foreach (var listed in page.Receivers)
-            {
-                entries.Add(Describe(listed));
-            }
+            var keys = await _keys.DescribeKeysAsync(receiver, call.Aborted).ConfigureAwait(false);
+            call.Record = Record(receiver.Value);
+            return new KeyListResult(receiver, keys);
+        }
 
-            Audited(request, caller, string.Empty);
-            return new ReceiverKeyList(entries, page.NextPageToken);
-        }
-        catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
+        var pageSize = ReadPageSize(request);
+        var token = ReadPageToken(request);
+        var page = visible is null ? await AllReceiversAsync(token, pageSize, call.Aborted).ConfigureAwait(false) : GrantedPage(visible, token, pageSize);
+        var entries = new List<ReceiverKeyList.Entry>(page.Receivers.Count);
+        foreach (var listed in page.Receivers)
         {
-            HttpLog.Rejected(_logger, FunctionName, problem.Status, problem.Type, problem.JsonPath);
-            _authorizer.AuditRefused(request, AuditOperation, problem, ex, caller, receiver is null ? null : [receiver]);
-            return problem;
+            entries.Add(Describe(listed));
         }
+
+        call.Record = Record(string.Empty);
+        return new ReceiverKeyList(entries, page.NextPageToken);
     }
 
     private async ValueTask<ReceiverPage> AllReceiversAsync(string? token, int pageSize, CancellationToken cancellationToken)
@@ -124,14 +115,7 @@ public sealed class KeysHandler
     private static InvalidRequestException InvalidPageToken() =>
         new($"Query parameter '{PageTokenParameter}' is not a page token this service handed out.");
 
-    private void Audited(HttpRequest request, CallerIdentity caller, string receivers) => _authorizer.Audit(request, new AuditRecord
-    {
-        Operation = AuditOperation,
-        Outcome = AuditOutcome.KeysRead,
-        Status = StatusCodes.Status200OK,
-        Caller = caller,
-        Receivers = receivers,
-    });
+    private static AuditRecord Record(string receivers) => new() { Operation = AuditOperation, Outcome = AuditOutcome.KeysRead, Receivers = receivers };
 
     // Only what this instance holds already: a page lists many receivers, and loading each would spend Key Vault calls
     // and lookup tokens meant for signing (and keep them cached). ?receiver= loads one.

@@ -6,6 +6,7 @@ using WidgetSigning.Audit;
 using WidgetSigning.Callers;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
+using WidgetSigning.Telemetry;
 
 namespace WidgetSigning.Http;
 
@@ -18,64 +19,53 @@ public sealed class VerifyHandler
     /// <summary>The function's name in either host.</summary>
     public const string FunctionName = "Verify";
 
+    private const string AuditOperation = "verify";
+
     private readonly HttpEnvelopeReader _reader;
     private readonly EnvelopeVerifier _verifier;
     private readonly ReceiverOptions _receivers;
-    private readonly RequestAuthorizer _authorizer;
+    private readonly HttpOperation _operation;
+    private readonly HttpEndpoint _endpoint;
     private readonly ILogger<VerifyHandler> _logger;
 
     /// <summary>Creates the handler (a singleton in DI).</summary>
-    public VerifyHandler(HttpEnvelopeReader reader, EnvelopeVerifier verifier, IOptions<ReceiverOptions> receivers, RequestAuthorizer authorizer, ILogger<VerifyHandler> logger)
+    public VerifyHandler(HttpEnvelopeReader reader, EnvelopeVerifier verifier, IOptions<ReceiverOptions> receivers, HttpOperation operation, ILogger<VerifyHandler> logger)
     {
         ArgumentNullException.ThrowIfNull(receivers);
         _reader = reader;
         _verifier = verifier;
         _receivers = receivers.Value;
-        _authorizer = authorizer;
+        _operation = operation;
         _logger = logger;
+        _endpoint = new HttpEndpoint(FunctionName, AuditOperation, AppRoles.Verify, WidgetSigningTelemetry.VerifySpan, logger);
     }
 
-    private const string AuditOperation = "verify";
-
     /// <summary>Verifies the request; every client-caused failure is a problem result, never an exception.</summary>
-    public async Task<IActionResult> HandleAsync(HttpRequest request)
+    public Task<IActionResult> HandleAsync(HttpRequest request) => _operation.RunAsync(request, _endpoint, VerifyAsync);
+
+    private async Task<IActionResult> VerifyAsync(HttpCall call)
     {
-        ArgumentNullException.ThrowIfNull(request);
-        var cancellationToken = request.HttpContext.RequestAborted;
-        CallerIdentity? caller = null;
-        ReceiverId? receiver = null;
-        try
-        {
-            caller = await _authorizer.AuthenticateAsync(request, AppRoles.Verify).ConfigureAwait(false);
+        var request = call.Request;
 
-            // The cheap fields first: a malformed signature is refused before the body is read.
-            receiver = SignRequestOptions.Receiver(request, _receivers);
+        // The cheap fields first: a malformed signature is refused before the body is read.
+        var receiver = SignRequestOptions.Receiver(request, _receivers);
 
-            // Before any key is looked up, as sign does: a receiver not granted looks the same whether it exists or not.
-            await _authorizer.EnsureGrantedAsync(caller, [receiver], cancellationToken).ConfigureAwait(false);
-            var webhook = WebhookRequestHeaders.ReadClaim(request);
-            var signature = webhook is null || VerifyRequestFields.HasSignature(request) ? VerifyRequestFields.ReadSignature(request) : (Keys.Signature?)null;
-            var keyId = VerifyRequestFields.ReadKeyId(request);
-            var envelope = await _reader.ReadAsync(request, cancellationToken).ConfigureAwait(false);
-            var outcome = await _verifier.VerifyAsync(envelope, receiver, signature, keyId, webhook, cancellationToken).ConfigureAwait(false);
-            HttpLog.Verified(_logger, FunctionName, outcome.WidgetCount, outcome.IsValid, outcome.KeyId, VerificationResult.ReasonText(outcome.Failure));
-            _authorizer.Audit(request, new AuditRecord
-            {
-                Operation = AuditOperation,
-                Outcome = AuditOutcome.Verified,
-                Status = StatusCodes.Status200OK,
-                Problem = outcome.IsValid ? string.Empty : VerificationResult.ReasonText(outcome.Failure) ?? string.Empty,
-                Caller = caller,
-                Receivers = outcome.KeyId is null ? receiver.Value : $"{receiver.Value}:{outcome.KeyId}",
-                WidgetCount = outcome.WidgetCount,
-            });
-            return new VerificationResult(outcome, receiver);
-        }
-        catch (Exception ex) when (ProblemMapper.TryMap(ex, cancellationToken, out var problem))
+        // Before any key is looked up, as sign does: a receiver not granted looks the same whether it exists or not.
+        await call.EnsureGrantedAsync([receiver]).ConfigureAwait(false);
+        var webhook = WebhookRequestHeaders.ReadClaim(request);
+        var signature = webhook is null || VerifyRequestFields.HasSignature(request) ? VerifyRequestFields.ReadSignature(request) : (Keys.Signature?)null;
+        var keyId = VerifyRequestFields.ReadKeyId(request);
+        var envelope = await _reader.ReadAsync(request, call.Aborted).ConfigureAwait(false);
+        var outcome = await _verifier.VerifyAsync(envelope, receiver, signature, keyId, webhook, call.Aborted).ConfigureAwait(false);
+        HttpLog.Verified(_logger, FunctionName, outcome.WidgetCount, outcome.IsValid, outcome.KeyId, VerificationResult.ReasonText(outcome.Failure));
+        call.Record = new AuditRecord
         {
-            SignHandler.LogProblem(_logger, FunctionName, problem);
-            _authorizer.AuditRefused(request, AuditOperation, problem, ex, caller, receiver is null ? null : [receiver]);
-            return problem;
-        }
+            Operation = AuditOperation,
+            Outcome = AuditOutcome.Verified,
+            Problem = outcome.IsValid ? string.Empty : VerificationResult.ReasonText(outcome.Failure) ?? string.Empty,
+            Receivers = outcome.KeyId is null ? receiver.Value : $"{receiver.Value}:{outcome.KeyId}",
+            WidgetCount = outcome.WidgetCount,
+        };
+        return new VerificationResult(outcome, receiver);
     }
 }

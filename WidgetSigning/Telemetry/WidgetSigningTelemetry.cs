@@ -18,6 +18,12 @@ public static class WidgetSigningTelemetry
     /// <summary>Span: one signing operation from the caller's checks to the signatures (HTTP or queue).</summary>
     public const string SignSpan = "widgetsigning.sign";
 
+    /// <summary>The span of one <c>/api/verify</c> call.</summary>
+    public const string VerifySpan = "widgetsigning.verify";
+
+    /// <summary>The span of one <c>/api/keys</c> call.</summary>
+    public const string KeysSpan = "widgetsigning.keys";
+
     /// <summary>Span: one refresh of a Key Vault secret's versions.</summary>
     public const string KeyVaultRefreshSpan = "widgetsigning.keyvault.refresh";
 
