@@ -11,7 +11,7 @@ namespace FunctionApp.Benchmarks.Infrastructure;
 /// One logical envelope in both shapes: the seed's POCO and ours, with the same values
 /// (widget i has <c>PropertyN = "PropertyN" + i</c>, a random GUID and UTC now, as the seed built it).
 /// </summary>
-public sealed class BenchmarkData
+internal sealed class BenchmarkData
 {
     /// <summary>The seed's envelope size: 3,000 widgets, about 1 MB of JSON.</summary>
     public const int SeedWidgetCount = 3000;

@@ -5,7 +5,7 @@ using WidgetSigning.Signing;
 namespace FunctionApp.Benchmarks.Infrastructure;
 
 /// <summary>The benchmarks' calls into the signer, through its one request type, with the keys at hand.</summary>
-public static class BenchmarkSigning
+internal static class BenchmarkSigning
 {
     /// <summary>The receiver the benchmarks sign for.</summary>
     public static readonly ReceiverId Receiver = ReceiverId.Parse("default");

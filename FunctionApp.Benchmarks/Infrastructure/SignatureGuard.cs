@@ -9,7 +9,7 @@ namespace FunctionApp.Benchmarks.Infrastructure;
 /// Fails a benchmark before it is measured if our signer and the seed's helper would not sign the same
 /// bytes: a faster signer that signs something else proves nothing.
 /// </summary>
-public static class SignatureGuard
+internal static class SignatureGuard
 {
     /// <summary>Throws unless every seed method and our signer give the same signature for <paramref name="data"/>.</summary>
     public static string EnsureSameSignature(BenchmarkData data, EnvelopeSigner signer)

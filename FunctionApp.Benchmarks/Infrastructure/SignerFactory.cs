@@ -8,7 +8,7 @@ using Microsoft.IO;
 namespace FunctionApp.Benchmarks.Infrastructure;
 
 /// <summary>Our signer as the service wires it: default <see cref="StreamPoolOptions"/>, one pool.</summary>
-public static class SignerFactory
+internal static class SignerFactory
 {
     /// <summary>Creates a signer over a new pool built exactly as production builds it.</summary>
     public static EnvelopeSigner Create(out RecyclableMemoryStreamManager streams)

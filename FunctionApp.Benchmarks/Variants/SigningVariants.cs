@@ -11,7 +11,7 @@ namespace FunctionApp.Benchmarks.Variants;
 /// the same canonical bytes in a pooled stream sized as <see cref="EnvelopeSigner"/> sizes it. Production
 /// (<see cref="EnvelopeSigner.SignAsync"/>) writes directly and hashes per block, or overlapped in 16 KB chunks when a core is spare.
 /// </summary>
-public static class SigningVariants
+internal static class SigningVariants
 {
     private const string Tag = "variant";
 

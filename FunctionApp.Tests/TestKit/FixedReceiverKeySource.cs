@@ -6,7 +6,7 @@ namespace FunctionApp.Tests.TestKit;
 /// Receivers' keys fixed by the test (a rotation in progress: a current key and staged ones), for hosts without a vault.
 /// The default receiver is <see cref="SigningTestExtensions.DefaultReceiver"/>.
 /// </summary>
-public sealed class FixedReceiverKeySource : IReceiverKeySource
+internal sealed class FixedReceiverKeySource : IReceiverKeySource
 {
     private readonly SortedDictionary<string, SigningKeys> _keys = new(StringComparer.Ordinal);
 

@@ -14,7 +14,7 @@ namespace FunctionApp.Tests.TestKit;
 /// A fake vault, a real <see cref="SecretClient"/> talking to it over HTTPS, and the key source and signer on top,
 /// with a hand-moved clock and captured logs. One per test.
 /// </summary>
-public sealed class KeyVaultHarness : IAsyncDisposable
+internal sealed class KeyVaultHarness : IAsyncDisposable
 {
     public const string SecretName = "widget-signing-key";
 

@@ -5,7 +5,7 @@ using WidgetSigning.Envelopes;
 namespace FunctionApp.Tests.TestKit;
 
 /// <summary>Deterministic random envelopes whose strings exercise every escaping rule.</summary>
-public static class RandomEnvelopes
+internal static class RandomEnvelopes
 {
     // Quotes, backslashes, every control character, NEL/LS/PS, HTML-ish characters, non-ASCII BMP and astral characters.
     private static readonly string[] Pieces =

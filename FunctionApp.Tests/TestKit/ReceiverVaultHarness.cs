@@ -12,7 +12,7 @@ namespace FunctionApp.Tests.TestKit;
 /// A fake vault holding receivers' secrets, a real <see cref="SecretClient"/> talking to it over HTTPS, and the
 /// <see cref="KeyVaultReceiverKeySource"/> on top, with a hand-moved clock and (unless <c>captureLogs</c> is false) captured logs.
 /// </summary>
-public sealed class ReceiverVaultHarness : IAsyncDisposable
+internal sealed class ReceiverVaultHarness : IAsyncDisposable
 {
     private readonly LoggerFactory? _loggers;
 

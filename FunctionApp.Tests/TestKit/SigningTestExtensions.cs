@@ -5,7 +5,7 @@ using WidgetSigning.Signing;
 namespace FunctionApp.Tests.TestKit;
 
 /// <summary>Conveniences only tests need, kept out of the production API.</summary>
-public static class SigningTestExtensions
+internal static class SigningTestExtensions
 {
     /// <summary>The receiver a request that names none is signed for (<c>Receivers:DefaultReceiver</c>'s default).</summary>
     public static ReceiverId DefaultReceiver { get; } = ReceiverId.Parse(ReceiverOptions.DefaultReceiverId);

@@ -8,7 +8,7 @@ using WidgetSigning.Telemetry;
 namespace FunctionApp.Tests.TestKit;
 
 /// <summary>Caller checks for tests of the handlers below the host that are not about callers: authentication off, as <c>Auth:Disabled</c> does in development.</summary>
-public static class TestAuthorizers
+internal static class TestAuthorizers
 {
     public static HttpOperation Open() => new(
         new CallerAuthenticator(new RefusingValidator(), Options.Create(new AuthOptions { Disabled = true })),

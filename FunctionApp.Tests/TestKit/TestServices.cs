@@ -8,7 +8,7 @@ using Microsoft.IO;
 namespace FunctionApp.Tests.TestKit;
 
 /// <summary>The signing core wired by hand with the vectors' key, for tests below the host.</summary>
-public sealed class TestServices
+internal sealed class TestServices
 {
     public TestServices(StreamPoolOptions? poolOptions = null)
     {

@@ -6,7 +6,7 @@ namespace WidgetSigning.Tests.Support;
 /// Another key source's keys, never at hand at once (as while Key Vault is asked): the signer then reads the whole
 /// envelope first and signs it afterwards, the path production takes whenever the keys are still loading.
 /// </summary>
-public sealed class LateReceiverKeySource(IReceiverKeySource inner) : IReceiverKeySource
+internal sealed class LateReceiverKeySource(IReceiverKeySource inner) : IReceiverKeySource
 {
     public ReceiverId? DefaultReceiver => inner.DefaultReceiver;
 

@@ -6,7 +6,7 @@ namespace WidgetSigning.Audit;
 /// Writes audit records as one structured log event (id 7001, category <c>WidgetSigning.Audit</c>), whatever the
 /// outcome; docs/operations.md has the queries that read them back. A singleton in DI.
 /// </summary>
-public sealed partial class AuditLog
+internal sealed partial class AuditLog
 {
     /// <summary>The event id of every audit record.</summary>
     public const int EventId = 7001;

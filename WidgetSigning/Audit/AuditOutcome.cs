@@ -1,7 +1,7 @@
 namespace WidgetSigning.Audit;
 
 /// <summary>What an audited call or message came to; the <c>Outcome</c> field of an audit record.</summary>
-public static class AuditOutcome
+internal static class AuditOutcome
 {
     /// <summary>An envelope was signed and the signature returned or sent.</summary>
     public const string Signed = "signed";

@@ -9,7 +9,7 @@ namespace WidgetSigning.Audit;
 /// version), what came of it, and which bytes (the <c>webhook-id</c>, widget count, canonical length and the SHA-256 of
 /// the canonical bytes). Never key material, never envelope content. Written by <see cref="AuditLog"/>.
 /// </summary>
-public sealed record AuditRecord
+internal sealed record AuditRecord
 {
     /// <summary>The operation: <c>sign</c>, <c>verify</c>, <c>keys</c> or <c>queue-sign</c>.</summary>
     public required string Operation { get; init; }

@@ -4,7 +4,7 @@ namespace WidgetSigning.Callers;
 /// The app roles of the service's app registration: each endpoint needs one in the caller's token (<c>roles</c> claim).
 /// Assigned to a caller's service principal (a managed identity, an app) or to a user; docs/deploy.md shows how.
 /// </summary>
-public static class AppRoles
+internal static class AppRoles
 {
     /// <summary><c>POST /api/sign</c>.</summary>
     public const string Sign = "Widgets.Sign";

@@ -12,7 +12,7 @@ namespace WidgetSigning.Callers;
 /// <c>X-MS-CLIENT-PRINCIPAL</c> or <c>X-MS-CLIENT-PRINCIPAL-*</c> is refused: only the platform may set them
 /// (<see cref="PlatformPrincipalPolicy"/>).
 /// </summary>
-public sealed class CallerAuthenticator
+internal sealed class CallerAuthenticator
 {
     private const string Scheme = "Bearer ";
 

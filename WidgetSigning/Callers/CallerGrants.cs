@@ -9,7 +9,7 @@ namespace WidgetSigning.Callers;
 /// once per caller per <see cref="GrantOptions.CacheDuration"/> (concurrent requests of one caller share the read), in a
 /// cache of at most <see cref="GrantOptions.MaxCachedCallers"/> callers; a failed read is not cached.
 /// </summary>
-public sealed class CallerGrants
+internal sealed class CallerGrants
 {
     private readonly IGrantStore _store;
     private readonly GrantOptions _options;

@@ -9,7 +9,7 @@ using WidgetSigning.Storage;
 namespace WidgetSigning.Callers;
 
 /// <summary>Registers the caller checks the HTTP handlers make: token, app role, grants.</summary>
-public static class CallerServiceCollectionExtensions
+internal static class CallerServiceCollectionExtensions
 {
     /// <summary>The storage connection the grants table is on (the data account's, as the queues').</summary>
     public const string ConnectionSetting = "WidgetStorage";

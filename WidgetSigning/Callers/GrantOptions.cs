@@ -7,7 +7,7 @@ namespace WidgetSigning.Callers;
 /// table on the <c>WidgetStorage</c> connection, PartitionKey the caller's object id (<c>oid</c>), RowKey the receiver.
 /// An operator grants and revokes with infra/scripts/caller-grant.sh, without a redeploy.
 /// </summary>
-public sealed class GrantOptions
+internal sealed class GrantOptions
 {
     /// <summary>The configuration section these options bind to.</summary>
     public const string SectionName = "Grants";

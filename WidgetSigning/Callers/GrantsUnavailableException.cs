@@ -1,7 +1,7 @@
 namespace WidgetSigning.Callers;
 
 /// <summary>503: the caller's grants could not be read (the grants table did not answer); nothing was signed.</summary>
-public sealed class GrantsUnavailableException : Exception
+internal sealed class GrantsUnavailableException : Exception
 {
     /// <summary>Creates the exception.</summary>
     public GrantsUnavailableException()

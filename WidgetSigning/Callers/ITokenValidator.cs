@@ -1,7 +1,7 @@
 namespace WidgetSigning.Callers;
 
 /// <summary>Validates a bearer token and says who it names. The Entra implementation lives in <c>WidgetSigning.Entra</c>.</summary>
-public interface ITokenValidator
+internal interface ITokenValidator
 {
     /// <summary>Validates <paramref name="token"/> (its signature, issuer, audience, lifetime and type) and returns its caller.</summary>
     /// <exception cref="TokenRejectedException">The token is not valid for this app; the reason is fixed text, never the token.</exception>

@@ -16,7 +16,7 @@ namespace WidgetSigning.Callers;
 /// not mapped). Bounded and linear: one header of at most <see cref="MaxHeaderLength"/> characters, at most
 /// <see cref="MaxClaims"/> claims, JSON at most four levels deep; every refusal is fixed words, never the header.
 /// </summary>
-public static class PlatformPrincipal
+internal static class PlatformPrincipal
 {
     /// <summary>The header App Service Authentication passes the principal in.</summary>
     public const string HeaderName = "X-MS-CLIENT-PRINCIPAL";

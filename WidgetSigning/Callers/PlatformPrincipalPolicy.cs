@@ -1,7 +1,7 @@
 namespace WidgetSigning.Callers;
 
 /// <summary>What <see cref="CallerAuthenticator"/> does with <c>X-MS-CLIENT-PRINCIPAL*</c> headers.</summary>
-public enum PlatformPrincipalPolicy
+internal enum PlatformPrincipalPolicy
 {
     /// <summary>
     /// Refused with 401 naming the header: App Service Authentication is off (or not trusted), so a client sent it.

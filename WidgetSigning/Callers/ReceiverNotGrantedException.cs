@@ -6,7 +6,7 @@ namespace WidgetSigning.Callers;
 /// 403: the caller has no grant for a receiver it asked to sign for. Checked before any key is looked up, so the answer
 /// says nothing about whether the receiver exists.
 /// </summary>
-public sealed class ReceiverNotGrantedException : Exception
+internal sealed class ReceiverNotGrantedException : Exception
 {
     /// <summary>Creates the exception for <paramref name="receiver"/>.</summary>
     public ReceiverNotGrantedException(ReceiverId receiver)

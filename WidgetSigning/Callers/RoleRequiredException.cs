@@ -1,7 +1,7 @@
 namespace WidgetSigning.Callers;
 
 /// <summary>403: the caller's token is valid but lacks the app role the endpoint needs.</summary>
-public sealed class RoleRequiredException : Exception
+internal sealed class RoleRequiredException : Exception
 {
     /// <summary>Creates the exception for <paramref name="role"/>, which the validated <paramref name="caller"/> lacks.</summary>
     public RoleRequiredException(string role, CallerIdentity? caller)

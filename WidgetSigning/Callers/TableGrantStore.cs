@@ -8,7 +8,7 @@ namespace WidgetSigning.Callers;
 /// Grants in an Azure table: one query per caller, of its own partition, reading only the row keys. The app's identity
 /// only reads the table ("Storage Table Data Reader" on it alone).
 /// </summary>
-public sealed class TableGrantStore : IGrantStore
+internal sealed class TableGrantStore : IGrantStore
 {
     private readonly TableClient _table;
     private readonly ILogger<TableGrantStore> _logger;

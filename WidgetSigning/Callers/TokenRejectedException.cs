@@ -5,7 +5,7 @@ namespace WidgetSigning.Callers;
 /// part of the token); <see cref="ErrorCode"/> is the RFC 6750 code for <c>WWW-Authenticate</c> (null when no token was
 /// sent at all, as RFC 6750 §3.1 asks).
 /// </summary>
-public sealed class TokenRejectedException : Exception
+internal sealed class TokenRejectedException : Exception
 {
     /// <summary>Creates the exception.</summary>
     public TokenRejectedException(string message, string? errorCode = InvalidToken, Exception? innerException = null)

@@ -1,7 +1,7 @@
 namespace WidgetSigning.Callers;
 
 /// <summary>503: the token issuer's OpenID configuration or signing keys could not be obtained, so no token can be checked.</summary>
-public sealed class TokenValidationUnavailableException : Exception
+internal sealed class TokenValidationUnavailableException : Exception
 {
     /// <summary>Creates the exception.</summary>
     public TokenValidationUnavailableException()

@@ -4,7 +4,7 @@ namespace WidgetSigning.Envelopes;
 /// The input is not a valid widget envelope. The message is safe to return to the client: it names
 /// what is wrong and, where there is one, the JSON path (<see cref="JsonPath"/>).
 /// </summary>
-public sealed class EnvelopeFormatException : Exception
+internal sealed class EnvelopeFormatException : Exception
 {
     /// <summary>Creates the exception.</summary>
     public EnvelopeFormatException()

@@ -4,7 +4,7 @@ using WidgetSigning.Primitives;
 namespace WidgetSigning.Envelopes;
 
 /// <summary>Limits of the envelope reader (configuration section <c>Envelopes</c>); they apply to HTTP and queue alike.</summary>
-public sealed class EnvelopeOptions
+internal sealed class EnvelopeOptions
 {
     /// <summary>The configuration section these options bind to.</summary>
     public const string SectionName = "Envelopes";

@@ -6,7 +6,7 @@ namespace WidgetSigning.Envelopes;
 /// handed over may still belong to an envelope the reader rejects later: nothing may be released on the strength of
 /// it until <see cref="WidgetEnvelopeReader.Read(Stream, IWidgetSink?)"/> returns.
 /// </summary>
-public interface IWidgetSink
+internal interface IWidgetSink
 {
     /// <summary>Takes the next widget. Called on the reader's thread; keep it short.</summary>
     void Add(Widget widget);

@@ -1,7 +1,7 @@
 namespace WidgetSigning.Envelopes;
 
 /// <summary>One widget of an envelope. Every member is required; see docs/signing-contract.md.</summary>
-public sealed class Widget
+internal sealed class Widget
 {
     /// <summary>The widget's identifier; written in lowercase <c>D</c> form.</summary>
     public Guid Id { get; init; }

@@ -1,7 +1,7 @@
 namespace WidgetSigning.Envelopes;
 
 /// <summary>The document a client asks us to sign: an ordered list of widgets.</summary>
-public sealed class WidgetEnvelope
+internal sealed class WidgetEnvelope
 {
     /// <summary>Creates an envelope over <paramref name="widgets"/>, kept in the caller's order.</summary>
     public WidgetEnvelope(IReadOnlyList<Widget> widgets)

@@ -11,7 +11,7 @@ namespace WidgetSigning.Envelopes;
 /// cover exactly what the caller sent: unknown, duplicate, missing or null members, values of the wrong
 /// type, invalid UTF-8 and anything that would be rounded or replaced are rejected with the JSON path.
 /// </summary>
-public sealed class WidgetEnvelopeReader
+internal sealed class WidgetEnvelopeReader
 {
     private const int AllMembers = (1 << 12) - 1;
     private const int CreatedUtcIndex = 11;

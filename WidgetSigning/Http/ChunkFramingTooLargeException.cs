@@ -7,7 +7,7 @@ namespace WidgetSigning.Http;
 /// lines, their line ends and chunk extensions with the data, while the envelope bytes read so far were well within
 /// <c>Http:MaxRequestBodyBytes</c>: the framing was too large (a long chunk extension, or chunks of a few bytes each).
 /// </summary>
-public sealed class ChunkFramingTooLargeException : Exception
+internal sealed class ChunkFramingTooLargeException : Exception
 {
     /// <summary>Creates the exception.</summary>
     public ChunkFramingTooLargeException()

@@ -4,7 +4,7 @@ namespace WidgetSigning.Http;
 /// The client went away before its request was read in full (the connection was reset or aborted). Nothing is signed;
 /// the function answers 400 with <see cref="ProblemTypes.ClientClosedRequest"/>, which only the logs see.
 /// </summary>
-public sealed class ClientClosedRequestException : Exception
+internal sealed class ClientClosedRequestException : Exception
 {
     /// <summary>Creates the exception.</summary>
     public ClientClosedRequestException()

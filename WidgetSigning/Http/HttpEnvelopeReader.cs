@@ -11,7 +11,7 @@ namespace WidgetSigning.Http;
 /// the body read asynchronously into the pool up to <see cref="HttpOptions.MaxRequestBodyBytes"/>, then the
 /// strict reader. The pooled body is returned before this method does.
 /// </summary>
-public sealed class HttpEnvelopeReader
+internal sealed class HttpEnvelopeReader
 {
     private readonly WidgetEnvelopeReader _reader;
     private readonly RecyclableMemoryStreamManager _streams;

@@ -13,7 +13,7 @@ namespace WidgetSigning.Http;
 /// audited naming the caller and the receivers asked for; a success leaves its audit record. Each handler is then "a
 /// validated caller and a request in, a result out".
 /// </summary>
-public sealed class HttpOperation
+internal sealed class HttpOperation
 {
     private readonly CallerAuthenticator _authenticator;
     private readonly CallerGrants _grants;

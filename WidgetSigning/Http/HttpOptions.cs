@@ -3,7 +3,7 @@ using System.ComponentModel.DataAnnotations;
 namespace WidgetSigning.Http;
 
 /// <summary>Limits of the HTTP adapters (configuration section <c>Http</c>).</summary>
-public sealed class HttpOptions
+internal sealed class HttpOptions
 {
     /// <summary>The configuration section these options bind to.</summary>
     public const string SectionName = "Http";

@@ -1,9 +1,12 @@
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using WidgetSigning.Audit;
 using WidgetSigning.Callers;
+using WidgetSigning.Keys;
+using WidgetSigning.Signing;
 
 namespace WidgetSigning.Http;
 
@@ -35,9 +38,13 @@ public static class HttpServiceCollectionExtensions
         services.TryAddSingleton<AuditLog>();
         services.TryAddSingleton<HttpOperation>();
         services.TryAddSingleton<HttpEnvelopeReader>();
-        services.TryAddSingleton<SignHandler>();
-        services.TryAddSingleton<VerifyHandler>();
-        services.TryAddSingleton<KeysHandler>();
+
+        // Built here rather than by reflection: their constructors are internal, so the hosts see only HandleAsync.
+        services.TryAddSingleton(sp => new SignHandler(
+            sp.GetRequiredService<HttpEnvelopeReader>(), sp.GetRequiredService<EnvelopeSigner>(), sp.GetRequiredService<IOptions<ReceiverOptions>>(), sp.GetRequiredService<HttpOperation>(), sp.GetRequiredService<ILogger<SignHandler>>()));
+        services.TryAddSingleton(sp => new VerifyHandler(
+            sp.GetRequiredService<HttpEnvelopeReader>(), sp.GetRequiredService<EnvelopeVerifier>(), sp.GetRequiredService<IOptions<ReceiverOptions>>(), sp.GetRequiredService<HttpOperation>(), sp.GetRequiredService<ILogger<VerifyHandler>>()));
+        services.TryAddSingleton(sp => new KeysHandler(sp.GetRequiredService<IReceiverKeySource>(), sp.GetRequiredService<HttpOperation>(), sp.GetRequiredService<ILogger<KeysHandler>>()));
         return services;
     }
 }

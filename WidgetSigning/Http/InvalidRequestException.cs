@@ -1,7 +1,7 @@
 namespace WidgetSigning.Http;
 
 /// <summary>A request field other than the envelope (a query parameter, a verify field) is invalid.</summary>
-public sealed class InvalidRequestException : Exception
+internal sealed class InvalidRequestException : Exception
 {
     /// <summary>Creates the exception.</summary>
     public InvalidRequestException()

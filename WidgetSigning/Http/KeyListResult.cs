@@ -9,7 +9,7 @@ namespace WidgetSigning.Http;
 /// <c>{"keys":[{"keyId":…,"state":"current|staged|retiring","notBefore":…,"expiresOn":…,"createdOn":…}]}</c>.
 /// Ids, states and times only: key material never reaches this type.
 /// </summary>
-public sealed class KeyListResult : IActionResult
+internal sealed class KeyListResult : IActionResult
 {
     /// <summary>Creates the result.</summary>
     public KeyListResult(ReceiverId receiver, IReadOnlyList<KeyDescription> keys)

@@ -37,7 +37,7 @@ public sealed class KeysHandler
     private readonly HttpEndpoint _endpoint;
 
     /// <summary>Creates the handler (a singleton in DI).</summary>
-    public KeysHandler(IReceiverKeySource keys, HttpOperation operation, ILogger<KeysHandler> logger)
+    internal KeysHandler(IReceiverKeySource keys, HttpOperation operation, ILogger<KeysHandler> logger)
     {
         _keys = keys;
         _operation = operation;

@@ -15,7 +15,7 @@ namespace WidgetSigning.Http;
 /// stream is an <c>IBufferWriter&lt;byte&gt;</c>), enforcing the size limit as it goes. The body is never
 /// held in one array, so a 1 MB envelope does not touch the large object heap.
 /// </summary>
-public static class PooledRequestBody
+internal static class PooledRequestBody
 {
     // Kestrel's message for RequestRejectionReason.UnexpectedEndOfRequestContent (CoreStrings), its only public mark.
     private const string UnexpectedEndOfContent = "Unexpected end of request content";

@@ -11,7 +11,7 @@ namespace WidgetSigning.Http;
 /// Maps the exceptions that describe a client's mistake (or a transient key outage) to problem responses.
 /// Anything else is a bug and is left to the host, which logs it.
 /// </summary>
-public static class ProblemMapper
+internal static class ProblemMapper
 {
     /// <summary>The setting that bounds request bodies in the host itself (Kestrel), before the function runs.</summary>
     public const string HostBodyLimitSetting = "FUNCTIONS_REQUEST_BODY_SIZE_LIMIT";

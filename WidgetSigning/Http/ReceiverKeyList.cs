@@ -7,7 +7,7 @@ namespace WidgetSigning.Http;
 /// <c>GET /api/keys</c> without <c>?receiver=</c>: one page of receivers, each with its keys' states (never material) as
 /// this instance holds them (null when it has not loaded the receiver), and the token of the next page.
 /// </summary>
-public sealed class ReceiverKeyList : IActionResult
+internal sealed class ReceiverKeyList : IActionResult
 {
     /// <summary>Creates the result.</summary>
     public ReceiverKeyList(IReadOnlyList<Entry> receivers, string? nextPageToken)

@@ -1,7 +1,7 @@
 namespace WidgetSigning.Http;
 
 /// <summary>The request body is larger than <c>Http:MaxRequestBodyBytes</c> (or the host's <c>FUNCTIONS_REQUEST_BODY_SIZE_LIMIT</c>).</summary>
-public sealed class RequestBodyTooLargeException : Exception
+internal sealed class RequestBodyTooLargeException : Exception
 {
     /// <summary>Creates the exception.</summary>
     public RequestBodyTooLargeException()

@@ -4,7 +4,7 @@ namespace WidgetSigning.Http;
 /// The client sent its body more slowly than <c>Http:MinDataRateBytesPerSecond</c> allows (after the grace period
 /// <c>Http:DataRateGracePeriod</c>): 408, so a few slow connections cannot hold the function's slots.
 /// </summary>
-public sealed class RequestTimeoutException : Exception
+internal sealed class RequestTimeoutException : Exception
 {
     /// <summary>Creates the exception.</summary>
     public RequestTimeoutException()

@@ -32,7 +32,7 @@ public sealed class SignHandler
     private readonly ILogger<SignHandler> _logger;
 
     /// <summary>Creates the handler (a singleton in DI).</summary>
-    public SignHandler(HttpEnvelopeReader reader, EnvelopeSigner signer, IOptions<ReceiverOptions> receivers, HttpOperation operation, ILogger<SignHandler> logger)
+    internal SignHandler(HttpEnvelopeReader reader, EnvelopeSigner signer, IOptions<ReceiverOptions> receivers, HttpOperation operation, ILogger<SignHandler> logger)
     {
         ArgumentNullException.ThrowIfNull(receivers);
         _reader = reader;

@@ -6,7 +6,7 @@ using WidgetSigning.Signing;
 namespace WidgetSigning.Http;
 
 /// <summary>The query options of <c>/api/sign</c>.</summary>
-public static class SignRequestOptions
+internal static class SignRequestOptions
 {
     /// <summary>The query parameter that selects the response body.</summary>
     public const string OutputParameter = "output";

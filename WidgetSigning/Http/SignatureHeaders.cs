@@ -1,7 +1,7 @@
 namespace WidgetSigning.Http;
 
 /// <summary>The response headers that carry a signature, so it travels with any body.</summary>
-public static class SignatureHeaders
+internal static class SignatureHeaders
 {
     /// <summary>The 64 lowercase hex digits of the signature.</summary>
     public const string Signature = "X-Signature";

@@ -12,7 +12,7 @@ namespace WidgetSigning.Http;
 /// Standard Webhooks form no <c>webhook-*</c> header and no <c>webhook</c>. The result owns the
 /// <see cref="SignedEnvelope"/> and disposes it once the response is written.
 /// </summary>
-public sealed class SignatureResult : IActionResult
+internal sealed class SignatureResult : IActionResult
 {
     private readonly SignedEnvelope _signed;
     private readonly HttpOptions? _rate;

@@ -1,7 +1,7 @@
 namespace WidgetSigning.Http;
 
 /// <summary>The request's Content-Type is not UTF-8 JSON.</summary>
-public sealed class UnsupportedContentTypeException : Exception
+internal sealed class UnsupportedContentTypeException : Exception
 {
     /// <summary>Creates the exception.</summary>
     public UnsupportedContentTypeException()

@@ -7,7 +7,7 @@ namespace WidgetSigning.Http;
 /// The 200 response of <c>/api/verify</c>: <c>{"valid":…,"keyId":…,"algorithm":"HMACSHA256"}</c>, plus
 /// <c>"reason"</c> (<c>signature-mismatch</c>, <c>unknown-key-id</c>, <c>timestamp-too-old</c> or <c>timestamp-in-future</c>) when not valid.
 /// </summary>
-public sealed class VerificationResult : IActionResult
+internal sealed class VerificationResult : IActionResult
 {
     /// <summary>Creates the result.</summary>
     public VerificationResult(VerificationOutcome outcome, Keys.ReceiverId receiver)

@@ -29,7 +29,7 @@ public sealed class VerifyHandler
     private readonly ILogger<VerifyHandler> _logger;
 
     /// <summary>Creates the handler (a singleton in DI).</summary>
-    public VerifyHandler(HttpEnvelopeReader reader, EnvelopeVerifier verifier, IOptions<ReceiverOptions> receivers, HttpOperation operation, ILogger<VerifyHandler> logger)
+    internal VerifyHandler(HttpEnvelopeReader reader, EnvelopeVerifier verifier, IOptions<ReceiverOptions> receivers, HttpOperation operation, ILogger<VerifyHandler> logger)
     {
         ArgumentNullException.ThrowIfNull(receivers);
         _reader = reader;

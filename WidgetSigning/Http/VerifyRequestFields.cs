@@ -7,7 +7,7 @@ namespace WidgetSigning.Http;
 /// The fields of <c>/api/verify</c> besides the envelope: the signature (<c>X-Signature</c> header or <c>?signature=</c>)
 /// and the optional key id (<c>X-Signature-Key-Id</c> header or <c>?keyId=</c>), the same headers <c>/api/sign</c> answers with.
 /// </summary>
-public static class VerifyRequestFields
+internal static class VerifyRequestFields
 {
     /// <summary>The query parameter alternative to the <c>X-Signature</c> header.</summary>
     public const string SignatureParameter = "signature";

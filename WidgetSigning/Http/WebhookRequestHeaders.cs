@@ -10,7 +10,7 @@ namespace WidgetSigning.Http;
 /// <c>webhook-id</c>, <c>webhook-timestamp</c>, <c>webhook-signature</c> on <c>/api/verify</c>. Each is bounded and
 /// checked before the body is read; a bad one is a 400 naming the header.
 /// </summary>
-public static class WebhookRequestHeaders
+internal static class WebhookRequestHeaders
 {
     /// <summary>The request header whose value becomes <c>webhook-id</c>.</summary>
     public const string IdempotencyKey = "Idempotency-Key";

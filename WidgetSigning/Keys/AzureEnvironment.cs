@@ -7,7 +7,7 @@ namespace WidgetSigning.Keys;
 /// local Functions tools do not), and development by <c>AZURE_FUNCTIONS_ENVIRONMENT=Development</c> in the app's
 /// configuration, which <c>func start</c> sets and which is unset (Production) in Azure.
 /// </summary>
-public sealed class AzureEnvironment : IAzureEnvironment
+internal sealed class AzureEnvironment : IAzureEnvironment
 {
     /// <summary>The environment variable that marks an App Service / Functions instance.</summary>
     public const string InstanceIdVariable = "WEBSITE_INSTANCE_ID";

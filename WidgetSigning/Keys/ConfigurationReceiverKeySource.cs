@@ -8,7 +8,7 @@ namespace WidgetSigning.Keys;
 /// nothing is staged or retiring. Used only in development (<see cref="IAzureEnvironment.IsDevelopment"/>; the
 /// <see cref="KeyVaultOptions"/> validation refuses it elsewhere), never in Azure.
 /// </summary>
-public sealed class ConfigurationReceiverKeySource : IReceiverKeySource
+internal sealed class ConfigurationReceiverKeySource : IReceiverKeySource
 {
     /// <summary>The key id of every configuration key.</summary>
     public const string LocalKeyId = "local";

@@ -4,7 +4,7 @@ namespace WidgetSigning.Keys;
 /// Every receiver's keys: one secret per receiver (Key Vault in Azure, configuration on a developer's machine). What signs
 /// for one receiver never signs for another, so a receiver that can verify its envelopes can forge no one else's.
 /// </summary>
-public interface IReceiverKeySource
+internal interface IReceiverKeySource
 {
     /// <summary>The receiver a request that names none is signed for (<c>Receivers:DefaultReceiver</c>); null when every request must name one.</summary>
     ReceiverId? DefaultReceiver { get; }

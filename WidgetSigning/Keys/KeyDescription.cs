@@ -6,4 +6,4 @@ namespace WidgetSigning.Keys;
 /// <param name="NotBefore">Key Vault's <c>nbf</c>, if set.</param>
 /// <param name="ExpiresOn">Key Vault's <c>exp</c>, if set.</param>
 /// <param name="CreatedOn">When the version was created, where known.</param>
-public sealed record KeyDescription(string KeyId, KeyState State, DateTimeOffset? NotBefore, DateTimeOffset? ExpiresOn, DateTimeOffset? CreatedOn);
+internal sealed record KeyDescription(string KeyId, KeyState State, DateTimeOffset? NotBefore, DateTimeOffset? ExpiresOn, DateTimeOffset? CreatedOn);

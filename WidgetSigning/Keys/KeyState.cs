@@ -1,7 +1,7 @@
 namespace WidgetSigning.Keys;
 
 /// <summary>Where a key version stands in a rotation.</summary>
-public enum KeyState
+internal enum KeyState
 {
     /// <summary>The newest version whose <c>nbf</c> has passed: it makes <c>X-Signature</c>.</summary>
     Current = 0,

@@ -5,7 +5,7 @@ using Azure.Security.KeyVault.Secrets;
 namespace WidgetSigning.Keys;
 
 /// <summary>Builds the one <see cref="SecretClient"/>: its credential, retries and timeouts.</summary>
-public static class KeyVaultClientFactory
+internal static class KeyVaultClientFactory
 {
     /// <summary>The Key Vault REST API version the client speaks (<see cref="SecretClientOptions.ServiceVersion.V7_2"/>); list links this service builds name it too.</summary>
     internal const string ApiVersion = "7.2";

@@ -6,7 +6,7 @@ namespace WidgetSigning.Keys;
 /// Where the signing key lives in Azure Key Vault and how it is cached (configuration section <c>KeyVault</c>).
 /// With no <see cref="VaultUri"/> the app signs with <c>Signing:LocalKey</c> (local development only).
 /// </summary>
-public sealed class KeyVaultOptions
+internal sealed class KeyVaultOptions
 {
     /// <summary>The configuration section these options bind to.</summary>
     public const string SectionName = "KeyVault";

@@ -21,7 +21,7 @@ namespace WidgetSigning.Keys;
 /// none left the request gets <see cref="ReceiverLookupsLimitedException"/> (429) and Key Vault is not called.</item>
 /// </list>
 /// </summary>
-public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
+internal sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
 {
     // A request whose receiver was dropped while it loaded retries on a fresh source; dropped this often in a row, the
     // cache is far too small for the traffic and the request gets the 503 of its last attempt.

@@ -9,7 +9,7 @@ namespace WidgetSigning.Keys;
 /// <see cref="Signal"/>, so the key source can wait at least that long after a refresh that failed. (The SDK's own
 /// retries already honour the header; the exception this SDK version throws does not carry the response.)
 /// </summary>
-public sealed class KeyVaultThrottlePolicy : HttpPipelineSynchronousPolicy
+internal sealed class KeyVaultThrottlePolicy : HttpPipelineSynchronousPolicy
 {
     /// <summary>The message property that carries the <see cref="Signal"/>.</summary>
     public const string PropertyName = "WidgetSigning.Keys.ThrottleSignal";

@@ -5,7 +5,7 @@ namespace WidgetSigning.Keys;
 /// local.settings.json files already carry). Used only when no Key Vault is configured and the app runs with
 /// <c>AZURE_FUNCTIONS_ENVIRONMENT=Development</c> (which <c>func start</c> sets); refused everywhere else.
 /// </summary>
-public sealed class LocalKeyOptions
+internal sealed class LocalKeyOptions
 {
     /// <summary>The configuration section these options bind to.</summary>
     public const string SectionName = "Signing";

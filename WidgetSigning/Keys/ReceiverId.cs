@@ -7,7 +7,7 @@ namespace WidgetSigning.Keys;
 /// <c>a-z</c>, <c>0-9</c> and <c>-</c>, so it is safe as a Key Vault secret name's suffix, a header name's suffix and a
 /// log value; nothing else is accepted, so no id can reach another secret, a version path or a query.
 /// </summary>
-public sealed record ReceiverId
+internal sealed record ReceiverId
 {
     /// <summary>The longest id accepted.</summary>
     public const int MaxLength = 63;

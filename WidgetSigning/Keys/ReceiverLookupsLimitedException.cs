@@ -5,7 +5,7 @@ namespace WidgetSigning.Keys;
 /// (<c>Receivers:MaxLookupsPerSecond</c>), so requests naming many unknown receivers cannot become a flood of Key Vault
 /// calls. Nothing is signed (HTTP 429 with <c>Retry-After</c>).
 /// </summary>
-public sealed class ReceiverLookupsLimitedException : Exception
+internal sealed class ReceiverLookupsLimitedException : Exception
 {
     /// <summary>Creates the exception.</summary>
     public ReceiverLookupsLimitedException()

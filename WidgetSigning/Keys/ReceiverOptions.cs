@@ -7,7 +7,7 @@ namespace WidgetSigning.Keys;
 /// receiver has its own key: in Key Vault the secret <c>KeyVault:ReceiverSecretPrefix</c> + its id; on a developer's
 /// machine <c>Signing:LocalKeys:&lt;id&gt;</c>.
 /// </summary>
-public sealed class ReceiverOptions
+internal sealed class ReceiverOptions
 {
     /// <summary>The configuration section these options bind to.</summary>
     public const string SectionName = "Receivers";

@@ -1,7 +1,7 @@
 namespace WidgetSigning.Keys;
 
 /// <summary>A Key Vault secret version is not a usable key. The message names the secret and version, never the value.</summary>
-public sealed class SecretRefusedException : Exception
+internal sealed class SecretRefusedException : Exception
 {
     /// <summary>Creates the exception.</summary>
     public SecretRefusedException()

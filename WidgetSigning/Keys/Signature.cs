@@ -3,7 +3,7 @@ using System.Security.Cryptography;
 namespace WidgetSigning.Keys;
 
 /// <summary>An HMAC-SHA256 value (32 bytes), written as 64 lowercase hex digits.</summary>
-public readonly struct Signature : IEquatable<Signature>
+internal readonly struct Signature : IEquatable<Signature>
 {
     /// <summary>The length of an HMAC-SHA256 value in bytes.</summary>
     public const int Length = 32;

@@ -9,7 +9,7 @@ namespace WidgetSigning.Keys;
 /// signature costs no new HMAC object and no copy of the key. The key bytes never leave this type:
 /// <see cref="ToString"/> shows only the id.
 /// </summary>
-public sealed class SigningKey
+internal sealed class SigningKey
 {
     /// <summary>The smallest key accepted: 256 bits, the HMAC-SHA256 block-size recommendation's lower bound.</summary>
     public const int MinimumKeyBytes = 32;

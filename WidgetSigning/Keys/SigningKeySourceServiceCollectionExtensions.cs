@@ -10,7 +10,7 @@ namespace WidgetSigning.Keys;
 /// Registers the key source: Key Vault when <c>KeyVault:VaultUri</c> is set, otherwise <c>Signing:LocalKey</c>, which is
 /// accepted only in development (<c>AZURE_FUNCTIONS_ENVIRONMENT=Development</c>) and never in Azure.
 /// </summary>
-public static class SigningKeySourceServiceCollectionExtensions
+internal static class SigningKeySourceServiceCollectionExtensions
 {
     /// <summary>
     /// Adds <see cref="KeyVaultOptions"/> (validated at start), the one <see cref="SecretClient"/> and the

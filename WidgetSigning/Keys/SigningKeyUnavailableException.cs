@@ -4,7 +4,7 @@ namespace WidgetSigning.Keys;
 /// No signing key could be obtained (for example, Key Vault is unreachable and nothing is cached).
 /// A transient condition: HTTP answers 503 with Retry-After, queue messages are retried.
 /// </summary>
-public sealed class SigningKeyUnavailableException : Exception
+internal sealed class SigningKeyUnavailableException : Exception
 {
     /// <summary>Creates the exception.</summary>
     public SigningKeyUnavailableException()

@@ -1,7 +1,7 @@
 namespace WidgetSigning.Keys;
 
 /// <summary>No key exists for the receiver named: nothing is signed or verified for it (HTTP 404).</summary>
-public sealed class UnknownReceiverException : Exception
+internal sealed class UnknownReceiverException : Exception
 {
     /// <summary>Creates the exception.</summary>
     public UnknownReceiverException()

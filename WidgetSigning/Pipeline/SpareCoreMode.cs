@@ -1,7 +1,7 @@
 namespace WidgetSigning.Pipeline;
 
 /// <summary>Whether a signature may hand work to a second core (<see cref="SpareCoreOptions.Mode"/>).</summary>
-public enum SpareCoreMode
+internal enum SpareCoreMode
 {
     /// <summary>Only for an envelope large enough to repay the hand-off, and only while a core is spare.</summary>
     Adaptive,

@@ -7,7 +7,7 @@ namespace WidgetSigning.Pipeline;
 /// reader, the reader's byte scan ahead of it, and the hashing of an envelope signed in memory. See
 /// <see cref="SpareCorePolicy"/> and docs/architecture.md.
 /// </summary>
-public sealed class SpareCoreOptions
+internal sealed class SpareCoreOptions
 {
     /// <summary>The configuration section these options bind to.</summary>
     public const string SectionName = "SpareCores";

@@ -8,7 +8,7 @@ namespace WidgetSigning.Pipeline;
 /// <see cref="SpareCoreOptions.CoresPerSignature"/> cores and no work waits in the thread pool. Work already handed over
 /// asks <see cref="CoreStillSpare"/> while it waits, and leaves the rest to the caller's thread once the core is wanted.
 /// </summary>
-public sealed class SpareCorePolicy
+internal sealed class SpareCorePolicy
 {
     private readonly SpareCoreOptions _options;
     private readonly int _maxInFlight;

@@ -15,7 +15,7 @@ namespace WidgetSigning.Primitives;
 /// paragraph separators (U+2028, U+2029), and lone surrogates. Everything else, including valid surrogate pairs, is
 /// kept. A backslash is kept as is: the escapes are for safety, not for a reversible encoding.
 /// </remarks>
-public static class EchoText
+internal static class EchoText
 {
     /// <summary>The longest client text echoed by default, in characters (before the truncation marker).</summary>
     public const int DefaultMaxLength = 64;

@@ -4,4 +4,4 @@ namespace WidgetSigning.Queues;
 /// <param name="Container">The container name.</param>
 /// <param name="Blob">The blob name within the container.</param>
 /// <param name="ETag">The version read (a claim check in an output message), so a consumer can tell a replaced claim blob; null where it does not apply.</param>
-public sealed record BlobReference(string Container, string Blob, string? ETag = null);
+internal sealed record BlobReference(string Container, string Blob, string? ETag = null);

@@ -12,7 +12,7 @@ namespace WidgetSigning.Queues;
 /// a queue message (64 KiB). <c>{"claimCheck":{"container":"widget-claims","blob":"2026/11/21/order-42.json"}}</c>.
 /// <c>container</c> may be left out; when present it must be the configured claim-check container.
 /// </summary>
-public static class ClaimCheck
+internal static class ClaimCheck
 {
     /// <summary>The root member that marks a claim check (an envelope's only root member is <c>widgets</c>).</summary>
     public const string MemberName = "claimCheck";

@@ -9,7 +9,7 @@ namespace WidgetSigning.Queues;
 /// addresses is checked to lie under the container's path, with no query or fragment (<see cref="Resolve"/>), whatever
 /// the client normalises or escapes.
 /// </summary>
-public static class ClaimCheckBlobName
+internal static class ClaimCheckBlobName
 {
     /// <summary>The longest blob name accepted (Azure Storage's own limit).</summary>
     public const int MaxLength = 1024;

@@ -4,7 +4,7 @@ namespace WidgetSigning.Queues;
 /// The message can never be signed (a malformed claim check, a missing or oversized claim blob, undecodable text).
 /// A permanent failure: the message goes to the rejected queue with <see cref="Exception.Message"/> as the reason.
 /// </summary>
-public sealed class MessageRejectedException : Exception
+internal sealed class MessageRejectedException : Exception
 {
     /// <summary>Creates the exception.</summary>
     public MessageRejectedException()

@@ -13,7 +13,7 @@ namespace WidgetSigning.Queues;
 /// The blob side of queue signing: reads claim-check envelopes into the one stream pool and writes canonical bytes
 /// straight from it. No envelope is ever held in one array outside the pool.
 /// </summary>
-public sealed class QueueBlobStore
+internal sealed class QueueBlobStore
 {
     /// <summary>How often a claim read is retried at once when the blob changes between its length check and its download (HTTP 412).</summary>
     internal const int ChangedWhileReadRetries = 2;

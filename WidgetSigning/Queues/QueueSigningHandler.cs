@@ -32,7 +32,7 @@ public sealed class QueueSigningHandler
     private readonly string _form;
 
     /// <summary>Creates the handler (a singleton in DI).</summary>
-    public QueueSigningHandler(
+    internal QueueSigningHandler(
         QueueSigningProcessor processor, AuditLog audit, ILogger<QueueSigningHandler> logger, IOptions<QueueOptions>? options = null, SigningMetrics? metrics = null, TimeProvider? time = null)
     {
         _processor = processor;

@@ -14,7 +14,7 @@ namespace WidgetSigning.Queues;
 /// Permanent failures surface as <see cref="EnvelopeFormatException"/> or <see cref="MessageRejectedException"/>;
 /// anything else is transient. Queues and containers are those of <see cref="WidgetStorageClients"/>.
 /// </summary>
-public sealed class QueueSigningProcessor
+internal sealed class QueueSigningProcessor
 {
     private readonly WidgetEnvelopeReader _reader;
     private readonly EnvelopeSigner _signer;

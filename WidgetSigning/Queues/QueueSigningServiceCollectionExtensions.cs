@@ -1,6 +1,8 @@
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
 
 using WidgetSigning.Storage;
 
@@ -45,7 +47,15 @@ public static class QueueSigningServiceCollectionExtensions
         services.TryAddSingleton<QueueBlobStore>();
         services.TryAddSingleton<QueueSigningProcessor>();
         services.TryAddSingleton<Audit.AuditLog>();
-        services.TryAddSingleton<QueueSigningHandler>();
+
+        // Built here rather than by reflection: its constructor is internal, so the hosts see only HandleAsync.
+        services.TryAddSingleton(sp => new QueueSigningHandler(
+            sp.GetRequiredService<QueueSigningProcessor>(),
+            sp.GetRequiredService<Audit.AuditLog>(),
+            sp.GetRequiredService<ILogger<QueueSigningHandler>>(),
+            sp.GetRequiredService<IOptions<QueueOptions>>(),
+            sp.GetRequiredService<Telemetry.SigningMetrics>(),
+            sp.GetService<TimeProvider>()));
         return services;
     }
 

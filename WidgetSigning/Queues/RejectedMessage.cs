@@ -8,7 +8,7 @@ namespace WidgetSigning.Queues;
 /// original message id. The original body stays readable: a claim check's blob is left where it is, an inline
 /// body is copied to <see cref="Body"/>.
 /// </summary>
-public sealed class RejectedMessage
+internal sealed class RejectedMessage
 {
     /// <summary>The longest reason kept, in characters: with the other members the message stays far below the queue's 64 KiB.</summary>
     public const int MaxReasonLength = 2048;

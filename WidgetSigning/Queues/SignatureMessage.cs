@@ -9,7 +9,7 @@ namespace WidgetSigning.Queues;
 /// forms <c>Queues:SignatureForms</c> names: the plain one (<see cref="Signature"/>, <see cref="Signatures"/>), the
 /// Standard Webhooks one (<see cref="Webhook"/>), or both.
 /// </summary>
-public sealed class SignatureMessage
+internal sealed class SignatureMessage
 {
     /// <summary>The input message's id.</summary>
     public required string MessageId { get; init; }

@@ -10,7 +10,7 @@ namespace WidgetSigning.Queues;
 /// each one (they may not allow creating it); locally, Azurite starts empty. Creating up front would need the broader
 /// right; creating on 404 needs it only where it is free.
 /// </summary>
-internal static class StorageWrites
+public static class StorageWrites
 {
     /// <summary>Sends <paramref name="text"/> to <paramref name="queue"/>, creating the queue first only if it does not exist.</summary>
     public static async Task SendAsync(QueueClient queue, string text, CancellationToken cancellationToken)

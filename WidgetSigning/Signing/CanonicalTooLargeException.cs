@@ -6,7 +6,7 @@ namespace WidgetSigning.Signing;
 /// The envelope's canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>; writing stopped there and
 /// nothing was signed. The client's doing (escapes multiply some characters' size): HTTP 413, a queue rejection.
 /// </summary>
-public sealed class CanonicalTooLargeException : Exception
+internal sealed class CanonicalTooLargeException : Exception
 {
     /// <summary>Creates the exception.</summary>
     public CanonicalTooLargeException()

@@ -5,7 +5,7 @@ namespace WidgetSigning.Signing;
 /// charged while its canonical form is written, which usually needs as much), and it is all released on disposal.
 /// Used by one flow at a time; disposal may come from anywhere, once or more.
 /// </summary>
-public sealed class EnvelopeBudgetLease : IDisposable
+internal sealed class EnvelopeBudgetLease : IDisposable
 {
     private readonly EnvelopeMemoryBudget _budget;
     private long _charged;

@@ -6,7 +6,7 @@ namespace WidgetSigning.Signing;
 /// The one process-wide count of envelope bytes in flight (<see cref="MemoryBudgetOptions"/>), shared by HTTP and queue.
 /// Charged and released by <see cref="EnvelopeBudgetLease"/>: an interlocked add per pooled block, no lock.
 /// </summary>
-public sealed class EnvelopeMemoryBudget
+internal sealed class EnvelopeMemoryBudget
 {
     /// <summary>How long a client or message is told to wait before trying again.</summary>
     public static readonly TimeSpan RetryAfter = TimeSpan.FromSeconds(1);

@@ -12,7 +12,7 @@ namespace WidgetSigning.Signing;
 /// Signs envelopes: writes the canonical JSON into a pooled stream and computes HMAC-SHA256 over the
 /// stream's blocks. Host-independent: nothing here knows about Functions, HTTP or queues.
 /// </summary>
-public sealed class EnvelopeSigner
+internal sealed class EnvelopeSigner
 {
     private const string StreamTag = "canonical-envelope";
 

@@ -8,7 +8,7 @@ namespace WidgetSigning.Signing;
 /// Checks a signature against an envelope: writes the canonical bytes once into a pooled stream, computes the
 /// HMAC under each candidate key and compares in constant time. Host-independent.
 /// </summary>
-public sealed class EnvelopeVerifier
+internal sealed class EnvelopeVerifier
 {
     private const string StreamTag = "canonical-envelope-verify";
 

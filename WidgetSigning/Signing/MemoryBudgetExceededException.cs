@@ -4,7 +4,7 @@ namespace WidgetSigning.Signing;
 /// The process-wide budget for envelope bytes in flight (<see cref="MemoryBudgetOptions.MaxBytesInFlight"/>) has no room
 /// now: not the client's fault and not permanent. HTTP answers 503 with <c>Retry-After</c>; the queue releases the message.
 /// </summary>
-public sealed class MemoryBudgetExceededException : Exception
+internal sealed class MemoryBudgetExceededException : Exception
 {
     /// <summary>Creates the exception.</summary>
     public MemoryBudgetExceededException()

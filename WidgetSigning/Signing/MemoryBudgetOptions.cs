@@ -6,7 +6,7 @@ namespace WidgetSigning.Signing;
 /// The process-wide budget for envelope bytes in flight (configuration section <c>MemoryBudget</c>): pooled request and
 /// claim-check bodies and canonical forms together, HTTP and queue alike ([decision](docs/decisions/memory-budget.md)).
 /// </summary>
-public sealed class MemoryBudgetOptions
+internal sealed class MemoryBudgetOptions
 {
     /// <summary>The configuration section these options bind to.</summary>
     public const string SectionName = "MemoryBudget";

@@ -7,4 +7,4 @@ namespace WidgetSigning.Signing;
 /// <param name="KeyId">The id of the receiver's current key.</param>
 /// <param name="Signatures">The plain form (<c>X-Signature</c>): the current key's, then each staged key's; empty without that form.</param>
 /// <param name="WebhookHeader">The Standard Webhooks <c>webhook-signature</c> value (a <c>v1,</c> entry per key); null without that form.</param>
-public sealed record ReceiverSignature(ReceiverId Receiver, string KeyId, IReadOnlyList<KeySignature> Signatures, string? WebhookHeader);
+internal sealed record ReceiverSignature(ReceiverId Receiver, string KeyId, IReadOnlyList<KeySignature> Signatures, string? WebhookHeader);

@@ -6,7 +6,7 @@ namespace WidgetSigning.Signing;
 /// What one signature is made for: the receivers (each signed with its own keys, in one pass over the canonical bytes),
 /// the forms, where <c>webhook-id</c> comes from, and the memory budget lease the canonical form is charged to.
 /// </summary>
-public sealed class SignRequest
+internal sealed class SignRequest
 {
     /// <summary>The most receivers one request signs for, whatever a host allows.</summary>
     public const int MaxReceivers = SigningLimits.MaxReceiversPerRequest;

@@ -4,7 +4,7 @@ namespace WidgetSigning.Signing;
 /// The <see cref="SignatureForms"/> as clients and operators write them (<c>plain</c>, <c>webhook</c>, <c>both</c>), and
 /// what each includes.
 /// </summary>
-public static class SignatureFormNames
+internal static class SignatureFormNames
 {
     /// <summary>The plain signature alone.</summary>
     public const string Plain = "plain";

@@ -7,7 +7,7 @@ namespace WidgetSigning.Signing;
 /// The result of signing: the signatures of the <see cref="Forms"/> made and the exact canonical bytes they cover, held
 /// in a pooled stream. Dispose it (once) to return the stream's blocks to the pool.
 /// </summary>
-public sealed class SignedEnvelope : IDisposable, IAsyncDisposable
+internal sealed class SignedEnvelope : IDisposable, IAsyncDisposable
 {
     /// <summary>The algorithm name reported to clients.</summary>
     public const string AlgorithmName = "HMACSHA256";

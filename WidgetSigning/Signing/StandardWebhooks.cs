@@ -10,7 +10,7 @@ namespace WidgetSigning.Signing;
 /// signed-content prefix <c>id.timestamp.</c>. Written here because the spec's own libraries sign a string payload,
 /// and ours is the pooled canonical stream, hashed in place.
 /// </summary>
-public static class StandardWebhooks
+internal static class StandardWebhooks
 {
     /// <summary>The message id header.</summary>
     public const string IdHeader = "webhook-id";

@@ -4,7 +4,7 @@ using Microsoft.IO;
 namespace WidgetSigning.Signing;
 
 /// <summary>Builds the service's one <see cref="RecyclableMemoryStreamManager"/> and wires its diagnostics to logging.</summary>
-public static class StreamPoolFactory
+internal static class StreamPoolFactory
 {
     /// <summary>Creates a manager with every option set explicitly from <paramref name="options"/>.</summary>
     public static RecyclableMemoryStreamManager Create(StreamPoolOptions options, ILogger logger)

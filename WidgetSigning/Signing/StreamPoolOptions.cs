@@ -6,7 +6,7 @@ namespace WidgetSigning.Signing;
 /// Settings of the one <c>RecyclableMemoryStreamManager</c> (configuration section <c>StreamPool</c>).
 /// Every stream of the service (request bodies, canonical JSON, blobs) comes from this pool.
 /// </summary>
-public sealed class StreamPoolOptions
+internal sealed class StreamPoolOptions
 {
     /// <summary>The configuration section these options bind to.</summary>
     public const string SectionName = "StreamPool";

@@ -1,7 +1,7 @@
 namespace WidgetSigning.Signing;
 
 /// <summary>Why a signature did not verify.</summary>
-public enum VerificationFailure
+internal enum VerificationFailure
 {
     /// <summary>It verified.</summary>
     None = 0,

@@ -1,7 +1,7 @@
 namespace WidgetSigning.Signing;
 
 /// <summary>The answer of <see cref="EnvelopeVerifier"/>: valid or not, and under which key id.</summary>
-public sealed class VerificationOutcome
+internal sealed class VerificationOutcome
 {
     private VerificationOutcome(bool isValid, string? keyId, VerificationFailure failure, int widgetCount)
     {

@@ -6,4 +6,4 @@ namespace WidgetSigning.Signing;
 /// <param name="Id">The <c>webhook-id</c>.</param>
 /// <param name="Timestamp">The <c>webhook-timestamp</c>, Unix seconds.</param>
 /// <param name="Signatures">The <c>v1</c> entries of <c>webhook-signature</c>; any one matching is enough.</param>
-public sealed record WebhookClaim(string Id, long Timestamp, IReadOnlyList<Signature> Signatures);
+internal sealed record WebhookClaim(string Id, long Timestamp, IReadOnlyList<Signature> Signatures);

@@ -16,7 +16,7 @@ namespace WidgetSigning.Signing;
 /// </list>
 /// Stateless: every instance derives the same id, so nothing is shared between instances.
 /// </summary>
-public readonly record struct WebhookIdSeed
+internal readonly record struct WebhookIdSeed
 {
     /// <summary>The namespace of ids derived from an HTTP <c>Idempotency-Key</c>.</summary>
     public const string HttpNamespace = "idem";

@@ -3,7 +3,7 @@ using System.ComponentModel.DataAnnotations;
 namespace WidgetSigning.Signing;
 
 /// <summary>Standard Webhooks verification (configuration section <c>Webhooks</c>).</summary>
-public sealed class WebhookOptions
+internal sealed class WebhookOptions
 {
     /// <summary>The configuration section these options bind to.</summary>
     public const string SectionName = "Webhooks";

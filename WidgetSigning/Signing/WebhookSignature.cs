@@ -8,4 +8,4 @@ namespace WidgetSigning.Signing;
 /// <param name="Id">The <c>webhook-id</c>.</param>
 /// <param name="Timestamp">The <c>webhook-timestamp</c>, Unix seconds.</param>
 /// <param name="Signature">The <c>webhook-signature</c> header value.</param>
-public sealed record WebhookSignature(string Id, long Timestamp, string Signature);
+internal sealed record WebhookSignature(string Id, long Timestamp, string Signature);

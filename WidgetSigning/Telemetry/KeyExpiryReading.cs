@@ -4,4 +4,4 @@ namespace WidgetSigning.Telemetry;
 /// <param name="Receiver">The receiver whose key it is.</param>
 /// <param name="State">The key's state: <c>current</c>, <c>staged</c> or <c>retiring</c>.</param>
 /// <param name="SecondsToExpiry">Seconds from now until its <c>exp</c> (negative once past).</param>
-public readonly record struct KeyExpiryReading(string Receiver, string State, double SecondsToExpiry);
+internal readonly record struct KeyExpiryReading(string Receiver, string State, double SecondsToExpiry);

@@ -1,7 +1,7 @@
 namespace WidgetSigning.Telemetry;
 
 /// <summary>How one signing operation ended, as the <c>widgetsigning.outcome</c> tag says it.</summary>
-public enum SignOutcome
+internal enum SignOutcome
 {
     /// <summary>Signed: every receiver asked for got its signatures.</summary>
     Signed,

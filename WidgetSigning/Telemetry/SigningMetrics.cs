@@ -10,7 +10,7 @@ namespace WidgetSigning.Telemetry;
 /// against what the deployment knows, and at most <see cref="MaxReceiverValues"/> distinct ones are kept (later ones are
 /// reported as <c>(other)</c>). No envelope content or key material is ever a tag. Recorded whatever the trace sampling.
 /// </summary>
-public sealed class SigningMetrics : IDisposable
+internal sealed class SigningMetrics : IDisposable
 {
     /// <summary>Distinct receiver tag values kept per process; a deployment with more sees the rest as <c>(other)</c>.</summary>
     public const int MaxReceiverValues = 1000;
