@@ -34,7 +34,8 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
     private readonly KeyVaultOptions _options;
     private readonly ReceiverOptions _receivers;
     private readonly TimeProvider _time;
-    private readonly ILogger<KeyVaultSigningKeySource> _logger;
+    private readonly ILogger<KeyVaultReceiverKeySource> _logger;
+    private readonly ILogger<KeyVaultSigningKeySource> _secretLogger;
     private readonly SigningMetrics _metrics;
     private readonly object _gate = new();
     private readonly ReceiverSourceCache _cache;
@@ -52,23 +53,27 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
 
     /// <summary>Creates the source; nothing is fetched until a receiver is first used.</summary>
     public KeyVaultReceiverKeySource(
-        SecretClient client, IOptions<KeyVaultOptions> options, IOptions<ReceiverOptions> receivers, TimeProvider time, ILogger<KeyVaultSigningKeySource> logger, SigningMetrics? metrics = null)
+        SecretClient client, IOptions<KeyVaultOptions> options, IOptions<ReceiverOptions> receivers, TimeProvider time,
+        ILogger<KeyVaultReceiverKeySource> logger, ILogger<KeyVaultSigningKeySource> secretLogger, SigningMetrics metrics)
     {
         ArgumentNullException.ThrowIfNull(client);
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(receivers);
         ArgumentNullException.ThrowIfNull(time);
         ArgumentNullException.ThrowIfNull(logger);
+        ArgumentNullException.ThrowIfNull(secretLogger);
+        ArgumentNullException.ThrowIfNull(metrics);
         _client = client;
         _options = options.Value;
         _receivers = receivers.Value;
         _time = time;
         _logger = logger;
+        _secretLogger = secretLogger;
         DefaultReceiver = _receivers.Default;
         _cache = new ReceiverSourceCache(_receivers.MaxCachedReceivers);
         _unknown = new UnknownReceiverCache(_receivers.MaxUnknownReceivers, _receivers.UnknownReceiverCacheDuration);
         _lookups = new LookupTokenBucket(_receivers.MaxLookupsPerSecond, time.GetUtcNow());
-        _metrics = metrics ?? SigningMetrics.Shared;
+        _metrics = metrics;
         _metrics.ObserveKeys(ReadKeyExpiries);
 
         // A quarter of the idle timeout: an unused receiver is dropped between 1 and 1.25 idle timeouts after its last use.
@@ -377,7 +382,7 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
         }
     }
 
-    private KeyVaultSigningKeySource Create(ReceiverId receiver) => new(_client, SecretNameOf(receiver), _options, _time, _logger, _metrics);
+    private KeyVaultSigningKeySource Create(ReceiverId receiver) => new(_client, SecretNameOf(receiver), _options, _time, _secretLogger, _metrics);
 
     // The key-expiry gauge's readings: cached keys only, never a Key Vault call (the gauge is read on the exporter's thread).
     private IEnumerable<KeyExpiryReading> ReadKeyExpiries()

@@ -51,23 +51,24 @@ public sealed class KeyVaultSigningKeySource : ISigningKeySource, IDisposable
         IOptions<KeyVaultOptions> options,
         TimeProvider time,
         ILogger<KeyVaultSigningKeySource> logger,
-        SigningMetrics? metrics = null)
+        SigningMetrics metrics)
         : this(client, SecretNameOf(options), options.Value, time, logger, metrics)
     {
     }
 
     /// <summary>Creates the source of one receiver's secret <paramref name="secretName"/>; nothing is fetched until first use.</summary>
-    internal KeyVaultSigningKeySource(SecretClient client, string secretName, KeyVaultOptions options, TimeProvider time, ILogger<KeyVaultSigningKeySource> logger, SigningMetrics? metrics = null)
+    internal KeyVaultSigningKeySource(SecretClient client, string secretName, KeyVaultOptions options, TimeProvider time, ILogger<KeyVaultSigningKeySource> logger, SigningMetrics metrics)
     {
         ArgumentNullException.ThrowIfNull(client);
         ArgumentNullException.ThrowIfNull(options);
         ArgumentException.ThrowIfNullOrEmpty(secretName);
+        ArgumentNullException.ThrowIfNull(metrics);
         _client = client;
         _options = options;
         _secretName = secretName;
         _time = time;
         _logger = logger;
-        _metrics = metrics ?? SigningMetrics.Shared;
+        _metrics = metrics;
         KeysLog.UsingKeyVault(_logger, client.VaultUri, _secretName, _options.RefreshInterval);
     }
 
