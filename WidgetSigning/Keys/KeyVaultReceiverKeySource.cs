@@ -84,18 +84,6 @@ public sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
     /// <inheritdoc />
     public ReceiverId? DefaultReceiver { get; }
 
-    /// <summary>How many receivers (besides the default) are cached now. For diagnostics and tests.</summary>
-    internal int CachedReceivers
-    {
-        get
-        {
-            lock (_gate)
-            {
-                return _cache.Count;
-            }
-        }
-    }
-
     /// <summary>How many ids are remembered as unknown now (some may have expired). For diagnostics and tests.</summary>
     internal int UnknownReceivers
     {
