@@ -55,7 +55,7 @@ public sealed class SignQueueFunctionTests
             var vector = sent[output.Value<string>("messageId")!];
             Assert.Equal(vector.SignatureHex, output.Value<string>("signature"));
             Assert.Equal(vector.Algorithm, output.Value<string>("algorithm"));
-            Assert.Equal(ConfigurationSigningKeySource.LocalKeyId, output.Value<string>("keyId"));
+            Assert.Equal(LocalKeyOptions.LocalKeyId, output.Value<string>("keyId"));
             Assert.Equal(vector.WidgetCount, output.Value<int>("widgetCount"));
             Assert.Equal(vector.CanonicalLength, output.Value<long>("canonicalLength"));
             Assert.Equal(vector.Canonical, Convert.FromBase64String(output.Value<string>("canonicalBase64")!));
@@ -466,7 +466,7 @@ public sealed class SignQueueFunctionTests
     /// <summary>A key source that is unavailable for its first calls, as Key Vault is during an outage.</summary>
     private sealed class FlakyKeySource(int failures) : IReceiverKeySource
     {
-        private readonly SigningKey _key = new(ConfigurationSigningKeySource.LocalKeyId, Vector.Key);
+        private readonly SigningKey _key = new(LocalKeyOptions.LocalKeyId, Vector.Key);
         private int _calls;
 
         public int Calls => Volatile.Read(ref _calls);

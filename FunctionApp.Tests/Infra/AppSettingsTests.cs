@@ -70,11 +70,11 @@ public sealed class AppSettingsTests
     public void AppSettings_SetEveryOptionWithoutADefault_ButNeverTheDevelopmentKey()
     {
         var required = AppOptionsCatalog.Defaults.Where(d => d.Value is null).Select(d => d.Key)
-            .Where(k => !string.Equals(k, ConfigurationSigningKeySource.SettingName, StringComparison.OrdinalIgnoreCase))
+            .Where(k => !string.Equals(k, LocalKeyOptions.LocalKeySetting, StringComparison.OrdinalIgnoreCase))
             .Where(k => k != "Auth:Authority"); // the local issuer's, refused in Azure
 
         Assert.All(required, k => Assert.True(Settings.ContainsKey(k.Replace(":", "__", StringComparison.Ordinal)), $"infra does not set {k}, which has no default"));
-        Assert.DoesNotContain(ConfigurationSigningKeySource.SettingName.Replace(":", "__", StringComparison.Ordinal), Settings.Keys, StringComparer.OrdinalIgnoreCase);
+        Assert.DoesNotContain(LocalKeyOptions.LocalKeySetting.Replace(":", "__", StringComparison.Ordinal), Settings.Keys, StringComparer.OrdinalIgnoreCase);
     }
 
     [Fact]

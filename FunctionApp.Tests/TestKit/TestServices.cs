@@ -13,7 +13,7 @@ public sealed class TestServices
     public TestServices(StreamPoolOptions? poolOptions = null)
     {
         Streams = StreamPoolFactory.Create(poolOptions ?? new StreamPoolOptions(), NullLogger.Instance);
-        Key = new SigningKey(ConfigurationSigningKeySource.LocalKeyId, Vector.Key);
+        Key = new SigningKey(LocalKeyOptions.LocalKeyId, Vector.Key);
         KeySource = new ConfigurationReceiverKeySource(Options.Create(new LocalKeyOptions { LocalKey = Vector.KeyBase64 }), Options.Create(new ReceiverOptions()));
         Signer = new EnvelopeSigner(Streams, KeySource, NullLogger<EnvelopeSigner>.Instance);
     }

@@ -25,7 +25,7 @@ public sealed class EnvelopeVerifierTests
 
         // Assert
         Assert.True(outcome.IsValid);
-        Assert.Equal(ConfigurationSigningKeySource.LocalKeyId, outcome.KeyId);
+        Assert.Equal(LocalKeyOptions.LocalKeyId, outcome.KeyId);
         Assert.Equal(VerificationFailure.None, outcome.Failure);
         Assert.Equal("HMACSHA256", outcome.Algorithm);
     }
@@ -35,7 +35,7 @@ public sealed class EnvelopeVerifierTests
     {
         var (envelope, signature) = Signed("one-widget");
 
-        var outcome = await Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, ConfigurationSigningKeySource.LocalKeyId, webhook: null, CancellationToken.None);
+        var outcome = await Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, LocalKeyOptions.LocalKeyId, webhook: null, CancellationToken.None);
 
         Assert.True(outcome.IsValid);
     }
@@ -69,12 +69,12 @@ public sealed class EnvelopeVerifierTests
         bytes[^1] ^= 1;
 
         // Act
-        var outcome = await Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, new Signature(bytes), ConfigurationSigningKeySource.LocalKeyId, webhook: null, CancellationToken.None);
+        var outcome = await Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, new Signature(bytes), LocalKeyOptions.LocalKeyId, webhook: null, CancellationToken.None);
 
         // Assert
         Assert.False(outcome.IsValid);
         Assert.Equal(VerificationFailure.SignatureMismatch, outcome.Failure);
-        Assert.Equal(ConfigurationSigningKeySource.LocalKeyId, outcome.KeyId);
+        Assert.Equal(LocalKeyOptions.LocalKeyId, outcome.KeyId);
     }
 
     [Fact]

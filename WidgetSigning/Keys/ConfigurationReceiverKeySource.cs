@@ -5,7 +5,7 @@ namespace WidgetSigning.Keys;
 /// <summary>
 /// Receivers' development keys from configuration: <c>Signing:LocalKeys:&lt;id&gt;</c> for each receiver, and
 /// <c>Signing:LocalKey</c> for the default receiver (<c>Receivers:DefaultReceiver</c>). Every key's id is <c>local</c>;
-/// nothing is staged or retiring. Used only where <see cref="ConfigurationSigningKeySource"/> is: in development, never in Azure.
+/// nothing is staged or retiring. Used only in development, never in Azure.
 /// </summary>
 public sealed class ConfigurationReceiverKeySource : IReceiverKeySource
 {
@@ -22,13 +22,13 @@ public sealed class ConfigurationReceiverKeySource : IReceiverKeySource
         {
             if (ReceiverId.TryParse(id, out var receiver))
             {
-                _keys[receiver.Value] = ConfigurationSigningKeySource.Parse(value, $"{LocalKeyOptions.LocalKeysSetting}:{id}");
+                _keys[receiver.Value] = LocalKeyOptions.Parse(value, $"{LocalKeyOptions.LocalKeysSetting}:{id}");
             }
         }
 
         if (DefaultReceiver is { } fallback && !string.IsNullOrWhiteSpace(local.Value.LocalKey))
         {
-            _keys[fallback.Value] = ConfigurationSigningKeySource.Parse(local.Value.LocalKey);
+            _keys[fallback.Value] = LocalKeyOptions.Parse(local.Value.LocalKey, LocalKeyOptions.LocalKeySetting);
         }
     }
 

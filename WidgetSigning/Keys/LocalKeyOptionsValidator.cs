@@ -36,7 +36,7 @@ internal sealed class LocalKeyOptionsValidator : IValidateOptions<LocalKeyOption
     {
         try
         {
-            _ = ConfigurationSigningKeySource.Parse(value, setting);
+            _ = LocalKeyOptions.Parse(value, setting);
         }
         catch (OptionsValidationException ex)
         {

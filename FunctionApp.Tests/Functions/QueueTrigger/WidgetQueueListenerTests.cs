@@ -261,7 +261,7 @@ public sealed class WidgetQueueListenerTests
     /// <summary>A key source whose every call first runs a scripted step (a delay, a throw), numbered from 1, given the run's cancellation.</summary>
     private sealed class ScriptedKeySource(Func<int, CancellationToken, Task> step) : IReceiverKeySource
     {
-        private readonly SigningKey _key = new(ConfigurationSigningKeySource.LocalKeyId, Vector.Key);
+        private readonly SigningKey _key = new(LocalKeyOptions.LocalKeyId, Vector.Key);
         private int _calls;
 
         public ScriptedKeySource(Func<int, Task> step)
