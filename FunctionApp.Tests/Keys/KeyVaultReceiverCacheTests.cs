@@ -27,7 +27,7 @@ public sealed class KeyVaultReceiverCacheTests
         Assert.Equal(ghost, second.Receiver);
         Assert.True(callsAfterFirst >= 1, "the first ask should reach the vault");
         Assert.Equal(callsAfterFirst, harness.Server.Requests);
-        Assert.Equal(0, harness.Source.CachedReceivers);
+        Assert.Null(harness.Source.DescribeLoadedKeys(ghost));
         Assert.Single(harness.LogsWithEvent(3012));
     }
 
@@ -97,11 +97,13 @@ public sealed class KeyVaultReceiverCacheTests
         var random = new Random(20261121);
         var start = harness.Time.GetUtcNow();
         int unknown = 0, limited = 0;
+        var asked = new List<string>();
 
         // Act
         for (var i = 0; i < 10_000; i++)
         {
             var id = ReceiverId.Parse("r" + random.NextInt64().ToString("x", System.Globalization.CultureInfo.InvariantCulture));
+            asked.Add(id.Value);
             try
             {
                 await harness.Source.GetSigningKeysAsync(id, CancellationToken.None);
@@ -126,7 +128,7 @@ public sealed class KeyVaultReceiverCacheTests
         Assert.True(unknown >= harness.Receivers.MaxLookupsPerSecond, $"only {unknown} lookups got through");
         Assert.True(unknown <= bound, $"{unknown} lookups in {elapsed} s exceed the bucket's {bound}");
         Assert.True(harness.Server.Requests - harness.Server.Challenges <= bound, $"{harness.Server.Requests} vault calls exceed {bound}");
-        Assert.Equal(0, harness.Source.CachedReceivers);
+        Assert.Equal(0, harness.LoadedCount(asked));
     }
 
     [Fact]
@@ -178,7 +180,8 @@ public sealed class KeyVaultReceiverCacheTests
         await harness.Source.GetSigningKeysAsync(ReceiverId.Parse("a"), CancellationToken.None);
 
         // Assert: two receivers refreshed once each (b's timer stopped), a still cached, b evicted (logged).
-        Assert.Equal(2, harness.Source.CachedReceivers);
+        Assert.Equal(2, harness.LoadedCount("a", "b", "c"));
+        Assert.Null(harness.Source.DescribeLoadedKeys(ReceiverId.Parse("b")));
         Assert.Equal(2, refreshes);
         Assert.Equal(callsBeforeA, harness.Server.Requests);
         Assert.Equal(["b"], harness.LogsWithEvent(3010).Select(e => e.Message.Split(' ')[1]));
@@ -202,7 +205,8 @@ public sealed class KeyVaultReceiverCacheTests
         var refreshes = harness.Server.ListReads - listsBefore;
 
         // Assert: only a is refreshed: one list per refresh, every 4-5 minutes (80-100 % of 5 minutes).
-        Assert.Equal(1, harness.Source.CachedReceivers);
+        Assert.Equal(1, harness.LoadedCount("a", "b"));
+        Assert.NotNull(harness.Source.DescribeLoadedKeys(ReceiverId.Parse("a")));
         Assert.InRange(refreshes, 12, 16);
         Assert.Single(harness.LogsWithEvent(3011));
     }
@@ -225,7 +229,7 @@ public sealed class KeyVaultReceiverCacheTests
         // Act: b arrives while a's request waits on a's source; then a's load completes.
         harness.Server.Fault = FakeKeyVaultFault.None;
         var b = await harness.Source.GetSigningKeysAsync(ReceiverId.Parse("b"), CancellationToken.None);
-        var cachedWhileALoads = harness.Source.CachedReceivers;
+        var bHeldWhileALoads = harness.Source.DescribeLoadedKeys(ReceiverId.Parse("b"));
         var a = await loadingA.WaitAsync(TimeSpan.FromSeconds(30));
         var callsBeforeAgain = harness.Server.Requests;
         await harness.Source.GetSigningKeysAsync(ReceiverId.Parse("a"), CancellationToken.None);
@@ -233,8 +237,9 @@ public sealed class KeyVaultReceiverCacheTests
         // Assert: neither request failed; b, not the a in use, made way once b's request was done; a stayed cached.
         Assert.Equal(aVersion, a.Current.KeyId);
         Assert.Equal(bVersion, b.Current.KeyId);
-        Assert.Equal(1, cachedWhileALoads);
-        Assert.Equal(1, harness.Source.CachedReceivers);
+        Assert.Null(bHeldWhileALoads);
+        Assert.Equal(1, harness.LoadedCount("a", "b"));
+        Assert.NotNull(harness.Source.DescribeLoadedKeys(ReceiverId.Parse("a")));
         Assert.Equal(callsBeforeAgain, harness.Server.Requests);
         Assert.Equal(["b"], harness.LogsWithEvent(3010).Select(e => e.Message.Split(' ')[1]));
     }

@@ -107,7 +107,7 @@ public sealed class ReceiverScaleTests
         Assert.Equal(2 * Cached, firstUseCalls);
         Assert.Equal(Cached, firstUseLists);
         Assert.True(bytesPerReceiver <= MaxBytesPerReceiver, $"{bytesPerReceiver:F0} bytes retained per cached receiver, over {MaxBytesPerReceiver}");
-        Assert.Equal(Cached + 1, harness.Source.CachedReceivers);
+        Assert.Equal(Cached + 1, harness.LoadedCount(ids.Select(id => id.Value)));
         Assert.InRange(refreshes, 3 * (Cached + 1), 5 * (Cached + 1));
         Assert.Equal(refreshes, reads);
         Assert.Equal(2 * refreshes, calls);

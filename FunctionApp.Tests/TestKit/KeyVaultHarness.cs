@@ -3,6 +3,7 @@ using Azure.Security.KeyVault.Secrets;
 using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
+using WidgetSigning.Telemetry;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
@@ -61,7 +62,7 @@ internal sealed class KeyVaultHarness : IAsyncDisposable
         clientOptions.Transport = new HttpClientTransport(server.CreateHandler());
         Client = KeyVaultClientFactory.CreateClient(options, Credential, clientOptions);
         _loggers = new LoggerFactory([Logs]);
-        Source = new KeyVaultSecretKeys(Client, options.SecretName!, options, time, _loggers.CreateLogger<KeyVaultReceiverKeySource>());
+        Source = new KeyVaultSecretKeys(Client, options.SecretName!, options, time, _loggers.CreateLogger<KeyVaultReceiverKeySource>(), new SigningMetrics());
         Streams = StreamPoolFactory.Create(new StreamPoolOptions(), Logs.CreateLogger("pool"));
         Receivers = new SingleReceiverKeySource(Source);
         Signer = new EnvelopeSigner(Streams, Receivers, time, _loggers.CreateLogger<EnvelopeSigner>());

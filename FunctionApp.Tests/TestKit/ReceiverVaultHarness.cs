@@ -33,7 +33,8 @@ internal sealed class ReceiverVaultHarness : IAsyncDisposable
         }
 
         Source = new KeyVaultReceiverKeySource(
-            Client, Microsoft.Extensions.Options.Options.Create(options), Microsoft.Extensions.Options.Options.Create(receivers), time, logger);
+            Client, Microsoft.Extensions.Options.Options.Create(options), Microsoft.Extensions.Options.Options.Create(receivers), time,
+            logger, new WidgetSigning.Telemetry.SigningMetrics());
     }
 
     public FakeKeyVaultServer Server { get; }
@@ -61,6 +62,10 @@ internal sealed class ReceiverVaultHarness : IAsyncDisposable
         receivers?.Invoke(receiverOptions);
         return new ReceiverVaultHarness(server, time, options, receiverOptions, captureLogs);
     }
+
+    /// <summary>How many of <paramref name="receivers"/> have keys held by the source, as the key listing sees them.</summary>
+    public int LoadedCount(params IEnumerable<string> receivers) =>
+        receivers.Count(r => Source.DescribeLoadedKeys(ReceiverId.Parse(r)) is not null);
 
     /// <summary>The captured entries with event id <paramref name="eventId"/>.</summary>
     public IEnumerable<CapturedLog> LogsWithEvent(int eventId) => Logs.Entries.Where(e => e.EventId.Id == eventId);

@@ -52,13 +52,14 @@ internal sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposabl
 
     /// <summary>Creates the source; nothing is fetched until a receiver is first used.</summary>
     public KeyVaultReceiverKeySource(
-        SecretClient client, IOptions<KeyVaultOptions> options, IOptions<ReceiverOptions> receivers, TimeProvider time, ILogger<KeyVaultReceiverKeySource> logger, SigningMetrics? metrics = null)
+        SecretClient client, IOptions<KeyVaultOptions> options, IOptions<ReceiverOptions> receivers, TimeProvider time, ILogger<KeyVaultReceiverKeySource> logger, SigningMetrics metrics)
     {
         ArgumentNullException.ThrowIfNull(client);
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(receivers);
         ArgumentNullException.ThrowIfNull(time);
         ArgumentNullException.ThrowIfNull(logger);
+        ArgumentNullException.ThrowIfNull(metrics);
         _client = client;
         _options = options.Value;
         _receivers = receivers.Value;
@@ -68,7 +69,7 @@ internal sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposabl
         _cache = new ReceiverSourceCache(_receivers.MaxCachedReceivers);
         _unknown = new UnknownReceiverCache(_receivers.MaxUnknownReceivers, _receivers.UnknownReceiverCacheDuration);
         _lookups = new LookupTokenBucket(_receivers.MaxLookupsPerSecond, time.GetUtcNow());
-        _metrics = metrics ?? SigningMetrics.Shared;
+        _metrics = metrics;
         _metrics.ObserveKeys(ReadKeyExpiries);
 
         // A quarter of the idle timeout: an unused receiver is dropped between 1 and 1.25 idle timeouts after its last use.
@@ -78,18 +79,6 @@ internal sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposabl
 
     /// <inheritdoc />
     public ReceiverId? DefaultReceiver { get; }
-
-    /// <summary>How many receivers (besides the default) are cached now. For diagnostics and tests.</summary>
-    internal int CachedReceivers
-    {
-        get
-        {
-            lock (_gate)
-            {
-                return _cache.Count;
-            }
-        }
-    }
 
     /// <summary>How many ids are remembered as unknown now (some may have expired). For diagnostics and tests.</summary>
     internal int UnknownReceivers

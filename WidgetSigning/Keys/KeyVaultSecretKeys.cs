@@ -46,17 +46,18 @@ internal sealed class KeyVaultSecretKeys : IDisposable
     private long _nextAttemptTicks;
 
     /// <summary>Creates the keys of secret <paramref name="secretName"/>; nothing is fetched until first use.</summary>
-    public KeyVaultSecretKeys(SecretClient client, string secretName, KeyVaultOptions options, TimeProvider time, ILogger logger, SigningMetrics? metrics = null)
+    public KeyVaultSecretKeys(SecretClient client, string secretName, KeyVaultOptions options, TimeProvider time, ILogger logger, SigningMetrics metrics)
     {
         ArgumentNullException.ThrowIfNull(client);
         ArgumentNullException.ThrowIfNull(options);
         ArgumentException.ThrowIfNullOrEmpty(secretName);
+        ArgumentNullException.ThrowIfNull(metrics);
         _client = client;
         _options = options;
         _secretName = secretName;
         _time = time;
         _logger = logger;
-        _metrics = metrics ?? SigningMetrics.Shared;
+        _metrics = metrics;
         KeysLog.UsingKeyVault(_logger, client.VaultUri, _secretName, _options.RefreshInterval);
     }
 
