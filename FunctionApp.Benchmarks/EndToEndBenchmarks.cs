@@ -56,7 +56,12 @@ public class EndToEndBenchmarks
             _services.GetRequiredService<WidgetSigning.Keys.IReceiverKeySource>(),
             _services.GetRequiredService<Microsoft.Extensions.Logging.ILogger<EnvelopeSigner>>(),
             spareCores: SpareCorePolicy.For(SpareCoreMode.Never));
-        _signWhileReadingOneCoreFunction = new(ActivatorUtilities.CreateInstance<SignHandler>(_services, oneCore));
+        _signWhileReadingOneCoreFunction = new(new SignHandler(
+            _httpReader,
+            oneCore,
+            _services.GetRequiredService<Microsoft.Extensions.Options.IOptions<WidgetSigning.Keys.ReceiverOptions>>(),
+            _services.GetRequiredService<HttpOperation>(),
+            _services.GetRequiredService<Microsoft.Extensions.Logging.ILogger<SignHandler>>()));
 
         var ours = RunOnceAsync(OurFunctionAsync).GetAwaiter().GetResult();
         var oneCoreResult = RunOnceAsync(_signWhileReadingOneCoreFunction.RunAsync).GetAwaiter().GetResult();
