@@ -4,13 +4,14 @@ using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Benchmarks.Seed;
 using FunctionApp.Functions;
 using WidgetSigning.Http;
-using WidgetSigning.Pipeline;
+using WidgetSigning.SpareCores;
 using WidgetSigning.Signing;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.AspNetCore.Mvc.Abstractions;
 using Microsoft.AspNetCore.Routing;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
 using Newtonsoft.Json;
 
 namespace FunctionApp.Benchmarks;
@@ -32,6 +33,9 @@ public class EndToEndBenchmarks
     private MemoryStream _requestBody = null!;
 
     /// <summary>Builds the body (the seed's envelope as the seed serializes it), wires DI, and checks both sign alike.</summary>
+    /// <summary>Who did the spare core's work for the production-wired function (after <see cref="Setup"/>).</summary>
+    internal SpareCoreCounters SpareCoreCounters => _services.GetRequiredService<SpareCorePolicy>().Counters;
+
     [GlobalSetup]
     public void Setup()
     {
@@ -54,8 +58,11 @@ public class EndToEndBenchmarks
         var oneCore = new EnvelopeSigner(
             _services.GetRequiredService<Microsoft.IO.RecyclableMemoryStreamManager>(),
             _services.GetRequiredService<WidgetSigning.Keys.IReceiverKeySource>(),
-            _services.GetRequiredService<Microsoft.Extensions.Logging.ILogger<EnvelopeSigner>>(),
-            spareCores: SpareCorePolicy.For(SpareCoreMode.Never));
+            _services.GetRequiredService<WidgetSigning.Envelopes.WidgetEnvelopeReader>(),
+            new CanonicalPass(new SpareCorePolicy(Options.Create(SignerFactory.OneCore), _services.GetRequiredService<WidgetSigning.Telemetry.SigningMetrics>())),
+            _services.GetRequiredService<IOptions<WidgetSigning.Envelopes.EnvelopeOptions>>(),
+            TimeProvider.System,
+            _services.GetRequiredService<Microsoft.Extensions.Logging.ILogger<EnvelopeSigner>>());
         _signWhileReadingOneCoreFunction = new(new SignHandler(
             _httpReader,
             oneCore,

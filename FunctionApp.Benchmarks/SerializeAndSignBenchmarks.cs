@@ -4,6 +4,7 @@ using BenchmarkDotNet.Attributes;
 using FunctionApp.Benchmarks.Infrastructure;
 using FunctionApp.Benchmarks.Seed;
 using FunctionApp.Benchmarks.Variants;
+using WidgetSigning.Envelopes;
 using WidgetSigning.Signing;
 using Newtonsoft.Json;
 
@@ -24,8 +25,8 @@ public class SerializeAndSignBenchmarks
     private Microsoft.IO.RecyclableMemoryStreamManager _streams = null!;
     private byte[] _canonical = null!;
     private byte[] _webhookPrefix = null!;
-    private WidgetSigning.Keys.ReceiverKeys[] _twoReceivers = null!;
-    private WidgetSigning.Keys.ReceiverKeys[] _eightReceivers = null!;
+    private WidgetSigning.Keys.ReceiverId[] _twoReceivers = null!;
+    private WidgetSigning.Keys.ReceiverId[] _eightReceivers = null!;
 
     /// <summary>Builds the envelope and checks that every method signs the same bytes.</summary>
     [GlobalSetup]
@@ -33,7 +34,7 @@ public class SerializeAndSignBenchmarks
     {
         _data = BenchmarkData.Create(BenchmarkData.SeedWidgetCount);
         _signer = SignerFactory.Create(out _streams);
-        _oneCoreSigner = SignerFactory.Create(_streams, WidgetSigning.Pipeline.SpareCoreMode.Never);
+        _oneCoreSigner = SignerFactory.Create(_streams, SignerFactory.OneCore);
         SignatureGuard.EnsureSameSignature(_data, _signer);
         SignatureGuard.EnsureSameSignature(_data, _oneCoreSigner);
         SignatureGuard.EnsureEachFormAlone(_data, _signer);
@@ -41,12 +42,8 @@ public class SerializeAndSignBenchmarks
         _eightReceivers = BenchmarkSigning.Receivers(8);
         _webhookPrefix = Encoding.ASCII.GetBytes(StandardWebhooks.NewId() + "." + DateTimeOffset.UtcNow.ToUnixTimeSeconds() + ".");
         using var canonical = new MemoryStream();
-        EnvelopeSigner.WriteCanonical(_data.Ours, canonical);
+        CanonicalUtf8Writer.Write(_data.Ours, canonical);
         _canonical = canonical.ToArray();
-        if (Variant_TwoMacs_SplitByMac() != SerializeToRecyclableMemoryStreamAndSign())
-        {
-            throw new InvalidOperationException("The split-by-MAC variant signs different bytes from the seed.");
-        }
     }
 
     /// <summary>Seed: <c>JsonConvert.SerializeObject</c>, <c>Encoding.UTF8.GetBytes</c>, <c>ComputeHash(byte[])</c>.</summary>
@@ -62,14 +59,14 @@ public class SerializeAndSignBenchmarks
     public string SerializeToRecyclableMemoryStreamAndSign() => SeedSerializeAndSign.SerializeToRecyclableMemoryStreamAndSign(_data.Seed);
 
     /// <summary>
-    /// Ours: <see cref="EnvelopeSigner.SignAsync"/> (canonical
+    /// Ours: <see cref="EnvelopeSigner.SignAsync(WidgetSigning.Envelopes.WidgetEnvelope, SignRequest, CancellationToken)"/> (canonical
     /// writer into pooled blocks, pooled HMACs), both forms (the default), then hex. Goal: ≤ 1.10× the two-core
     /// floor max(HMAC, (writer + both MACs) ÷ 2).
     /// </summary>
     [Benchmark]
     public string EnvelopeSigner_Sign()
     {
-        using var signed = _signer.Sign(_data.Ours, BenchmarkData.Key);
+        using var signed = _signer.Sign(_data.Ours);
         return signed.Signature.ToHex();
     }
 
@@ -99,7 +96,7 @@ public class SerializeAndSignBenchmarks
     [Benchmark]
     public string EnvelopeSigner_Sign_PlainOnly()
     {
-        using var signed = _signer.Sign(_data.Ours, BenchmarkData.Key, SignatureForms.Plain);
+        using var signed = _signer.Sign(_data.Ours, SignatureForms.Plain);
         return signed.Signature.ToHex();
     }
 
@@ -110,7 +107,7 @@ public class SerializeAndSignBenchmarks
     [Benchmark]
     public string EnvelopeSigner_Sign_WebhookOnly()
     {
-        using var signed = _signer.Sign(_data.Ours, BenchmarkData.Key, SignatureForms.Webhook);
+        using var signed = _signer.Sign(_data.Ours, SignatureForms.Webhook);
         return signed.Webhook!.Signature;
     }
 
@@ -118,7 +115,7 @@ public class SerializeAndSignBenchmarks
     [Benchmark]
     public string EnvelopeSigner_Sign_OneCore_PlainOnly()
     {
-        using var signed = _oneCoreSigner.Sign(_data.Ours, BenchmarkData.Key, SignatureForms.Plain);
+        using var signed = _oneCoreSigner.Sign(_data.Ours, SignatureForms.Plain);
         return signed.Signature.ToHex();
     }
 
@@ -129,20 +126,13 @@ public class SerializeAndSignBenchmarks
     [Benchmark]
     public string EnvelopeSigner_Sign_OneCore()
     {
-        using var signed = _oneCoreSigner.Sign(_data.Ours, BenchmarkData.Key);
+        using var signed = _oneCoreSigner.Sign(_data.Ours);
         return signed.Signature.ToHex();
     }
 
-    /// <summary>
-    /// Variant (the split by MAC, kept to measure the shared one against): both MACs fed while writing on two
-    /// cores, this thread writing and feeding <c>X-Signature</c>'s, the spare core feeding the Standard Webhooks one.
-    /// </summary>
-    [Benchmark]
-    public string Variant_TwoMacs_SplitByMac() => SigningVariants.TwoMacsSplitByMac(_streams, _data.Ours, BenchmarkData.Key, _webhookPrefix);
-
     /// <summary>Limit: our canonical UTF-8 writer alone (through its staging buffer) into <see cref="Stream.Null"/>.</summary>
     [Benchmark]
-    public void Limit_CanonicalWriter_StreamNull() => EnvelopeSigner.WriteCanonical(_data.Ours, Stream.Null);
+    public void Limit_CanonicalWriter_StreamNull() => CanonicalUtf8Writer.Write(_data.Ours, Stream.Null);
 
     /// <summary>Limit, for reference: the seed's reflection-based <see cref="JsonSerializer"/> alone into <see cref="Stream.Null"/>.</summary>
     [Benchmark]

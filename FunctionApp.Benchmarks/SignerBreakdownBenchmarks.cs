@@ -33,9 +33,9 @@ public class SignerBreakdownBenchmarks
         var expected = SignatureGuard.EnsureSameSignature(_data, _signer);
         SignatureGuard.EnsureEachFormAlone(_data, _signer);
         _filled = _streams.GetStream("breakdown");
-        EnvelopeSigner.WriteCanonical(_data.Ours, _filled);
+        WidgetSigning.Envelopes.CanonicalUtf8Writer.Write(_data.Ours, (Stream)_filled);
         using var canonical = new MemoryStream();
-        EnvelopeSigner.WriteCanonical(_data.Ours, canonical);
+        WidgetSigning.Envelopes.CanonicalUtf8Writer.Write(_data.Ours, canonical);
         _canonical = canonical.ToArray();
         _nullWriter = new NullBufferWriter();
 
@@ -68,7 +68,7 @@ public class SignerBreakdownBenchmarks
 
     /// <summary>Writer alone, through its 16 KB staging buffer into <see cref="Stream.Null"/>.</summary>
     [Benchmark]
-    public void Writer_Staged_StreamNull() => EnvelopeSigner.WriteCanonical(_data.Ours, Stream.Null);
+    public void Writer_Staged_StreamNull() => WidgetSigning.Envelopes.CanonicalUtf8Writer.Write(_data.Ours, Stream.Null);
 
     /// <summary>Writer alone, into one reused 64 KB span (no staging, no stream): its pure cost.</summary>
     [Benchmark]
@@ -78,8 +78,8 @@ public class SignerBreakdownBenchmarks
     [Benchmark]
     public long Writer_Staged_IntoPooledBlocks()
     {
-        using var stream = _streams.GetStream("breakdown", EnvelopeSigner.EstimateCanonicalLength(_data.Ours));
-        EnvelopeSigner.WriteCanonical(_data.Ours, stream);
+        using var stream = _streams.GetStream("breakdown", BenchmarkSigning.EstimateCanonicalLength(_data.Ours));
+        WidgetSigning.Envelopes.CanonicalUtf8Writer.Write(_data.Ours, (Stream)stream);
         return stream.Length;
     }
 
@@ -87,7 +87,7 @@ public class SignerBreakdownBenchmarks
     [Benchmark]
     public long Writer_Direct_IntoPooledBlocks()
     {
-        using var stream = _streams.GetStream("breakdown", EnvelopeSigner.EstimateCanonicalLength(_data.Ours));
+        using var stream = _streams.GetStream("breakdown", BenchmarkSigning.EstimateCanonicalLength(_data.Ours));
         CanonicalUtf8Writer.Write(_data.Ours, (System.Buffers.IBufferWriter<byte>)stream);
         return stream.Length;
     }
@@ -120,11 +120,11 @@ public class SignerBreakdownBenchmarks
     [Benchmark]
     public string Variant3b_Overlapped16KB() => SigningVariants.Overlapped(_streams, _data.Ours, BenchmarkData.Key, 16 * 1024);
 
-    /// <summary>Production: <see cref="EnvelopeSigner.SignAsync"/> with both forms (the default), then hex.</summary>
+    /// <summary>Production: <see cref="EnvelopeSigner.SignAsync(WidgetSigning.Envelopes.WidgetEnvelope, SignRequest, CancellationToken)"/> with both forms (the default), then hex.</summary>
     [Benchmark]
     public string EnvelopeSigner_Sign()
     {
-        using var signed = _signer.Sign(_data.Ours, BenchmarkData.Key);
+        using var signed = _signer.Sign(_data.Ours);
         return signed.Signature.ToHex();
     }
 
@@ -132,7 +132,7 @@ public class SignerBreakdownBenchmarks
     [Benchmark]
     public string EnvelopeSigner_Sign_PlainOnly()
     {
-        using var signed = _signer.Sign(_data.Ours, BenchmarkData.Key, SignatureForms.Plain);
+        using var signed = _signer.Sign(_data.Ours, SignatureForms.Plain);
         return signed.Signature.ToHex();
     }
 
@@ -140,7 +140,7 @@ public class SignerBreakdownBenchmarks
     [Benchmark]
     public string EnvelopeSigner_Sign_WebhookOnly()
     {
-        using var signed = _signer.Sign(_data.Ours, BenchmarkData.Key, SignatureForms.Webhook);
+        using var signed = _signer.Sign(_data.Ours, SignatureForms.Webhook);
         return signed.Webhook!.Signature;
     }
 }

@@ -20,7 +20,7 @@ internal static class SignatureGuard
         var seedString = SeedSerializeAndSign.SerializeToStringAndSign(data.Seed);
         var seedMemoryStream = SeedSerializeAndSign.SerializeToMemoryStreamAndSign(data.Seed);
         string ours;
-        using (var signed = signer.Sign(data.Ours, BenchmarkData.Key))
+        using (var signed = signer.Sign(data.Ours))
         {
             ours = signed.Signature.ToHex();
         }
@@ -51,8 +51,8 @@ internal static class SignatureGuard
         ArgumentNullException.ThrowIfNull(data);
         ArgumentNullException.ThrowIfNull(signer);
         var seed = SeedSerializeAndSign.SerializeToRecyclableMemoryStreamAndSign(data.Seed);
-        using var plain = signer.Sign(data.Ours, BenchmarkData.Key, SignatureForms.Plain);
-        using var webhook = signer.Sign(data.Ours, BenchmarkData.Key, SignatureForms.Webhook);
+        using var plain = signer.Sign(data.Ours, SignatureForms.Plain);
+        using var webhook = signer.Sign(data.Ours, SignatureForms.Webhook);
         var canonical = webhook.GetCanonicalBytes().ToArray();
         var prefixed = Encoding.ASCII.GetBytes($"{webhook.Webhook!.Id}.{webhook.Webhook.Timestamp}.").Concat(canonical).ToArray();
         var expected = StandardWebhooks.VersionPrefix + Convert.ToBase64String(System.Security.Cryptography.HMACSHA256.HashData(BenchmarkData.KeyBytes, prefixed));

@@ -55,7 +55,7 @@ public static class LoadRunner
         ArgumentOutOfRangeException.ThrowIfLessThan(rounds, 1);
         var data = BenchmarkData.Create(widgetCount);
         var signer = SignerFactory.Create(out var pool);
-        var oneCore = SignerFactory.Create(pool, WidgetSigning.Pipeline.SpareCoreMode.Never);
+        var oneCore = SignerFactory.Create(pool, SignerFactory.OneCore);
         SignatureGuard.EnsureSameSignature(data, signer);
         var body = data.SeedBody();
         var reader = new WidgetSigning.Envelopes.WidgetEnvelopeReader();
@@ -65,22 +65,22 @@ public static class LoadRunner
         [
             ("EnvelopeSigner.Sign (ours)", () =>
             {
-                using var signed = signer.Sign(data.Ours, BenchmarkData.Key);
+                using var signed = signer.Sign(data.Ours);
                 _ = signed.Signature.ToHex();
             }, pool),
 
             // Signing on one core only, and the request path (the seed body read and signed) adaptive and one-core.
             ("EnvelopeSigner.Sign, one core (never overlapped)", () =>
             {
-                using var signed = oneCore.Sign(data.Ours, BenchmarkData.Key);
+                using var signed = oneCore.Sign(data.Ours);
                 _ = signed.Signature.ToHex();
             }, pool),
-            ("ReadAndSignAsync (ours, behind the reader when a core is spare)", () => SignerFactory.ReadAndSign(signer, reader, body), pool),
-            ("ReadAndSignAsync, one core (read, then sign)", () => SignerFactory.ReadAndSign(oneCore, reader, body), pool),
+            ("ReadAndSignAsync (ours, behind the reader when a core is spare)", () => SignerFactory.ReadAndSign(signer, body), pool),
+            ("ReadAndSignAsync, one core (read, then sign)", () => SignerFactory.ReadAndSign(oneCore, body), pool),
             // The same two again, as an A/A control: on a shared 2-core VM two identical rows differ by 3-6 %, and a gap
             // between the two above means something only when it is larger than the gap between the pairs.
-            ("ReadAndSignAsync, one core again (A/A control)", () => SignerFactory.ReadAndSign(oneCore, reader, body), pool),
-            ("ReadAndSignAsync, adaptive again (A/A control)", () => SignerFactory.ReadAndSign(signer, reader, body), pool),
+            ("ReadAndSignAsync, one core again (A/A control)", () => SignerFactory.ReadAndSign(oneCore, body), pool),
+            ("ReadAndSignAsync, adaptive again (A/A control)", () => SignerFactory.ReadAndSign(signer, body), pool),
 
             // The variants under the same load: overlap must not cost throughput when every core is busy.
             ("Variant 2: direct, hash per block (never overlapped)", () => SigningVariants.DirectHashPerBlock(pool, data.Ours, BenchmarkData.Key), pool),

@@ -1,6 +1,5 @@
 using FunctionApp.Benchmarks.Infrastructure;
 using WidgetSigning.Envelopes;
-using WidgetSigning.Pipeline;
 using WidgetSigning.Signing;
 
 namespace FunctionApp.Benchmarks.Load;
@@ -21,18 +20,18 @@ public static class PipelineInterleavedRunner
         var data = BenchmarkData.Create(BenchmarkData.SeedWidgetCount);
         var body = data.SeedBody();
         var adaptive = SignerFactory.Create(out var streams);
-        var never = SignerFactory.Create(streams, SpareCoreMode.Never);
-        var always = SignerFactory.Create(streams, SpareCoreMode.Always);
+        var never = SignerFactory.Create(streams, SignerFactory.OneCore);
+        var eager = SignerFactory.Create(streams, SignerFactory.Eager);
         var reader = new WidgetEnvelopeReader();
         var key = BenchmarkData.Key;
 
         void Sign(EnvelopeSigner signer)
         {
-            using var signed = signer.Sign(data.Ours, key);
+            using var signed = signer.Sign(data.Ours);
         }
 
         using var canonical = new MemoryStream();
-        EnvelopeSigner.WriteCanonical(data.Ours, canonical);
+        WidgetSigning.Envelopes.CanonicalUtf8Writer.Write(data.Ours, canonical);
         var bytes = canonical.ToArray();
         void Hmac() => System.Security.Cryptography.HMACSHA256.HashData(BenchmarkData.KeyBytes, bytes);
 
@@ -45,14 +44,14 @@ public static class PipelineInterleavedRunner
                 Hmac();
             }),
             ("two HMACs on two threads at once", () => Parallel.Invoke(Hmac, Hmac)),
-            ("writer alone", () => EnvelopeSigner.WriteCanonical(data.Ours, Stream.Null)),
+            ("writer alone", () => WidgetSigning.Envelopes.CanonicalUtf8Writer.Write(data.Ours, Stream.Null)),
             ("read alone", () => reader.Read(new MemoryStream(body, writable: false))),
             ("read alone, while the other core hashes 2 MB", () => Parallel.Invoke(() => reader.Read(new MemoryStream(body, writable: false)), Hmac, Hmac)),
-            ("sign while reading (one core)", () => SignerFactory.ReadAndSign(never, reader, body)),
-            ("sign behind the reader (always)", () => SignerFactory.ReadAndSign(always, reader, body)),
-            ("ReadAndSignAsync (adaptive)", () => SignerFactory.ReadAndSign(adaptive, reader, body)),
+            ("sign while reading (one core)", () => SignerFactory.ReadAndSign(never, body)),
+            ("sign behind the reader (eager: a spare core for any size)", () => SignerFactory.ReadAndSign(eager, body)),
+            ("SignAsync over the body (adaptive)", () => SignerFactory.ReadAndSign(adaptive, body)),
             ("sign in memory, one core", () => Sign(never)),
-            ("sign in memory, MACs split over two cores", () => Sign(always)),
+            ("sign in memory, MACs split over two cores", () => Sign(eager)),
             ("sign in memory (adaptive)", () => Sign(adaptive)),
         ];
 

@@ -122,7 +122,7 @@ public static class SlowModeProbe
                 ("one core", rows.SignFunction_RunAsync_SignWhileReadingOneCore),
             ];
             var samples = variants.Select(_ => new List<double>()).ToArray();
-            var helperRunsBefore = WidgetSigning.Pipeline.PipelineCounters.Snapshot();
+            var helperRunsBefore = rows.SpareCoreCounters.Snapshot();
             for (var round = -5; round < rounds; round++)
             {
                 for (var v = 0; v < variants.Length; v++)
@@ -136,7 +136,7 @@ public static class SlowModeProbe
                 }
             }
 
-            var helper = WidgetSigning.Pipeline.PipelineCounters.Snapshot() - helperRunsBefore;
+            var helper = rows.SpareCoreCounters.Snapshot() - helperRunsBefore;
             var result = new ProcessResult(InterleavedRounds.Median(samples[0]), InterleavedRounds.Median(samples[1]), InterleavedRounds.Median(samples[2]), helper.HelperShare, helper.HelperSleeps);
             output.WriteLine(JsonSerializer.Serialize(result));
             return 0;

@@ -9,7 +9,9 @@ namespace FunctionApp.Benchmarks.Variants;
 /// <summary>
 /// The ways of producing the signature that were measured, side by side, each returning the hex signature of
 /// the same canonical bytes in a pooled stream sized as <see cref="EnvelopeSigner"/> sizes it. Production
-/// (<see cref="EnvelopeSigner.SignAsync"/>) writes directly and hashes per block, or overlapped in 16 KB chunks when a core is spare.
+/// (<see cref="WidgetSigning.SpareCores.CanonicalPass"/>) writes directly and hashes per block, or overlapped in 16 KB
+/// chunks when a core is spare. Variants the product dropped are compared against a git revision
+/// (<c>scripts/bench-against.sh</c>), not kept here.
 /// </summary>
 internal static class SigningVariants
 {
@@ -18,15 +20,15 @@ internal static class SigningVariants
     /// <summary>The first signer's way: a 16 KB staging buffer copied into the blocks with <c>Write</c>, then every block hashed afterwards.</summary>
     public static string StagedThenHash(RecyclableMemoryStreamManager streams, WidgetEnvelope envelope, SigningKey key)
     {
-        using var stream = streams.GetStream(Tag, EnvelopeSigner.EstimateCanonicalLength(envelope));
-        EnvelopeSigner.WriteCanonical(envelope, stream);
+        using var stream = streams.GetStream(Tag, Estimate(envelope));
+        CanonicalUtf8Writer.Write(envelope, (Stream)stream);
         return key.Sign(stream.GetReadOnlySequence()).ToHex();
     }
 
     /// <summary>Written into the blocks through <c>GetSpan</c>/<c>Advance</c> (no staging copy), then hashed afterwards.</summary>
     public static string DirectThenHash(RecyclableMemoryStreamManager streams, WidgetEnvelope envelope, SigningKey key)
     {
-        using var stream = streams.GetStream(Tag, EnvelopeSigner.EstimateCanonicalLength(envelope));
+        using var stream = streams.GetStream(Tag, Estimate(envelope));
         CanonicalUtf8Writer.Write(envelope, (System.Buffers.IBufferWriter<byte>)stream);
         return key.Sign(stream.GetReadOnlySequence()).ToHex();
     }
@@ -34,49 +36,35 @@ internal static class SigningVariants
     /// <summary>Written into the blocks, each block hashed as soon as it is full (production).</summary>
     public static string DirectHashPerBlock(RecyclableMemoryStreamManager streams, WidgetEnvelope envelope, SigningKey key)
     {
-        using var stream = streams.GetStream(Tag, EnvelopeSigner.EstimateCanonicalLength(envelope));
-        return key.SignWhileWriting(stream, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks)).ToHex();
+        using var stream = streams.GetStream(Tag, Estimate(envelope));
+        return SignWhileWriting(key, stream, envelope, 0).ToHex();
     }
 
     /// <summary>As <see cref="DirectHashPerBlock"/>, but hashed every <paramref name="chunk"/> bytes (closer to L1 than a 64 KB block).</summary>
     public static string DirectHashPerChunk(RecyclableMemoryStreamManager streams, WidgetEnvelope envelope, SigningKey key, int chunk)
     {
-        using var stream = streams.GetStream(Tag, EnvelopeSigner.EstimateCanonicalLength(envelope));
+        using var stream = streams.GetStream(Tag, Estimate(envelope));
         var limited = new ChunkLimitingBufferWriter(stream, chunk);
-        return key.SignWhileWriting(limited, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks)).ToHex();
+        return SignWhileWriting(key, limited, envelope, 0).ToHex();
     }
 
     /// <summary>Written on this thread while a thread-pool thread hashes each committed chunk of <paramref name="chunk"/> bytes, whatever the load.</summary>
     public static string Overlapped(RecyclableMemoryStreamManager streams, WidgetEnvelope envelope, SigningKey key, int chunk)
     {
-        using var stream = streams.GetStream(Tag, EnvelopeSigner.EstimateCanonicalLength(envelope));
-        return key.SignWhileWriting(stream, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks), chunk).ToHex();
+        using var stream = streams.GetStream(Tag, Estimate(envelope));
+        return SignWhileWriting(key, stream, envelope, chunk).ToHex();
     }
 
     /// <summary>
     /// Both MACs a signature carries (<c>X-Signature</c>'s and the Standard Webhooks one over
     /// <paramref name="prefix"/> + the bytes) fed while writing, overlapped in 16 KB chunks, the hashing shared by the
-    /// two threads (<paramref name="backlog"/>: unhashed chunk appends the writer leaves to the other thread), as
-    /// <see cref="EnvelopeSigner"/> does with a spare core. Returns <c>X-Signature</c>'s hex.
+    /// two threads, as <see cref="EnvelopeSigner"/> does with a spare core. Returns <c>X-Signature</c>'s hex.
     /// </summary>
-    public static string TwoMacsShared(RecyclableMemoryStreamManager streams, WidgetEnvelope envelope, SigningKey key, byte[] prefix, int backlog)
+    public static string TwoMacsShared(RecyclableMemoryStreamManager streams, WidgetEnvelope envelope, SigningKey key, byte[] prefix)
     {
-        using var stream = streams.GetStream(Tag, EnvelopeSigner.EstimateCanonicalLength(envelope));
+        using var stream = streams.GetStream(Tag, Estimate(envelope));
         var macs = RentTwo(key, prefix);
-        OverlappedHashingBufferWriter.Write(stream, new HashTargets(macs, 0, 2), 16 * 1024, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks), backlog);
-        return Complete(key, macs);
-    }
-
-    /// <summary>
-    /// The split by MAC of the same two MACs: this thread writes and feeds <c>X-Signature</c>'s, the spare core
-    /// feeds the Standard Webhooks one, nothing shared (one core idles for a third of the time: writing costs less than an HMAC).
-    /// </summary>
-    public static string TwoMacsSplitByMac(RecyclableMemoryStreamManager streams, WidgetEnvelope envelope, SigningKey key, byte[] prefix)
-    {
-        using var stream = streams.GetStream(Tag, EnvelopeSigner.EstimateCanonicalLength(envelope));
-        var macs = RentTwo(key, prefix);
-        OverlappedHashingBufferWriter.Write(
-            new HashingBufferWriter(stream, new HashTargets(macs[0])), new HashTargets(macs[1]), 16 * 1024, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks), int.MaxValue);
+        WidgetSigning.SpareCores.OverlappedHashingBufferWriter.Write(stream, new HashTargets(macs, 0, 2), 16 * 1024, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks));
         return Complete(key, macs);
     }
 
@@ -93,6 +81,25 @@ internal static class SigningVariants
         webhook.AppendData(canonical);
         webhook.GetHashAndReset(mac);
         return System.Security.Cryptography.HMACSHA256.HashData(Infrastructure.BenchmarkData.KeyBytes, canonical)[0] + mac[0];
+    }
+
+    // The canonical length's lower bound the signer sizes its stream from: {"widgets":[]} and 231 bytes per widget.
+    private static long Estimate(WidgetEnvelope envelope) => 14 + ((long)envelope.Widgets.Count * WidgetSigning.SpareCores.CanonicalPass.MinimumWidgetBytes);
+
+    // One key's HMAC fed while the bytes are written: per committed span, or with chunk above 0 on another core too.
+    private static Signature SignWhileWriting(SigningKey key, System.Buffers.IBufferWriter<byte> destination, WidgetEnvelope envelope, int chunk)
+    {
+        var hash = key.RentHash();
+        if (chunk > 0)
+        {
+            WidgetSigning.SpareCores.OverlappedHashingBufferWriter.Write(destination, new HashTargets(hash), chunk, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks));
+        }
+        else
+        {
+            CanonicalUtf8Writer.Write(envelope, new HashingBufferWriter(destination, new HashTargets(hash)));
+        }
+
+        return key.Complete(hash);
     }
 
     private static System.Security.Cryptography.IncrementalHash[] RentTwo(SigningKey key, byte[] prefix)

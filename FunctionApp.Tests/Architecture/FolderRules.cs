@@ -27,21 +27,21 @@ public static class FolderRules
     public const string IsolatedHosting = "Isolated/Hosting";
 
     /// <summary>The core's folders, in dependency order.</summary>
-    public static IReadOnlyList<string> CoreFolders { get; } = ["Http", "Queues", "Audit", "Callers", "Signing", "Pipeline", "Hashing", "Envelopes", "Keys", "Storage", "Telemetry", "Primitives"];
+    public static IReadOnlyList<string> CoreFolders { get; } = ["Http", "Queues", "Audit", "Callers", "Signing", "SpareCores", "Hashing", "Envelopes", "Keys", "Storage", "Telemetry", "Primitives"];
 
     public static IReadOnlyDictionary<string, IReadOnlySet<string>> Allowed { get; } = new Dictionary<string, IReadOnlySet<string>>(StringComparer.Ordinal)
     {
-        [Root] = Set(InProcessFunctions, "Http", "Queues", "Audit", "Callers", "Signing", "Pipeline", "Hashing", "Envelopes", "Keys", "Storage", "Telemetry", "Primitives"),
+        [Root] = Set(InProcessFunctions, "Http", "Queues", "Audit", "Callers", "Signing", "SpareCores", "Hashing", "Envelopes", "Keys", "Storage", "Telemetry", "Primitives"),
         [InProcessFunctions] = Set("Http", "Queues", "Audit", "Signing", "Envelopes", "Keys", "Storage", "Telemetry", "Primitives"),
-        [IsolatedRoot] = Set(IsolatedFunctions, IsolatedHosting, "Http", "Queues", "Audit", "Callers", "Signing", "Pipeline", "Hashing", "Envelopes", "Keys", "Storage", "Telemetry", "Primitives"),
+        [IsolatedRoot] = Set(IsolatedFunctions, IsolatedHosting, "Http", "Queues", "Audit", "Callers", "Signing", "SpareCores", "Hashing", "Envelopes", "Keys", "Storage", "Telemetry", "Primitives"),
         [IsolatedFunctions] = Set("Http", "Queues", "Audit", "Signing", "Envelopes", "Keys", "Storage", "Telemetry", "Primitives"),
         [IsolatedHosting] = Set("Http"),
         ["Http"] = Set("Audit", "Callers", "Signing", "Envelopes", "Keys", "Storage", "Telemetry", "Primitives"),
         ["Queues"] = Set("Audit", "Signing", "Envelopes", "Keys", "Storage", "Telemetry", "Primitives"),
         ["Audit"] = Set("Callers", "Signing", "Envelopes", "Keys", "Primitives"),
         ["Callers"] = Set("Keys", "Storage", "Telemetry", "Primitives"),
-        ["Signing"] = Set("Pipeline", "Hashing", "Envelopes", "Keys", "Telemetry", "Primitives"),
-        ["Pipeline"] = Set("Envelopes", "Telemetry", "Primitives"),
+        ["Signing"] = Set("SpareCores", "Hashing", "Envelopes", "Keys", "Telemetry", "Primitives"),
+        ["SpareCores"] = Set("Hashing", "Envelopes", "Telemetry", "Primitives"),
         ["Hashing"] = Set("Keys", "Primitives"),
         ["Envelopes"] = Set("Primitives"),
         ["Keys"] = Set("Telemetry", "Primitives"),

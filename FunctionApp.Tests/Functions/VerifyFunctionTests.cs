@@ -158,7 +158,7 @@ public sealed class VerifyFunctionTests
         harness.Rotate();
         harness.Server.Fault = FakeKeyVaultFault.ServerError;
         var function = new VerifyFunction(new VerifyHandler(
-            new HttpEnvelopeReader(new(), harness.Streams, Options.Create(new HttpOptions())), harness.Verifier, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), TestAuthorizers.Open(), NullLogger<VerifyHandler>.Instance));
+            new HttpEnvelopeReader(new(), harness.Streams, Options.Create(new HttpOptions()), TestServices.NoBudget), harness.Verifier, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), TestAuthorizers.Open(), NullLogger<VerifyHandler>.Instance));
         var exchange = HttpExchange.Post(OneWidget.Input);
         exchange.Request.Headers[SignatureHeaders.Signature] = OneWidget.SignatureHex;
 
@@ -177,7 +177,7 @@ public sealed class VerifyFunctionTests
         // Arrange: the signature header arrives, then half the envelope, then the connection is gone.
         using var aborted = new CancellationTokenSource();
         var function = new VerifyFunction(new VerifyHandler(
-            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())),
+            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions()), TestServices.NoBudget),
             new EnvelopeVerifier(_services.Streams, _services.KeySource),
             Options.Create(new WidgetSigning.Keys.ReceiverOptions()),
             TestAuthorizers.Open(), NullLogger<VerifyHandler>.Instance));
@@ -206,7 +206,7 @@ public sealed class VerifyFunctionTests
         long maxBodyBytes = 16 * 1024 * 1024)
     {
         var function = new VerifyFunction(new VerifyHandler(
-            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions { MaxRequestBodyBytes = (int)maxBodyBytes })),
+            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions { MaxRequestBodyBytes = (int)maxBodyBytes }), TestServices.NoBudget),
             new EnvelopeVerifier(_services.Streams, _services.KeySource),
             Options.Create(new WidgetSigning.Keys.ReceiverOptions()),
             TestAuthorizers.Open(), NullLogger<VerifyHandler>.Instance));

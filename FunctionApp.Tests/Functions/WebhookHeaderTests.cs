@@ -278,9 +278,9 @@ public sealed class WebhookHeaderTests
 
     private async Task<HttpExchange> SignAsync(string? idempotencyKey = null, string? query = null, byte[]? body = null)
     {
-        var signer = new EnvelopeSigner(_services.Streams, _services.KeySource, _time, NullLogger<EnvelopeSigner>.Instance);
+        var signer = _services.CreateSigner(time: _time);
         var function = new SignHandler(
-            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())), signer, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), TestAuthorizers.Open(), NullLogger<SignHandler>.Instance);
+            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions()), TestServices.NoBudget), signer, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), TestAuthorizers.Open(), NullLogger<SignHandler>.Instance);
         var exchange = HttpExchange.Post(body ?? OneWidget.Input, query: query);
         if (idempotencyKey is not null)
         {
@@ -295,7 +295,7 @@ public sealed class WebhookHeaderTests
     {
         var verifier = new EnvelopeVerifier(_services.Streams, _services.KeySource, _time, Options.Create(new WebhookOptions()));
         var function = new VerifyHandler(
-            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())), verifier, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), TestAuthorizers.Open(), NullLogger<VerifyHandler>.Instance);
+            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions()), TestServices.NoBudget), verifier, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), TestAuthorizers.Open(), NullLogger<VerifyHandler>.Instance);
         var exchange = HttpExchange.Post(OneWidget.Input);
         var headers = exchange.Request.Headers;
         if (id is not null)

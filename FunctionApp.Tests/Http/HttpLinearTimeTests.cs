@@ -23,7 +23,7 @@ public sealed class HttpLinearTimeTests(ITestOutputHelper output)
     {
         // Arrange
         var services = new TestServices();
-        var reader = new HttpEnvelopeReader(services.Reader, services.Streams, Options.Create(new HttpOptions()));
+        var reader = new HttpEnvelopeReader(services.Reader, services.Streams, Options.Create(new HttpOptions()), TestServices.NoBudget);
         var small = AttackBodies.Create(shape, SmallBytes);
         var large = AttackBodies.Create(shape, 4 * SmallBytes);
         // Both sizes are what the shape is meant to be (valid or refused), so the ratio compares like with like.
@@ -44,7 +44,7 @@ public sealed class HttpLinearTimeTests(ITestOutputHelper output)
         try
         {
             var envelope = await reader.ReadAsync(TestRequests.Post("/api/sign", body, sendContentLength: false), CancellationToken.None);
-            using var signed = services.Signer.SignWith(envelope, services.Key);
+            using var signed = services.Signer.SignWith(envelope);
             return true;
         }
         catch (EnvelopeFormatException)

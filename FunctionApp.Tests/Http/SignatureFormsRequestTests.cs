@@ -231,9 +231,9 @@ public sealed class SignatureFormsRequestTests
 
     private async Task<HttpExchange> SignAsync(SignatureForms deployment, string? query, string? idempotencyKey = null, byte[]? body = null)
     {
-        var signer = new EnvelopeSigner(_services.Streams, _services.KeySource, _time, NullLogger<EnvelopeSigner>.Instance);
+        var signer = _services.CreateSigner(time: _time);
         var options = Options.Create(new HttpOptions { SignatureForms = deployment });
-        var handler = new SignHandler(new HttpEnvelopeReader(_services.Reader, _services.Streams, options), signer, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), TestAuthorizers.Open(), NullLogger<SignHandler>.Instance);
+        var handler = new SignHandler(new HttpEnvelopeReader(_services.Reader, _services.Streams, options, TestServices.NoBudget), signer, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), TestAuthorizers.Open(), NullLogger<SignHandler>.Instance);
         var exchange = HttpExchange.Post(body ?? OneWidget.Input, query: query);
         if (idempotencyKey is not null)
         {
@@ -248,7 +248,7 @@ public sealed class SignatureFormsRequestTests
     {
         var verifier = new EnvelopeVerifier(_services.Streams, _services.KeySource, _time, Options.Create(new WebhookOptions()));
         var handler = new VerifyHandler(
-            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions())), verifier, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), TestAuthorizers.Open(), NullLogger<VerifyHandler>.Instance);
+            new HttpEnvelopeReader(_services.Reader, _services.Streams, Options.Create(new HttpOptions()), TestServices.NoBudget), verifier, Options.Create(new WidgetSigning.Keys.ReceiverOptions()), TestAuthorizers.Open(), NullLogger<VerifyHandler>.Instance);
         var exchange = HttpExchange.Post(OneWidget.Input);
         var headers = exchange.Request.Headers;
         if (id is not null)

@@ -172,7 +172,7 @@ public sealed class KeyVaultRevocationTests
     }
 
     private static SignFunction CreateSignFunction(KeyVaultHarness harness) => new(new SignHandler(
-        new HttpEnvelopeReader(new WidgetEnvelopeReader(), harness.Streams, Microsoft.Extensions.Options.Options.Create(new HttpOptions())),
+        new HttpEnvelopeReader(new WidgetEnvelopeReader(), harness.Streams, Microsoft.Extensions.Options.Options.Create(new HttpOptions()), TestServices.NoBudget),
         harness.Signer,
         Microsoft.Extensions.Options.Options.Create(new ReceiverOptions()),
         TestAuthorizers.Open(), NullLogger<SignHandler>.Instance));

@@ -167,6 +167,6 @@ public sealed class RotationRehearsalTests
         }
 
         private static HttpEnvelopeReader Reader(KeyVaultHarness harness) =>
-            new(new WidgetEnvelopeReader(), harness.Streams, Microsoft.Extensions.Options.Options.Create(new HttpOptions()));
+            new(new WidgetEnvelopeReader(), harness.Streams, Microsoft.Extensions.Options.Options.Create(new HttpOptions()), TestServices.NoBudget);
     }
 }

@@ -1,7 +1,4 @@
 using FunctionApp.Tests.TestKit;
-using Microsoft.Extensions.Logging.Abstractions;
-using WidgetSigning.Pipeline;
-using WidgetSigning.Signing;
 using Xunit.Abstractions;
 
 namespace FunctionApp.Tests.Signing;
@@ -22,12 +19,12 @@ public sealed class AllocationBudgetTests(ITestOutputHelper output)
     {
         // Arrange
         var services = new TestServices();
-        var signer = new EnvelopeSigner(services.Streams, services.KeySource, NullLogger<EnvelopeSigner>.Instance, spareCores: SpareCorePolicy.For(SpareCoreMode.Always));
+        var signer = services.CreateSigner(spareCores: TestServices.Eager);
         var vector = Vector.Load("seed-3000-widgets");
         var envelope = services.Read(vector.Input);
         for (var i = 0; i < 5; i++)
         {
-            using var warm = signer.SignWith(envelope, services.Key);
+            using var warm = signer.SignWith(envelope);
         }
 
         // Act
@@ -35,7 +32,7 @@ public sealed class AllocationBudgetTests(ITestOutputHelper output)
         var before = GC.GetTotalAllocatedBytes(precise: true);
         for (var i = 0; i < Calls; i++)
         {
-            using var signed = signer.SignWith(envelope, services.Key);
+            using var signed = signer.SignWith(envelope);
         }
 
         var perCall = (GC.GetTotalAllocatedBytes(precise: true) - before) / Calls;
@@ -43,7 +40,7 @@ public sealed class AllocationBudgetTests(ITestOutputHelper output)
         output.WriteLine($"allocated per sign: {perCall} bytes");
 
         // Assert
-        using (var check = signer.SignWith(envelope, services.Key))
+        using (var check = signer.SignWith(envelope))
         {
             Assert.Equal(vector.SignatureHex, check.Signature.ToHex());
         }

@@ -4,10 +4,8 @@ using System.Text;
 using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Envelopes;
 using WidgetSigning.Keys;
-using WidgetSigning.Pipeline;
 using WidgetSigning.Signing;
 using FunctionApp.Tests.TestKit;
-using Microsoft.Extensions.Logging.Abstractions;
 
 namespace FunctionApp.Tests.Signing;
 
@@ -56,7 +54,7 @@ public sealed class SignatureFormsTests
         var signer = Signer(twoCores);
 
         // Act
-        using var signed = signer.SignWith(envelope, _services.Key, SignatureForms.Plain);
+        using var signed = signer.SignWith(envelope, SignatureForms.Plain);
 
         // Assert
         Assert.Equal(vector.Canonical, signed.GetCanonicalBytes().ToArray());
@@ -72,12 +70,12 @@ public sealed class SignatureFormsTests
     {
         // Arrange: the vector's id and, through the clock, its timestamp.
         var vector = WebhookVector.Load(name);
-        var signer = Signer(twoCores, vector.Timestamp);
         var key = new SigningKey("vector", Convert.FromBase64String(vector.Key));
+        var signer = Signer(twoCores, vector.Timestamp, key);
         var envelope = _services.Read(vector.Vector.Input);
 
         // Act
-        using var signed = SignAll(signer, envelope, key, [], vector.Id, SignatureForms.Webhook);
+        using var signed = SignAll(signer, envelope, vector.Id, SignatureForms.Webhook);
 
         // Assert
         Assert.Equal(vector.Vector.Canonical, signed.GetCanonicalBytes().ToArray());
@@ -93,12 +91,12 @@ public sealed class SignatureFormsTests
     {
         // Arrange
         var vector = WebhookVector.Load(name);
-        var signer = Signer(twoCores, vector.Timestamp);
         var key = new SigningKey("vector", Convert.FromBase64String(vector.Key));
+        var signer = Signer(twoCores, vector.Timestamp, key);
         var envelope = _services.Read(vector.Vector.Input);
 
         // Act
-        using var signed = SignAll(signer, envelope, key, [], vector.Id, SignatureForms.Both);
+        using var signed = SignAll(signer, envelope, vector.Id, SignatureForms.Both);
 
         // Assert
         Assert.Equal(vector.Signature, signed.Webhook!.Signature);
@@ -119,8 +117,8 @@ public sealed class SignatureFormsTests
         var seed = WebhookIdSeed.FromIdempotencyKey("order-30");
 
         // Act
-        await using var signed = await signer.ReadAndSignAsync(
-            new MemoryStream(vector.Input, writable: false), _services.Reader,
+        await using var signed = await signer.SignAsync(
+            new MemoryStream(vector.Input, writable: false),
             new SignRequest { Receivers = [SigningTestExtensions.DefaultReceiver], IdSeed = seed, Forms = forms },
             CancellationToken.None);
 
@@ -144,14 +142,14 @@ public sealed class SignatureFormsTests
     {
         // Arrange: a rotation in progress.
         var vector = WebhookVector.Load("one-widget");
-        var signer = Signer(twoCores: false, vector.Timestamp);
         var current = new SigningKey("current-version", Convert.FromBase64String(vector.Key));
         var stagedKey = Enumerable.Range(7, 32).Select(i => (byte)i).ToArray();
         var staged = new SigningKey("staged-version", stagedKey);
+        var signer = Signer(twoCores: false, vector.Timestamp, current, staged);
         var envelope = _services.Read(vector.Vector.Input);
 
         // Act
-        using var signed = SignAll(signer, envelope, current, [staged], vector.Id, SignatureForms.Webhook);
+        using var signed = SignAll(signer, envelope, vector.Id, SignatureForms.Webhook);
 
         // Assert
         var prefixed = Encoding.ASCII.GetBytes($"{vector.Id}.{vector.Timestamp}.").Concat(vector.Vector.Canonical).ToArray();
@@ -169,7 +167,7 @@ public sealed class SignatureFormsTests
         var envelope = _services.Read(vector.Input);
 
         // Act
-        using var signed = SignAll(Signer(twoCores: true), envelope, _services.Key, [staged], WebhookId, SignatureForms.Plain);
+        using var signed = SignAll(Signer(twoCores: true, null, _services.Key, staged), envelope, WebhookId, SignatureForms.Plain);
 
         // Assert
         Assert.Collection(
@@ -189,11 +187,11 @@ public sealed class SignatureFormsTests
         var envelope = _services.Read(vector.Input);
 
         // Act
-        using var signed = SignAll(_services.Signer, envelope, _services.Key, [], "not valid!", SignatureForms.Plain);
+        using var signed = SignAll(_services.Signer, envelope, "not valid!", SignatureForms.Plain);
 
         // Assert
         Assert.Equal(vector.SignatureHex, signed.Signature.ToHex());
-        Assert.Throws<ArgumentException>(() => SignAll(_services.Signer, envelope, _services.Key, [], "not valid!", SignatureForms.Webhook));
+        Assert.Throws<ArgumentException>(() => SignAll(_services.Signer, envelope, "not valid!", SignatureForms.Webhook));
     }
 
     [Theory]
@@ -214,13 +212,13 @@ public sealed class SignatureFormsTests
         // Standard Webhooks MACs after the pass; without that form, no id is made and no SHA-256 is fed.
         var staged = Enumerable.Range(0, stagedKeys).Select(i => new SigningKey($"staged-{i}", RandomNumberGenerator.GetBytes(32))).ToArray();
         var request = derivedId
-            ? SigningTestExtensions.RequestWith(_services.Key, staged, forms, seed: WebhookIdSeed.FromIdempotencyKey("k"))
-            : SigningTestExtensions.RequestWith(_services.Key, staged, forms, webhookId: WebhookId);
-        var keys = request.Keys!.ToArray();
-        var plan = EnvelopeSigner.SignPlan.Of(request);
+            ? SigningTestExtensions.Request(forms, seed: WebhookIdSeed.FromIdempotencyKey("k"))
+            : SigningTestExtensions.Request(forms, webhookId: WebhookId);
+        ReceiverKeys[] keys = [new(SigningTestExtensions.DefaultReceiver, new SigningKeys(_services.Key, staged))];
+        var plan = SignPlan.Of(request);
 
         // Act
-        var macs = EnvelopeSigner.CreateMacs(keys, plan, timestamp: 1);
+        var macs = plan.CreateMacs(keys, timestamp: 1);
         var count = macs.Count;
         macs.Abandon();
 
@@ -232,18 +230,21 @@ public sealed class SignatureFormsTests
     public void CreateMacs_PlainOnlyWithASeed_NoWebhookIdAndNoDigest()
     {
         // Act
-        var plan = EnvelopeSigner.SignPlan.Of(SigningTestExtensions.RequestWith(_services.Key, forms: SignatureForms.Plain, seed: WebhookIdSeed.FromIdempotencyKey("k")));
+        var plan = SignPlan.Of(SigningTestExtensions.Request(SignatureForms.Plain, seed: WebhookIdSeed.FromIdempotencyKey("k")));
 
         // Assert: neither a derived nor a generated id; nothing to feed but X-Signature's MAC.
         Assert.Null(plan.Seed);
         Assert.Null(plan.Literal);
     }
 
-    // Signs with the keys given, under the literal id, making only the forms asked for.
-    private static SignedEnvelope SignAll(EnvelopeSigner signer, WidgetEnvelope envelope, SigningKey current, SigningKey[] staged, string webhookId, SignatureForms forms) =>
-        signer.SignAsync(envelope, SigningTestExtensions.RequestWith(current, staged, forms, webhookId: webhookId), CancellationToken.None).AsTask().GetAwaiter().GetResult();
+    // Signs with the signer's keys, under the literal id, making only the forms asked for.
+    private static SignedEnvelope SignAll(EnvelopeSigner signer, WidgetEnvelope envelope, string webhookId, SignatureForms forms) =>
+        signer.SignAsync(envelope, SigningTestExtensions.Request(forms, webhookId: webhookId), CancellationToken.None).AsTask().GetAwaiter().GetResult();
 
-    private EnvelopeSigner Signer(bool twoCores, long? timestamp = null) =>
-        new(_services.Streams, _services.KeySource, timestamp is { } t ? new FakeTimeProvider(DateTimeOffset.FromUnixTimeSeconds(t)) : TimeProvider.System, NullLogger<EnvelopeSigner>.Instance,
-            spareCores: SpareCorePolicy.For(twoCores ? SpareCoreMode.Always : SpareCoreMode.Never));
+    // The current key (and staged ones) given, or the vectors' key; two cores eagerly, or one.
+    private EnvelopeSigner Signer(bool twoCores, long? timestamp = null, SigningKey? current = null, params SigningKey[] staged) =>
+        _services.CreateSigner(
+            current is null ? _services.KeySource : new FixedReceiverKeySource(current, staged),
+            twoCores ? TestServices.Eager : TestServices.OneCore,
+            time: timestamp is { } t ? new FakeTimeProvider(DateTimeOffset.FromUnixTimeSeconds(t)) : TimeProvider.System);
 }

@@ -3,7 +3,6 @@ using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
 using FunctionApp.Tests.TestKit;
-using Microsoft.Extensions.Logging.Abstractions;
 
 namespace FunctionApp.Tests.Signing;
 
@@ -37,12 +36,12 @@ public sealed class WebhookKnownAnswerTests
         // Arrange: the whole signer, from input.json, with the clock at the vector's timestamp.
         var vector = WebhookVector.Load(name);
         var time = new FakeTimeProvider(DateTimeOffset.FromUnixTimeSeconds(vector.Timestamp));
-        var signer = new EnvelopeSigner(_services.Streams, _services.KeySource, time, NullLogger<EnvelopeSigner>.Instance);
         var key = new SigningKey("vector", Convert.FromBase64String(vector.Key));
+        var signer = _services.CreateSigner(new FixedReceiverKeySource(key), time: time);
         var envelope = _services.Read(vector.Vector.Input);
 
         // Act
-        using var signed = await signer.SignAsync(envelope, SigningTestExtensions.RequestWith(key, webhookId: vector.Id), CancellationToken.None);
+        using var signed = await signer.SignAsync(envelope, SigningTestExtensions.Request(webhookId: vector.Id), CancellationToken.None);
 
         // Assert: the new header, and the old hex signature unchanged (the same key as the vectors' key.b64).
         Assert.Equal(vector.Id, signed.Webhook!.Id);
@@ -77,13 +76,13 @@ public sealed class WebhookKnownAnswerTests
         // Arrange
         var vector = WebhookVector.Load("one-widget");
         var time = new FakeTimeProvider(DateTimeOffset.FromUnixTimeSeconds(vector.Timestamp));
-        var signer = new EnvelopeSigner(_services.Streams, _services.KeySource, time, NullLogger<EnvelopeSigner>.Instance);
         var current = new SigningKey("current-version", Convert.FromBase64String(vector.Key));
         var staged = new SigningKey("staged-version", System.Security.Cryptography.RandomNumberGenerator.GetBytes(32));
+        var signer = _services.CreateSigner(new FixedReceiverKeySource(current, staged), time: time);
         var envelope = _services.Read(vector.Vector.Input);
 
         // Act
-        using var signed = await signer.SignAsync(envelope, SigningTestExtensions.RequestWith(current, [staged], webhookId: vector.Id), CancellationToken.None);
+        using var signed = await signer.SignAsync(envelope, SigningTestExtensions.Request(webhookId: vector.Id), CancellationToken.None);
 
         // Assert
         var entries = signed.Webhook!.Signature.Split(' ');

@@ -3,7 +3,6 @@ using Azure.Security.KeyVault.Secrets;
 using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
-using WidgetSigning.Telemetry;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
@@ -62,10 +61,17 @@ internal sealed class KeyVaultHarness : IAsyncDisposable
         clientOptions.Transport = new HttpClientTransport(server.CreateHandler());
         Client = KeyVaultClientFactory.CreateClient(options, Credential, clientOptions);
         _loggers = new LoggerFactory([Logs]);
-        Source = new KeyVaultSecretKeys(Client, options.SecretName!, options, time, _loggers.CreateLogger<KeyVaultReceiverKeySource>(), new SigningMetrics());
+        Source = new KeyVaultSecretKeys(Client, options.SecretName!, options, time, _loggers.CreateLogger<KeyVaultReceiverKeySource>(), TestServices.Metrics());
         Streams = StreamPoolFactory.Create(new StreamPoolOptions(), Logs.CreateLogger("pool"));
         Receivers = new SingleReceiverKeySource(Source);
-        Signer = new EnvelopeSigner(Streams, Receivers, time, _loggers.CreateLogger<EnvelopeSigner>());
+        Signer = new EnvelopeSigner(
+            Streams,
+            Receivers,
+            new WidgetSigning.Envelopes.WidgetEnvelopeReader(),
+            new WidgetSigning.SpareCores.CanonicalPass(TestServices.SpareCores()),
+            Microsoft.Extensions.Options.Options.Create(new WidgetSigning.Envelopes.EnvelopeOptions()),
+            time,
+            _loggers.CreateLogger<EnvelopeSigner>());
         Verifier = new EnvelopeVerifier(Streams, Receivers, time, Microsoft.Extensions.Options.Options.Create(new WebhookOptions()));
     }
 

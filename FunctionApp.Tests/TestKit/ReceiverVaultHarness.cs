@@ -34,7 +34,7 @@ internal sealed class ReceiverVaultHarness : IAsyncDisposable
 
         Source = new KeyVaultReceiverKeySource(
             Client, Microsoft.Extensions.Options.Options.Create(options), Microsoft.Extensions.Options.Options.Create(receivers), time,
-            logger, new WidgetSigning.Telemetry.SigningMetrics());
+            logger, TestServices.Metrics());
     }
 
     public FakeKeyVaultServer Server { get; }

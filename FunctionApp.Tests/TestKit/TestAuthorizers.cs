@@ -3,7 +3,6 @@ using Microsoft.Extensions.Options;
 using WidgetSigning.Audit;
 using WidgetSigning.Callers;
 using WidgetSigning.Http;
-using WidgetSigning.Telemetry;
 
 namespace FunctionApp.Tests.TestKit;
 
@@ -14,7 +13,7 @@ internal static class TestAuthorizers
         new CallerAuthenticator(new RefusingValidator(), Options.Create(new AuthOptions { Disabled = true })),
         new CallerGrants(new NoGrants(), Options.Create(new GrantOptions()), TimeProvider.System),
         new AuditLog(NullLoggerFactory.Instance),
-        new SigningMetrics());
+        TestServices.Metrics());
 
     private sealed class RefusingValidator : ITokenValidator
     {

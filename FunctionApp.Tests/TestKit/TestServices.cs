@@ -1,13 +1,20 @@
+using System.Diagnostics.Metrics;
 using WidgetSigning.Envelopes;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
+using WidgetSigning.SpareCores;
+using WidgetSigning.Telemetry;
+using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 using Microsoft.IO;
 
 namespace FunctionApp.Tests.TestKit;
 
-/// <summary>The signing core wired by hand with the vectors' key, for tests below the host.</summary>
+/// <summary>
+/// The signing core wired by hand with the vectors' key, for tests below the host: every part built with the
+/// dependencies production gives it (no part falls back to a default of its own).
+/// </summary>
 internal sealed class TestServices
 {
     public TestServices(StreamPoolOptions? poolOptions = null)
@@ -15,8 +22,17 @@ internal sealed class TestServices
         Streams = StreamPoolFactory.Create(poolOptions ?? new StreamPoolOptions(), NullLogger.Instance);
         Key = new SigningKey(ConfigurationReceiverKeySource.LocalKeyId, Vector.Key);
         KeySource = new ConfigurationReceiverKeySource(Options.Create(new LocalKeyOptions { LocalKey = Vector.KeyBase64 }), Options.Create(new ReceiverOptions()));
-        Signer = new EnvelopeSigner(Streams, KeySource, NullLogger<EnvelopeSigner>.Instance);
+        Signer = CreateSigner();
     }
+
+    /// <summary>A meter factory as DI's <c>AddMetrics</c> gives one.</summary>
+    public static IMeterFactory Meters { get; } = new ServiceCollection().AddMetrics().BuildServiceProvider().GetRequiredService<IMeterFactory>();
+
+    /// <summary><c>SpareCores:Mode</c> <c>Never</c>: one thread reads, writes and hashes.</summary>
+    public static SpareCoreOptions OneCore => new() { Mode = SpareCoreMode.Never };
+
+    /// <summary>A second core for any size while at most one signature per core is in flight: the two-core paths on an idle machine.</summary>
+    public static SpareCoreOptions Eager => new() { MinimumBytes = 0, CoresPerSignature = 1 };
 
     public RecyclableMemoryStreamManager Streams { get; }
 
@@ -27,6 +43,32 @@ internal sealed class TestServices
     public EnvelopeSigner Signer { get; }
 
     public WidgetEnvelopeReader Reader { get; } = new();
+
+    /// <summary>Instruments on <see cref="Meters"/>, as DI builds them.</summary>
+    public static SigningMetrics Metrics() => new(Meters);
+
+    /// <summary>A spare-core policy from <paramref name="options"/> (production's defaults without).</summary>
+    public static SpareCorePolicy SpareCores(SpareCoreOptions? options = null) => new(Options.Create(options ?? new SpareCoreOptions()), Metrics());
+
+    /// <summary>
+    /// A signer over this pool as production builds one, with <paramref name="keys"/> (this key source without), the
+    /// spare-core options (production's defaults without), the envelope options and the clock given.
+    /// </summary>
+    public EnvelopeSigner CreateSigner(IReceiverKeySource? keys = null, SpareCoreOptions? spareCores = null, EnvelopeOptions? envelopes = null, TimeProvider? time = null)
+    {
+        envelopes ??= new EnvelopeOptions();
+        return new EnvelopeSigner(
+            Streams,
+            keys ?? KeySource,
+            new WidgetEnvelopeReader(envelopes),
+            new CanonicalPass(SpareCores(spareCores)),
+            Options.Create(envelopes),
+            time ?? TimeProvider.System,
+            NullLogger<EnvelopeSigner>.Instance);
+    }
+
+    /// <summary>A memory budget no test envelope reaches, for tests of something else.</summary>
+    public static EnvelopeMemoryBudget NoBudget { get; } = new(long.MaxValue / 2, TimeSpan.Zero);
 
     public WidgetEnvelope Read(byte[] json)
     {

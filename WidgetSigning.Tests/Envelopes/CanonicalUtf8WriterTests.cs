@@ -1,6 +1,5 @@
 using FunctionApp.Tests.TestKit;
 using WidgetSigning.Envelopes;
-using WidgetSigning.Signing;
 using WidgetSigning.Tests.Support;
 
 namespace WidgetSigning.Tests.Envelopes;
@@ -86,7 +85,7 @@ public sealed class CanonicalUtf8WriterTests
 
         // Act
         using var staged = new MemoryStream();
-        EnvelopeSigner.WriteCanonical(new WidgetSigning.Envelopes.WidgetEnvelope(widgets), staged);
+        CanonicalUtf8Writer.Write(new WidgetSigning.Envelopes.WidgetEnvelope(widgets), staged);
         var chunked = new ChunkedBufferWriter(7, 3, 64, 1, 29);
         CanonicalUtf8Writer.Write(new WidgetSigning.Envelopes.WidgetEnvelope(widgets), chunked);
 
@@ -135,7 +134,7 @@ public sealed class CanonicalUtf8WriterTests
         var expected = SeedShapes.SerializeWithNewtonsoft(theirs);
 
         // Act
-        using var signed = services.Signer.SignWith(new WidgetSigning.Envelopes.WidgetEnvelope([big]), services.Key);
+        using var signed = services.Signer.SignWith(new WidgetSigning.Envelopes.WidgetEnvelope([big]));
         using var canonical = new MemoryStream();
         signed.CopyCanonicalTo(canonical);
 

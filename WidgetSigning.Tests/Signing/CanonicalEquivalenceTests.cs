@@ -1,5 +1,5 @@
+using WidgetSigning.Envelopes;
 using FunctionApp.Tests.TestKit;
-using WidgetSigning.Signing;
 
 namespace WidgetSigning.Tests.Signing;
 
@@ -27,7 +27,7 @@ public sealed class CanonicalEquivalenceTests
 
         // Act
         using var actual = new MemoryStream();
-        EnvelopeSigner.WriteCanonical(ours, actual);
+        CanonicalUtf8Writer.Write(ours, actual);
 
         // Assert
         Assert.Equal(expected, actual.ToArray());
@@ -58,7 +58,7 @@ public sealed class CanonicalEquivalenceTests
 
         // Act
         using var actual = new MemoryStream();
-        EnvelopeSigner.WriteCanonical(new WidgetSigning.Envelopes.WidgetEnvelope([big]), actual);
+        CanonicalUtf8Writer.Write(new WidgetSigning.Envelopes.WidgetEnvelope([big]), actual);
 
         // Assert
         Assert.Equal(SeedShapes.SerializeWithNewtonsoft(theirs), actual.ToArray());
@@ -85,7 +85,7 @@ public sealed class CanonicalEquivalenceTests
 
         // Act
         using var actual = new MemoryStream();
-        EnvelopeSigner.WriteCanonical(new WidgetSigning.Envelopes.WidgetEnvelope(widgets), actual);
+        CanonicalUtf8Writer.Write(new WidgetSigning.Envelopes.WidgetEnvelope(widgets), actual);
 
         // Assert
         Assert.Equal(SeedShapes.SerializeWithNewtonsoft(theirs), actual.ToArray());
@@ -105,6 +105,6 @@ public sealed class CanonicalEquivalenceTests
         };
 
         // Act + Assert
-        Assert.Throws<ArgumentException>(() => EnvelopeSigner.WriteCanonical(new WidgetSigning.Envelopes.WidgetEnvelope([broken]), Stream.Null));
+        Assert.Throws<ArgumentException>(() => CanonicalUtf8Writer.Write(new WidgetSigning.Envelopes.WidgetEnvelope([broken]), Stream.Null));
     }
 }

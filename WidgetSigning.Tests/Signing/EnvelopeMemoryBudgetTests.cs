@@ -157,13 +157,12 @@ public sealed class EnvelopeMemoryBudgetTests
         // Arrange: 1 MiB of raw U+0085 (2 bytes in, 6 out): 3 MiB canonical against a 1 MiB bound.
         var services = new TestServices();
         var envelope = services.Reader.Read(new MemoryStream(AttackBodies.ControlCharacterEnvelope(1024 * 1024, "nel")));
-        var signer = new EnvelopeSigner(services.Streams, services.KeySource, Microsoft.Extensions.Logging.Abstractions.NullLogger<EnvelopeSigner>.Instance,
-            Options.Create(new EnvelopeOptions { MaxCanonicalBytes = 1024 * 1024 }));
+        var signer = services.CreateSigner(envelopes: new EnvelopeOptions { MaxCanonicalBytes = 1024 * 1024 });
         var budget = new EnvelopeMemoryBudget(64L * 1024 * 1024, TimeSpan.Zero);
         var lease = budget.Lease();
 
         // Act
-        var error = Assert.Throws<CanonicalTooLargeException>(() => signer.SignWith(envelope, services.Key, lease: lease));
+        var error = Assert.Throws<CanonicalTooLargeException>(() => signer.SignWith(envelope, lease: lease));
         var charged = lease.Charged;
         lease.Dispose();
 

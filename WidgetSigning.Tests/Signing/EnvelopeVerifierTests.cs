@@ -92,6 +92,6 @@ public sealed class EnvelopeVerifierTests
     private (WidgetSigning.Envelopes.WidgetEnvelope Envelope, Signature Signature) Signed(string name)
     {
         var envelope = _services.Read(Vector.Load(name).Input);
-        return (envelope, _services.Signer.ComputeSignature(envelope, _services.Key));
+        return (envelope, _services.Signer.ComputeSignature(envelope));
     }
 }

@@ -39,7 +39,7 @@ public sealed class InvarianceTests
 
         // Act
         var envelope = _services.Read(Encoding.UTF8.GetBytes(json));
-        var signature = _services.Signer.ComputeSignature(envelope, _services.Key);
+        var signature = _services.Signer.ComputeSignature(envelope);
 
         // Assert
         Assert.Equal(_vector.SignatureHex, signature.ToHex());

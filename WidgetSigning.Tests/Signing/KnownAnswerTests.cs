@@ -20,7 +20,7 @@ public sealed class KnownAnswerTests
         var envelope = _services.Read(vector.Input);
 
         // Act
-        using var signed = _services.Signer.SignWith(envelope, _services.Key);
+        using var signed = _services.Signer.SignWith(envelope);
         using var canonical = new MemoryStream();
         signed.CopyCanonicalTo(canonical);
 

@@ -2,15 +2,13 @@ using System.Buffers;
 using System.Security.Cryptography;
 using System.Text;
 using FunctionApp.Tests.TestKit;
-using Microsoft.Extensions.Logging.Abstractions;
 using WidgetSigning.Keys;
-using WidgetSigning.Pipeline;
 using WidgetSigning.Signing;
 
 namespace WidgetSigning.Tests.Signing;
 
 /// <summary>
-/// An envelope signed in memory with the hashing shared over two cores (<see cref="SpareCoreMode.Always"/>) gives the
+/// An envelope signed in memory with the hashing shared over two cores (<see cref="TestServices.Eager"/>) gives the
 /// same bytes and MACs as the known answers and as independent HMACs, whatever the number of keys.
 /// </summary>
 public sealed class OverlappedSigningTests
@@ -30,7 +28,7 @@ public sealed class OverlappedSigningTests
         var envelope = services.Read(vector.Input);
 
         // Act
-        using var signed = signer.SignWith(envelope, services.Key);
+        using var signed = signer.SignWith(envelope);
 
         // Assert
         Assert.Equal(vector.Canonical, signed.GetCanonicalBytes().ToArray());
@@ -42,14 +40,14 @@ public sealed class OverlappedSigningTests
     {
         // Arrange: a rotation with two versions staged, so six MACs are shared between the two threads.
         var services = new TestServices();
-        var signer = OnTwoCores(services);
         var vector = Vector.Load("seed-3000-widgets");
         var envelope = services.Read(vector.Input);
         byte[][] material = [Vector.Key, [.. Enumerable.Range(100, 32).Select(i => (byte)i)], [.. Enumerable.Range(200, 32).Select(i => (byte)i)]];
         SigningKey[] staged = [new SigningKey("next", material[1]), new SigningKey("after-next", material[2])];
+        var signer = services.CreateSigner(new FixedReceiverKeySource(services.Key, staged), TestServices.Eager);
 
         // Act
-        using var signed = await signer.SignAsync(envelope, SigningTestExtensions.RequestWith(services.Key, staged, webhookId: WebhookId), CancellationToken.None);
+        using var signed = await signer.SignAsync(envelope, SigningTestExtensions.Request(webhookId: WebhookId), CancellationToken.None);
 
         // Assert
         var canonical = vector.Canonical;
@@ -64,6 +62,5 @@ public sealed class OverlappedSigningTests
             signed.Webhook!.Signature);
     }
 
-    private static EnvelopeSigner OnTwoCores(TestServices services) =>
-        new(services.Streams, services.KeySource, NullLogger<EnvelopeSigner>.Instance, spareCores: SpareCorePolicy.For(SpareCoreMode.Always));
+    private static EnvelopeSigner OnTwoCores(TestServices services) => services.CreateSigner(spareCores: TestServices.Eager);
 }

@@ -2,21 +2,19 @@ using System.Buffers;
 using System.Security.Cryptography;
 using System.Text;
 using FunctionApp.Tests.TestKit;
-using Microsoft.Extensions.Logging.Abstractions;
-using Microsoft.Extensions.Options;
 using Newtonsoft.Json;
 using WidgetSigning.Envelopes;
 using WidgetSigning.Keys;
-using WidgetSigning.Pipeline;
+using WidgetSigning.SpareCores;
 using WidgetSigning.Signing;
 using WidgetSigning.Tests.Support;
 
 namespace WidgetSigning.Tests.Signing;
 
 /// <summary>
-/// Writing and hashing behind the reader (<c>EnvelopeSigner.ReadAndSignAsync</c>) signs exactly what
+/// Writing and hashing behind the reader (<c>EnvelopeSigner.SignAsync</c> over a body) signs exactly what
 /// reading then signing signs, keeps the reader's errors first, returns every pooled block, and respects the budget.
-/// Each case runs with the pipeline's helper forced on (<see cref="SpareCoreMode.Always"/>), with no core spare (the
+/// Each case runs with a spare core for any size (<see cref="TestServices.Eager"/>), with no core spare (the
 /// reader's thread writes each run as it is read), and with reading first, then signing (the keys not at hand yet).
 /// </summary>
 public sealed class ReadAndSignTests
@@ -43,7 +41,7 @@ public sealed class ReadAndSignTests
 
     [Theory]
     [MemberData(nameof(PositiveVectorsEveryWay))]
-    public async Task ReadAndSignAsync_PositiveVector_ExactBytesAndEveryMac(string name, string mode)
+    public async Task SignAsync_PositiveVector_ExactBytesAndEveryMac(string name, string mode)
     {
         // Arrange
         var services = new TestServices();
@@ -52,7 +50,7 @@ public sealed class ReadAndSignTests
         using var body = new MemoryStream(vector.Input, writable: false);
 
         // Act
-        var signed = await signer.ReadAndSignAsync(body, services.Reader, Request(), CancellationToken.None);
+        var signed = await signer.SignAsync(body, Request(), CancellationToken.None);
         var canonical = signed.GetCanonicalBytes().ToArray();
         signed.Dispose();
 
@@ -67,7 +65,7 @@ public sealed class ReadAndSignTests
     [Theory]
     [InlineData(Helper)]
     [InlineData(Inline)]
-    public async Task ReadAndSignAsync_RandomEnvelopesWhileReading_SameAsReadThenSign(string mode)
+    public async Task SignAsync_RandomEnvelopesWhileReading_SameAsReadThenSign(string mode)
     {
         // Arrange
         var services = new TestServices();
@@ -79,8 +77,8 @@ public sealed class ReadAndSignTests
             var body = Serialize(RandomEnvelopes.Create(seed, widgets: 1 + (seed * 37 % 400)).Ours);
 
             // Act
-            await using var one = await behind.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, Request(), CancellationToken.None);
-            await using var other = await after.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, Request(), CancellationToken.None);
+            await using var one = await behind.SignAsync(new MemoryStream(body, writable: false), Request(), CancellationToken.None);
+            await using var other = await after.SignAsync(new MemoryStream(body, writable: false), Request(), CancellationToken.None);
 
             // Assert
             Assert.Equal(other.GetCanonicalBytes().ToArray(), one.GetCanonicalBytes().ToArray());
@@ -90,16 +88,16 @@ public sealed class ReadAndSignTests
     }
 
     [Fact]
-    public async Task ReadAndSignAsync_StagedKeyBehindTheReader_LabelsEveryKeysMacs()
+    public async Task SignAsync_StagedKeyBehindTheReader_LabelsEveryKeysMacs()
     {
         // Arrange: a rotation in progress, so four MACs are fed at once.
         var services = new TestServices();
         var staged = new SigningKey("next", Enumerable.Range(100, 32).Select(i => (byte)i).ToArray());
-        var signer = new EnvelopeSigner(services.Streams, new FixedReceiverKeySource(services.Key, staged), NullLogger<EnvelopeSigner>.Instance, spareCores: SpareCorePolicy.For(SpareCoreMode.Always));
+        var signer = services.CreateSigner(new FixedReceiverKeySource(services.Key, staged), TestServices.Eager);
         var vector = Vector.Load("seed-3000-widgets");
 
         // Act
-        await using var signed = await signer.ReadAndSignAsync(new MemoryStream(vector.Input, writable: false), services.Reader, Request(), CancellationToken.None);
+        await using var signed = await signer.SignAsync(new MemoryStream(vector.Input, writable: false), Request(), CancellationToken.None);
 
         // Assert
         Assert.Equal(vector.SignatureHex, signed.Signatures[0].Signature.ToHex());
@@ -112,18 +110,17 @@ public sealed class ReadAndSignTests
     [InlineData(Helper)]
     [InlineData(Inline)]
     [InlineData(After)]
-    public async Task ReadAndSignAsync_IdempotencyKeyWithStagedKey_DerivedIdAndEveryKeysWebhookMacOverIt(string mode)
+    public async Task SignAsync_IdempotencyKeyWithStagedKey_DerivedIdAndEveryKeysWebhookMacOverIt(string mode)
     {
         // Arrange: a rotation in progress and a derived id, behind the reader or after it.
         var services = new TestServices();
         var stagedKey = Enumerable.Range(100, 32).Select(i => (byte)i).ToArray();
-        var signer = new EnvelopeSigner(
-            services.Streams, KeysFor(new FixedReceiverKeySource(services.Key, new SigningKey("next", stagedKey)), mode), NullLogger<EnvelopeSigner>.Instance, spareCores: SpareCoresFor(mode));
+        var signer = services.CreateSigner(KeysFor(new FixedReceiverKeySource(services.Key, new SigningKey("next", stagedKey)), mode), SpareCoresFor(mode));
         var vector = Vector.Load("seed-3000-widgets");
 
         // Act
-        await using var signed = await signer.ReadAndSignAsync(
-            new MemoryStream(vector.Input, writable: false), services.Reader,
+        await using var signed = await signer.SignAsync(
+            new MemoryStream(vector.Input, writable: false),
             new SignRequest { Receivers = [SigningTestExtensions.DefaultReceiver], IdSeed = WebhookIdSeed.FromIdempotencyKey("order-42") },
             CancellationToken.None);
 
@@ -141,7 +138,7 @@ public sealed class ReadAndSignTests
     [InlineData(Helper)]
     [InlineData(Inline)]
     [InlineData(After)]
-    public async Task ReadAndSignAsync_InvalidWidgetLateInTheBody_RejectsWithItsPathAndReturnsEveryBlock(string mode)
+    public async Task SignAsync_InvalidWidgetLateInTheBody_RejectsWithItsPathAndReturnsEveryBlock(string mode)
     {
         // Arrange: the seed envelope with widget 2,500's id broken; by then the pipeline has written ~2,400 widgets.
         var services = new TestServices();
@@ -152,7 +149,7 @@ public sealed class ReadAndSignTests
 
         // Act
         var error = await Assert.ThrowsAsync<EnvelopeFormatException>(async () =>
-            await signer.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, Request(lease), CancellationToken.None));
+            await signer.SignAsync(new MemoryStream(body, writable: false), Request(lease), CancellationToken.None));
         lease.Dispose();
 
         // Assert
@@ -165,7 +162,7 @@ public sealed class ReadAndSignTests
     [InlineData(Helper)]
     [InlineData(Inline)]
     [InlineData(After)]
-    public async Task ReadAndSignAsync_AmplifyingBodyInvalidAtTheEnd_RejectsForTheBodyNotForItsSize(string mode)
+    public async Task SignAsync_AmplifyingBodyInvalidAtTheEnd_RejectsForTheBodyNotForItsSize(string mode)
     {
         // Arrange (attack): every value is U+0085, which the canonical form escapes to six bytes, so the canonical limit is
         // passed early behind the reader; the body is also invalid at its end. The reader's answer must win, as without the pipeline.
@@ -175,7 +172,7 @@ public sealed class ReadAndSignTests
 
         // Act
         var error = await Assert.ThrowsAsync<EnvelopeFormatException>(async () =>
-            await signer.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, Request(), CancellationToken.None));
+            await signer.SignAsync(new MemoryStream(body, writable: false), Request(), CancellationToken.None));
 
         // Assert
         Assert.Equal("$.widgets[399].id", error.JsonPath);
@@ -186,7 +183,7 @@ public sealed class ReadAndSignTests
     [InlineData(Helper)]
     [InlineData(Inline)]
     [InlineData(After)]
-    public async Task ReadAndSignAsync_AmplifyingValidBody_IsTooLargeAndReturnsEveryBlock(string mode)
+    public async Task SignAsync_AmplifyingValidBody_IsTooLargeAndReturnsEveryBlock(string mode)
     {
         // Arrange (attack): as above, valid to the end: the canonical limit is the answer, whichever thread passed it.
         var services = new TestServices();
@@ -195,14 +192,14 @@ public sealed class ReadAndSignTests
 
         // Act
         await Assert.ThrowsAsync<CanonicalTooLargeException>(async () =>
-            await signer.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, Request(), CancellationToken.None));
+            await signer.SignAsync(new MemoryStream(body, writable: false), Request(), CancellationToken.None));
 
         // Assert
         Assert.Equal(0, PoolInUse(services));
     }
 
     [Fact]
-    public async Task ReadAndSignAsync_BudgetWithRoomForBodyOrCanonicalButNotBoth_ReadsThenSigns()
+    public async Task SignAsync_BudgetWithRoomForBodyOrCanonicalButNotBoth_ReadsThenSigns()
     {
         // Arrange: the body's ~1.2 MB held; behind the reader would need that plus ~1.2 MB more, which the budget lacks.
         var services = new TestServices();
@@ -213,7 +210,7 @@ public sealed class ReadAndSignTests
         lease.Cover(vector.Input.Length);
 
         // Act
-        await using var signed = await signer.ReadAndSignAsync(new MemoryStream(vector.Input, writable: false), services.Reader, Request(lease), CancellationToken.None);
+        await using var signed = await signer.SignAsync(new MemoryStream(vector.Input, writable: false), Request(lease), CancellationToken.None);
 
         // Assert: signed (not a 503), within the budget.
         Assert.Equal(vector.SignatureHex, signed.Signature.ToHex());
@@ -224,7 +221,7 @@ public sealed class ReadAndSignTests
     [InlineData(Helper)]
     [InlineData(Inline)]
     [InlineData(After)]
-    public async Task ReadAndSignAsync_BodyHeldByTheLease_BodyDisposedAndOnlyTheCanonicalChargeKept(string mode)
+    public async Task SignAsync_BodyHeldByTheLease_BodyDisposedAndOnlyTheCanonicalChargeKept(string mode)
     {
         // Arrange: the lease holds the body's charge, as the HTTP path's does.
         var services = new TestServices();
@@ -236,7 +233,7 @@ public sealed class ReadAndSignTests
         var body = new MemoryStream(vector.Input, writable: false);
 
         // Act
-        var signed = await signer.ReadAndSignAsync(body, services.Reader, Request(lease), CancellationToken.None);
+        var signed = await signer.SignAsync(body, Request(lease), CancellationToken.None);
         var charged = budget.InUse;
         signed.Dispose();
 
@@ -248,7 +245,7 @@ public sealed class ReadAndSignTests
     }
 
     [Fact]
-    public async Task ReadAndSignAsync_ManyAtOnceBehindTheReader_EachSignatureIsItsOwn()
+    public async Task SignAsync_ManyAtOnceBehindTheReader_EachSignatureIsItsOwn()
     {
         // Arrange: more pipelines than cores, so some helpers start late or never (the reader's thread writes it all then).
         var services = new TestServices();
@@ -256,14 +253,14 @@ public sealed class ReadAndSignTests
         var bodies = Enumerable.Range(0, 24).Select(i => Serialize(RandomEnvelopes.Create(1000 + i, 300 + (i * 11)).Ours)).ToArray();
         var expected = bodies.Select(b =>
         {
-            using var signed = services.Signer.SignWith(services.Read(b), services.Key);
+            using var signed = services.Signer.SignWith(services.Read(b));
             return signed.Signature.ToHex();
         }).ToArray();
 
         // Act
         var actual = await Task.WhenAll(bodies.Select(b => Task.Run(async () =>
         {
-            await using var signed = await signer.ReadAndSignAsync(new MemoryStream(b, writable: false), services.Reader, Request(), CancellationToken.None);
+            await using var signed = await signer.SignAsync(new MemoryStream(b, writable: false), Request(), CancellationToken.None);
             return signed.Signature.ToHex();
         })));
 
@@ -273,17 +270,15 @@ public sealed class ReadAndSignTests
     }
 
     private static EnvelopeSigner CreateSigner(TestServices services, string mode, long? maxCanonicalBytes = null) =>
-        new(
-            services.Streams,
+        services.CreateSigner(
             KeysFor(services.KeySource, mode),
-            NullLogger<EnvelopeSigner>.Instance,
-            Options.Create(new EnvelopeOptions { MaxCanonicalBytes = maxCanonicalBytes ?? EnvelopeOptions.DefaultMaxCanonicalBytes }),
-            SpareCoresFor(mode));
+            SpareCoresFor(mode),
+            new EnvelopeOptions { MaxCanonicalBytes = maxCanonicalBytes ?? EnvelopeOptions.DefaultMaxCanonicalBytes });
 
     // After reading: the keys are not at hand when reading starts, so the signer reads first, as production does then.
     private static IReceiverKeySource KeysFor(IReceiverKeySource keys, string mode) => mode == After ? new LateReceiverKeySource(keys) : keys;
 
-    private static SpareCorePolicy SpareCoresFor(string mode) => SpareCorePolicy.For(mode == Helper ? SpareCoreMode.Always : SpareCoreMode.Never);
+    private static SpareCoreOptions SpareCoresFor(string mode) => mode == Helper ? TestServices.Eager : TestServices.OneCore;
 
     // The default receiver from the signer's key source, under the fixed webhook id.
     private static SignRequest Request(EnvelopeBudgetLease? lease = null) =>

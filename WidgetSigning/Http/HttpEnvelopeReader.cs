@@ -9,7 +9,7 @@ namespace WidgetSigning.Http;
 /// <summary>
 /// Reads the envelope in a request body, the way <c>/api/sign</c> and <c>/api/verify</c> share: UTF-8 JSON only,
 /// the body read asynchronously into the pool up to <see cref="HttpOptions.MaxRequestBodyBytes"/>, then the
-/// strict reader. The pooled body is returned before this method does.
+/// strict reader (verify) or the signer (sign).
 /// </summary>
 internal sealed class HttpEnvelopeReader
 {
@@ -19,15 +19,15 @@ internal sealed class HttpEnvelopeReader
     private readonly HttpOptions _options;
     private readonly EnvelopeMemoryBudget _budget;
 
-    /// <summary>Creates the reader; without <paramref name="budget"/>, bodies are charged to no budget.</summary>
-    public HttpEnvelopeReader(WidgetEnvelopeReader reader, RecyclableMemoryStreamManager streams, IOptions<HttpOptions> options, EnvelopeMemoryBudget? budget = null)
+    /// <summary>Creates the reader; bodies are charged to <paramref name="budget"/> while they are held.</summary>
+    public HttpEnvelopeReader(WidgetEnvelopeReader reader, RecyclableMemoryStreamManager streams, IOptions<HttpOptions> options, EnvelopeMemoryBudget budget)
     {
         ArgumentNullException.ThrowIfNull(options);
         _reader = reader;
         _streams = streams;
         _options = options.Value;
         _maxBodyBytes = options.Value.MaxRequestBodyBytes;
-        _budget = budget ?? EnvelopeMemoryBudget.Unlimited;
+        _budget = budget;
     }
 
     /// <summary>The process-wide memory budget bodies are charged to.</summary>
@@ -53,29 +53,15 @@ internal sealed class HttpEnvelopeReader
     }
 
     /// <summary>
-    /// Reads the envelope in <paramref name="request"/>'s body and signs it with <paramref name="signer"/> as
-    /// <paramref name="sign"/> asks (<see cref="EnvelopeSigner.ReadAndSignAsync"/>), writing and hashing behind the reader
-    /// when a core is spare. The body's and the canonical form's blocks are charged to the request's lease, which the
-    /// result then owns; the body is returned to the pool as soon as it is read.
+    /// Reads <paramref name="request"/>'s body into the pool up to <see cref="HttpOptions.MaxRequestBodyBytes"/>, charged
+    /// to <paramref name="lease"/>, for <see cref="EnvelopeSigner"/> to read and sign: UTF-8 JSON only. The caller owns
+    /// the stream.
     /// </summary>
     /// <exception cref="UnsupportedContentTypeException">The body is not declared as UTF-8 JSON.</exception>
     /// <exception cref="RequestBodyTooLargeException">The body is over the limit.</exception>
     /// <exception cref="RequestTimeoutException">The body arrives more slowly than the minimum data rate.</exception>
     /// <exception cref="MemoryBudgetExceededException">The memory budget had no room within its wait.</exception>
-    /// <exception cref="EnvelopeFormatException">The body is not a valid envelope.</exception>
-    public async Task<SignedEnvelope> ReadAndSignAsync(HttpRequest request, EnvelopeSigner signer, SignRequest sign, CancellationToken cancellationToken)
-    {
-        ArgumentNullException.ThrowIfNull(signer);
-        ArgumentNullException.ThrowIfNull(sign);
-        var lease = sign.Lease ?? throw new ArgumentException("An HTTP body is always charged to a lease.", nameof(sign));
-        var body = await ReadBodyAsync(request, lease, cancellationToken).ConfigureAwait(false);
-
-        // The signer owns the body from here: it is returned to the pool as soon as it is read.
-        return await signer.ReadAndSignAsync(body, _reader, sign, cancellationToken).ConfigureAwait(false);
-    }
-
-    // UTF-8 JSON only, then the body into the pool up to the limit, charged to the lease.
-    private Task<RecyclableMemoryStream> ReadBodyAsync(HttpRequest request, EnvelopeBudgetLease lease, CancellationToken cancellationToken)
+    public Task<RecyclableMemoryStream> ReadBodyAsync(HttpRequest request, EnvelopeBudgetLease lease, CancellationToken cancellationToken)
     {
         PooledRequestBody.EnsureJsonContentType(request);
         return PooledRequestBody.ReadAsync(request, _streams, _maxBodyBytes, lease, _options, cancellationToken);

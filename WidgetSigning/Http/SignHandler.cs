@@ -70,7 +70,9 @@ public sealed class SignHandler
             SignedEnvelope signed;
             using (WidgetSigningTelemetry.Source.StartActivity(WidgetSigningTelemetry.ReadSpan))
             {
-                signed = await _reader.ReadAndSignAsync(request, _signer, sign, call.Aborted).ConfigureAwait(false);
+                // The signer owns the body from here: it is returned to the pool as soon as it is read.
+                var body = await _reader.ReadBodyAsync(request, lease, call.Aborted).ConfigureAwait(false);
+                signed = await _signer.SignAsync(body, sign, call.Aborted).ConfigureAwait(false);
             }
 
             lease = null;

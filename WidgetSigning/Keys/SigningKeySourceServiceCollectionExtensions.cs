@@ -54,7 +54,8 @@ internal static class SigningKeySourceServiceCollectionExtensions
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<LocalKeyOptions>, LocalKeyOptionsValidator>());
         services.TryAddSingleton<IAzureEnvironment>(new AzureEnvironment(configuration));
         services.TryAddSingleton(TimeProvider.System);
-        services.TryAddSingleton(provider => new Telemetry.SigningMetrics(provider.GetService<System.Diagnostics.Metrics.IMeterFactory>()));
+        services.AddMetrics();
+        services.TryAddSingleton<Telemetry.SigningMetrics>();
         services.TryAddSingleton(provider =>
         {
             var options = provider.GetRequiredService<IOptions<KeyVaultOptions>>().Value;

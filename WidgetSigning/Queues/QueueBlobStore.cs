@@ -42,8 +42,8 @@ internal sealed class QueueBlobStore
     /// </summary>
     /// <exception cref="MessageRejectedException">The name leaves the container, or the blob does not exist, is not a block blob or exceeds <see cref="QueueOptions.MaxClaimCheckBytes"/>.</exception>
     /// <exception cref="RequestFailedException">Storage failed (transient: the message is retried).</exception>
-    /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the blob (with <paramref name="lease"/>).</exception>
-    public async Task<(RecyclableMemoryStream Body, string ETag)> ReadClaimAsync(BlobReference claim, CancellationToken cancellationToken, EnvelopeBudgetLease? lease = null)
+    /// <exception cref="MemoryBudgetExceededException">The memory budget (<paramref name="lease"/>) has no room for the blob.</exception>
+    public async Task<(RecyclableMemoryStream Body, string ETag)> ReadClaimAsync(BlobReference claim, EnvelopeBudgetLease lease, CancellationToken cancellationToken)
     {
         using var span = Telemetry.WidgetSigningTelemetry.Source.StartActivity(Telemetry.WidgetSigningTelemetry.BlobReadSpan);
         ArgumentNullException.ThrowIfNull(claim);

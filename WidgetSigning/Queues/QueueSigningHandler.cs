@@ -33,16 +33,17 @@ public sealed class QueueSigningHandler
 
     /// <summary>Creates the handler (a singleton in DI).</summary>
     internal QueueSigningHandler(
-        QueueSigningProcessor processor, AuditLog audit, ILogger<QueueSigningHandler> logger, IOptions<QueueOptions>? options = null, SigningMetrics? metrics = null, TimeProvider? time = null)
+        QueueSigningProcessor processor, AuditLog audit, ILogger<QueueSigningHandler> logger, IOptions<QueueOptions> options, SigningMetrics metrics, TimeProvider time)
     {
+        ArgumentNullException.ThrowIfNull(options);
         _processor = processor;
         _audit = audit;
         _logger = logger;
-        var queue = options?.Value ?? new QueueOptions();
+        var queue = options.Value;
         _maxDequeueCount = queue.MaxDequeueCount;
         _form = SignatureFormNames.NameOf(queue.SignatureForms);
-        _metrics = metrics ?? SigningMetrics.Shared;
-        _time = time ?? TimeProvider.System;
+        _metrics = metrics;
+        _time = time;
     }
 
     /// <summary>Signs and forwards, or rejects, or releases one message; throws for what the trigger should retry.</summary>

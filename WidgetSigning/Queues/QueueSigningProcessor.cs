@@ -16,7 +16,6 @@ namespace WidgetSigning.Queues;
 /// </summary>
 internal sealed class QueueSigningProcessor
 {
-    private readonly WidgetEnvelopeReader _reader;
     private readonly EnvelopeSigner _signer;
     private readonly QueueBlobStore _blobs;
     private readonly WidgetStorageClients _storage;
@@ -27,26 +26,25 @@ internal sealed class QueueSigningProcessor
     private readonly int _maxReceivers;
     private readonly HashSet<string> _allowedReceivers;
 
-    /// <summary>Creates the processor; without <paramref name="budget"/>, nothing is charged to a memory budget.</summary>
+    /// <summary>Creates the processor; bodies and canonical forms are charged to <paramref name="budget"/>.</summary>
     public QueueSigningProcessor(
-        WidgetEnvelopeReader reader,
         EnvelopeSigner signer,
         QueueBlobStore blobs,
         WidgetStorageClients storage,
         IOptions<QueueOptions> options,
         ILogger<QueueSigningProcessor> logger,
-        EnvelopeMemoryBudget? budget = null,
-        IOptions<Keys.ReceiverOptions>? receivers = null)
+        EnvelopeMemoryBudget budget,
+        IOptions<Keys.ReceiverOptions> receivers)
     {
         ArgumentNullException.ThrowIfNull(options);
-        _reader = reader;
+        ArgumentNullException.ThrowIfNull(receivers);
         _signer = signer;
         _blobs = blobs;
         _storage = storage;
         _options = options.Value;
         _logger = logger;
-        _budget = budget ?? EnvelopeMemoryBudget.Unlimited;
-        var receiverOptions = receivers?.Value ?? new Keys.ReceiverOptions();
+        _budget = budget;
+        var receiverOptions = receivers.Value;
         _maxReceivers = receiverOptions.MaxPerRequest;
         _defaultReceiver = Keys.ReceiverId.TryParse(_options.DefaultReceiver, out var queueDefault) ? queueDefault : receiverOptions.Default;
         _allowedReceivers = new HashSet<string>(_options.AllowedReceivers.Split(',', StringSplitOptions.RemoveEmptyEntries), StringComparer.Ordinal);
@@ -81,7 +79,7 @@ internal sealed class QueueSigningProcessor
         }
     }
 
-    [System.Diagnostics.CodeAnalysis.SuppressMessage("Reliability", "CA2000:Dispose objects before losing scope", Justification = "The lease is disposed in finally unless the signed envelope took it (lease = null once ReadAndSignAsync returned); the analyzer follows the lease into the signer and loses the hand-over.")]
+    [System.Diagnostics.CodeAnalysis.SuppressMessage("Reliability", "CA2000:Dispose objects before losing scope", Justification = "The lease is disposed in finally unless the signed envelope took it (lease = null once SignAsync returned); the analyzer follows the lease into the signer and loses the hand-over.")]
     private async Task<SignatureMessage> SignWithinBudgetAsync(SigningQueueMessage message, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(message);
@@ -127,7 +125,7 @@ internal sealed class QueueSigningProcessor
 
             if (isClaim)
             {
-                (body, etag) = await _blobs.ReadClaimAsync(claim!, cancellationToken, lease).ConfigureAwait(false);
+                (body, etag) = await _blobs.ReadClaimAsync(claim!, lease, cancellationToken).ConfigureAwait(false);
                 QueueLog.ClaimCheckRead(_logger, message.Id, claim!.Container, EchoText.Of(claim.Blob, 256), body.Length);
             }
             else
@@ -140,7 +138,7 @@ internal sealed class QueueSigningProcessor
             {
                 // The signer disposes the body.
                 var sign = new SignRequest { Receivers = receivers, Forms = _options.SignatureForms, IdSeed = seed, Lease = lease };
-                signed = await _signer.ReadAndSignAsync(body, _reader, sign, cancellationToken).ConfigureAwait(false);
+                signed = await _signer.SignAsync(body, sign, cancellationToken).ConfigureAwait(false);
             }
             catch (Keys.UnknownReceiverException ex)
             {

@@ -55,7 +55,7 @@ public static class QueueSigningServiceCollectionExtensions
             sp.GetRequiredService<ILogger<QueueSigningHandler>>(),
             sp.GetRequiredService<IOptions<QueueOptions>>(),
             sp.GetRequiredService<Telemetry.SigningMetrics>(),
-            sp.GetService<TimeProvider>()));
+            sp.GetRequiredService<TimeProvider>()));
         return services;
     }
 

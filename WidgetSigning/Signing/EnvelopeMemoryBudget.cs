@@ -27,9 +27,6 @@ internal sealed class EnvelopeMemoryBudget
         _logger = logger;
     }
 
-    /// <summary>A budget that never refuses (tests and tools that construct components by hand).</summary>
-    public static EnvelopeMemoryBudget Unlimited { get; } = new(long.MaxValue / 2, TimeSpan.Zero);
-
     /// <summary>The budget in bytes.</summary>
     public long Capacity { get; }
 

@@ -41,12 +41,6 @@ internal sealed class SignRequest
         }
     }
 
-    /// <summary>
-    /// The receivers' keys when the caller holds them already (known-answer tests, benchmarks), in the order of
-    /// <see cref="Receivers"/>; null (production): the signer's key source provides them.
-    /// </summary>
-    public IReadOnlyList<ReceiverKeys>? Keys { get; init; }
-
     /// <summary>The forms to make; default both.</summary>
     public SignatureForms Forms { get; init; } = SignatureForms.Both;
 
@@ -64,11 +58,4 @@ internal sealed class SignRequest
 
     /// <summary>A request for one receiver.</summary>
     public static SignRequest For(ReceiverId receiver, SignatureForms forms = SignatureForms.Both) => new() { Receivers = [receiver], Forms = forms };
-
-    /// <summary>A request for the receivers of <paramref name="keys"/>, with those keys.</summary>
-    public static SignRequest WithKeys(params ReceiverKeys[] keys)
-    {
-        ArgumentNullException.ThrowIfNull(keys);
-        return new() { Receivers = [.. keys.Select(k => k.Receiver)], Keys = keys };
-    }
 }

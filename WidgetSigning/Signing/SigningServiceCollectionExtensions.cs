@@ -1,6 +1,6 @@
 using WidgetSigning.Envelopes;
 using WidgetSigning.Keys;
-using WidgetSigning.Pipeline;
+using WidgetSigning.SpareCores;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
@@ -57,6 +57,7 @@ public static class SigningServiceCollectionExtensions
         // One policy per process: it counts every signature in flight, whichever host path started it.
         services.AddOptions<SpareCoreOptions>().Bind(configuration.GetSection(SpareCoreOptions.SectionName)).ValidateDataAnnotations().ValidateOnStart();
         services.TryAddSingleton<SpareCorePolicy>();
+        services.TryAddSingleton<CanonicalPass>();
         services.TryAddSingleton(provider => new WidgetEnvelopeReader(provider.GetRequiredService<IOptions<EnvelopeOptions>>().Value));
         services.TryAddSingleton<EnvelopeSigner>();
         services.TryAddSingleton<EnvelopeVerifier>();

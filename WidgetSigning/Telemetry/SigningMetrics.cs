@@ -10,7 +10,7 @@ namespace WidgetSigning.Telemetry;
 /// against what the deployment knows, and at most <see cref="MaxReceiverValues"/> distinct ones are kept (later ones are
 /// reported as <c>(other)</c>). No envelope content or key material is ever a tag. Recorded whatever the trace sampling.
 /// </summary>
-internal sealed class SigningMetrics : IDisposable
+internal sealed class SigningMetrics
 {
     /// <summary>Distinct receiver tag values kept per process; a deployment with more sees the rest as <c>(other)</c>.</summary>
     public const int MaxReceiverValues = 1000;
@@ -50,7 +50,6 @@ internal sealed class SigningMetrics : IDisposable
     private const string ProblemPrefix = "urn:widget-signing:problem:";
 
     private readonly Meter _meter;
-    private readonly bool _ownsMeter;
     private readonly Counter<long> _signatures;
     private readonly Counter<long> _signedBytes;
     private readonly Histogram<double> _duration;
@@ -62,11 +61,11 @@ internal sealed class SigningMetrics : IDisposable
     private readonly ConcurrentDictionary<string, string> _receivers = new(StringComparer.Ordinal);
     private readonly ConcurrentBag<Func<IEnumerable<KeyExpiryReading>>> _keySources = [];
 
-    /// <summary>Creates the instruments on a meter from <paramref name="meterFactory"/> (DI's), or on one of its own without one.</summary>
-    public SigningMetrics(IMeterFactory? meterFactory = null)
+    /// <summary>Creates the instruments on the <c>WidgetSigning</c> meter from <paramref name="meterFactory"/> (DI's).</summary>
+    public SigningMetrics(IMeterFactory meterFactory)
     {
-        _meter = meterFactory?.Create(WidgetSigningTelemetry.Name) ?? new Meter(WidgetSigningTelemetry.Name);
-        _ownsMeter = meterFactory is null;
+        ArgumentNullException.ThrowIfNull(meterFactory);
+        _meter = meterFactory.Create(WidgetSigningTelemetry.Name);
         _signatures = _meter.CreateCounter<long>(SignaturesInstrument, "{signature}", "Signatures made, one per receiver per envelope, and signing operations refused or failed.");
         _signedBytes = _meter.CreateCounter<long>(SignedBytesInstrument, "By", "Envelope bytes signed (the canonical form's length).");
         _duration = CreateSecondsHistogram(SignDurationInstrument, "Time from the caller's checks to the signatures, or to the refusal.", DurationBuckets);
@@ -78,8 +77,9 @@ internal sealed class SigningMetrics : IDisposable
         _meter.CreateObservableGauge(KeyExpiryInstrument, ObserveKeyExpiry, "s", "Seconds until each cached key's exp (Key Vault keys with an exp only).");
     }
 
-    /// <summary>An instance for types built without DI (tests, tools): its meter is the process-wide one.</summary>
-    public static SigningMetrics Shared { get; } = new();
+    /// <summary>Publishes a counter read when observed (<paramref name="read"/> must be cheap and thread-safe) on this meter.</summary>
+    public void ObserveCounter(string name, Func<long> read, string unit, string description) =>
+        _meter.CreateObservableCounter(name, read, unit, description);
 
     /// <summary>Records one envelope signed for <paramref name="receivers"/> (each known: it has a key).</summary>
     public void Signed(string source, string form, IEnumerable<string> receivers, long canonicalBytes, TimeSpan elapsed)
@@ -155,15 +155,6 @@ internal sealed class SigningMetrics : IDisposable
         }
 
         return problemType[ProblemPrefix.Length..];
-    }
-
-    /// <inheritdoc />
-    public void Dispose()
-    {
-        if (_ownsMeter)
-        {
-            _meter.Dispose();
-        }
     }
 
     private Histogram<double> CreateSecondsHistogram(string name, string description, double[] buckets)

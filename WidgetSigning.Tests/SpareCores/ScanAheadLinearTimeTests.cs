@@ -1,9 +1,9 @@
 using FunctionApp.Tests.TestKit;
 using Microsoft.IO;
-using WidgetSigning.Pipeline;
+using WidgetSigning.SpareCores;
 using Xunit.Abstractions;
 
-namespace WidgetSigning.Tests.Pipeline;
+namespace WidgetSigning.Tests.SpareCores;
 
 /// <summary>
 /// The scan ahead walks the pooled body's blocks once, however many there are: finding each next chunk by slicing the
@@ -29,7 +29,7 @@ public sealed class ScanAheadLinearTimeTests(ITestOutputHelper output)
         var (ratio, smallMs, largeMs) = await LinearTime.MeasureAsync(body =>
         {
             var pooled = ReferenceEquals(body, small) ? smallPooled : largePooled;
-            using var ahead = new ScanAheadStream(pooled, pooled.GetReadOnlySequence());
+            using var ahead = new ScanAheadStream(pooled, pooled.GetReadOnlySequence(), TestServices.SpareCores().Counters);
             ahead.Execute();
             return Task.CompletedTask;
         }, small, large);

@@ -2,7 +2,7 @@ using System.Diagnostics;
 using FunctionApp.Tests.TestKit;
 using Newtonsoft.Json.Linq;
 
-namespace FunctionApp.Tests.Pipeline;
+namespace FunctionApp.Tests.SpareCores;
 
 /// <summary>
 /// The slow mode: when no core is spare (another process holds it), the pipeline's helper is scheduled on the

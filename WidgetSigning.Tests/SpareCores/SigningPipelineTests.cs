@@ -1,10 +1,9 @@
 using System.Buffers;
 using FunctionApp.Tests.TestKit;
 using WidgetSigning.Envelopes;
-using WidgetSigning.Pipeline;
-using WidgetSigning.Signing;
+using WidgetSigning.SpareCores;
 
-namespace WidgetSigning.Tests.Pipeline;
+namespace WidgetSigning.Tests.SpareCores;
 
 /// <summary>The hand-over behind the reader writes the same bytes whoever writes them, and however the widgets arrive.</summary>
 public sealed class SigningPipelineTests
@@ -22,7 +21,7 @@ public sealed class SigningPipelineTests
         var envelope = RandomEnvelopes.Create(seed: widgets, widgets).Ours;
         var expected = Canonical(envelope);
         var destination = new ArrayBufferWriter<byte>();
-        var pipeline = new SigningPipeline(destination, expectedWidgets: 1);
+        var pipeline = new SigningPipeline(destination, expectedWidgets: 1, TestServices.SpareCores(), inline: false);
 
         // Act: presized for one widget, so the hand-over array grows while the helper may be writing.
         if (startHelper)
@@ -55,7 +54,7 @@ public sealed class SigningPipelineTests
         var envelope = RandomEnvelopes.Create(seed: widgets, widgets).Ours;
         var expected = Canonical(envelope);
         var destination = new ArrayBufferWriter<byte>();
-        var pipeline = new SigningPipeline(destination, expectedWidgets: 1, inline: true);
+        var pipeline = new SigningPipeline(destination, expectedWidgets: 1, TestServices.SpareCores(), inline: true);
 
         // Act
         foreach (var widget in envelope.Widgets)
@@ -82,7 +81,7 @@ public sealed class SigningPipelineTests
         // Arrange: a widget held until the end of the envelope survives every collection during reading, and
         // copying ~2.5 MB of them per 1 MB request into older generations was most of reading's GC time under load.
         var destination = new ArrayBufferWriter<byte>();
-        var pipeline = new SigningPipeline(destination, expectedWidgets: 4 * SigningPipeline.Batch, inline: inline);
+        var pipeline = new SigningPipeline(destination, expectedWidgets: 4 * SigningPipeline.Batch, TestServices.SpareCores(), inline: inline);
         if (!inline)
         {
             pipeline.Start();
@@ -124,7 +123,7 @@ public sealed class SigningPipelineTests
         // Arrange: the destination refuses after ~20 KB (as the canonical limit does), while the reader's thread writes.
         var envelope = RandomEnvelopes.Create(seed: 7, widgets: 2000).Ours;
         var destination = new RefusingWriter(limit: 20_000);
-        var pipeline = new SigningPipeline(destination, expectedWidgets: 2000, inline: true);
+        var pipeline = new SigningPipeline(destination, expectedWidgets: 2000, TestServices.SpareCores(), inline: true);
 
         // Act: every widget is still taken (reading goes on, and its errors come first).
         foreach (var widget in envelope.Widgets)
@@ -149,7 +148,8 @@ public sealed class SigningPipelineTests
         var envelope = RandomEnvelopes.Create(seed: 30, widgets: 3 * SigningPipeline.Batch).Ours;
         var expected = Canonical(envelope);
         var destination = new ArrayBufferWriter<byte>();
-        var pipeline = new SigningPipeline(destination, expectedWidgets: envelope.Widgets.Count);
+        var cores = TestServices.SpareCores();
+        var pipeline = new SigningPipeline(destination, expectedWidgets: envelope.Widgets.Count, cores, inline: false);
         pipeline.Start();
 
         // Act: the first run, a pause until the helper sleeps (10 s at most: a busy thread pool may start it late), then the rest.
@@ -159,12 +159,12 @@ public sealed class SigningPipelineTests
         }
 
         var waited = System.Diagnostics.Stopwatch.StartNew();
-        while (pipeline.Sleeps == 0 && waited.ElapsedMilliseconds < 10_000)
+        while (cores.Counters.Snapshot().HelperSleeps == 0 && waited.ElapsedMilliseconds < 10_000)
         {
             Thread.Sleep(5);
         }
 
-        var sleptDuringThePause = pipeline.Sleeps;
+        var sleptDuringThePause = cores.Counters.Snapshot().HelperSleeps;
         for (var i = SigningPipeline.Batch; i < envelope.Widgets.Count; i++)
         {
             pipeline.Add(envelope.Widgets[i]);
@@ -183,7 +183,7 @@ public sealed class SigningPipelineTests
         // Arrange: the destination refuses after ~20 KB (as the canonical limit does), while the helper writes.
         var envelope = RandomEnvelopes.Create(seed: 7, widgets: 2000).Ours;
         var destination = new RefusingWriter(limit: 20_000);
-        var pipeline = new SigningPipeline(destination, expectedWidgets: 2000);
+        var pipeline = new SigningPipeline(destination, expectedWidgets: 2000, TestServices.SpareCores(), inline: false);
         pipeline.Start();
 
         // Act
@@ -206,7 +206,7 @@ public sealed class SigningPipelineTests
         // Arrange
         var envelope = RandomEnvelopes.Create(seed: 11, widgets: 3000).Ours;
         var destination = new ArrayBufferWriter<byte>();
-        var pipeline = new SigningPipeline(destination, expectedWidgets: 3000);
+        var pipeline = new SigningPipeline(destination, expectedWidgets: 3000, TestServices.SpareCores(), inline: false);
         pipeline.Start();
         foreach (var widget in envelope.Widgets.Take(2000))
         {
@@ -241,7 +241,7 @@ public sealed class SigningPipelineTests
     private static byte[] Canonical(WidgetEnvelope envelope)
     {
         using var stream = new MemoryStream();
-        EnvelopeSigner.WriteCanonical(envelope, stream);
+        CanonicalUtf8Writer.Write(envelope, stream);
         return stream.ToArray();
     }
 

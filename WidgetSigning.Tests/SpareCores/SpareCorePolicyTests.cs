@@ -1,10 +1,11 @@
+using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
-using WidgetSigning.Pipeline;
+using WidgetSigning.SpareCores;
 using WidgetSigning.Signing;
 
-namespace WidgetSigning.Tests.Pipeline;
+namespace WidgetSigning.Tests.SpareCores;
 
 /// <summary>
 /// When a signature may hand work to a second core: the mode, the size floor and the count of signatures in flight, one
@@ -15,12 +16,11 @@ public sealed class SpareCorePolicyTests
     [Theory]
     [InlineData(nameof(SpareCoreMode.Never), 0, false)]
     [InlineData(nameof(SpareCoreMode.Never), 16 * 1024 * 1024, false)]
-    [InlineData(nameof(SpareCoreMode.Always), 0, true)]
     [InlineData(nameof(SpareCoreMode.Adaptive), SpareCoreOptions.DefaultMinimumBytes - 1, false)]
     public void SpareCoreFor_ModeAndSize_Decides(string mode, long bytes, bool expected)
     {
         // Arrange (the mode by name: the enum is internal to the core, a public test method cannot take it)
-        var policy = SpareCorePolicy.For(Enum.Parse<SpareCoreMode>(mode));
+        var policy = TestServices.SpareCores(new SpareCoreOptions { Mode = Enum.Parse<SpareCoreMode>(mode) });
 
         // Act
         using var inFlight = policy.Enter();
@@ -34,7 +34,7 @@ public sealed class SpareCorePolicyTests
     public void CoreStillSpare_MoreSignaturesThanCoresAttack_FalseUntilTheyEnd()
     {
         // Arrange: one signature per core may share the process's cores; one more takes the spare core away.
-        var policy = new SpareCorePolicy(Options.Create(new SpareCoreOptions { CoresPerSignature = 1 }));
+        var policy = TestServices.SpareCores(new SpareCoreOptions { CoresPerSignature = 1 });
         var signatures = Enumerable.Range(0, Environment.ProcessorCount).Select(_ => policy.Enter()).ToList();
         var spareAtTheLimit = policy.CoreStillSpare();
 
@@ -56,8 +56,8 @@ public sealed class SpareCorePolicyTests
     public void CoreStillSpare_AnotherPolicysSignatures_NotCounted()
     {
         // Arrange: each policy counts its own signatures (no process-wide static).
-        var busy = new SpareCorePolicy(Options.Create(new SpareCoreOptions { CoresPerSignature = 1 }));
-        var other = new SpareCorePolicy(Options.Create(new SpareCoreOptions { CoresPerSignature = 1 }));
+        var busy = TestServices.SpareCores(new SpareCoreOptions { CoresPerSignature = 1 });
+        var other = TestServices.SpareCores(new SpareCoreOptions { CoresPerSignature = 1 });
 
         // Act
         var signatures = Enumerable.Range(0, Environment.ProcessorCount + 1).Select(_ => busy.Enter()).ToList();
@@ -99,5 +99,21 @@ public sealed class SpareCorePolicyTests
 
         // Assert
         Assert.Contains(named + " must", error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("Always")]
+    [InlineData("Sometimes")]
+    public void Options_ModeNotAdaptiveOrNever_FailsNamingTheSetting(string mode)
+    {
+        // Arrange: Always was a mode for measurements; a deployment that still sets it must not start.
+        var configuration = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?> { ["SpareCores:Mode"] = mode }).Build();
+        using var provider = new ServiceCollection().AddLogging().AddWidgetSigning(configuration).BuildServiceProvider();
+
+        // Act
+        var error = Assert.Throws<InvalidOperationException>(() => provider.GetRequiredService<IOptions<SpareCoreOptions>>().Value);
+
+        // Assert
+        Assert.Contains("SpareCores:Mode", error.Message, StringComparison.Ordinal);
     }
 }

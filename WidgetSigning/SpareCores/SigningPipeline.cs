@@ -3,7 +3,7 @@ using System.Runtime.ExceptionServices;
 using System.Runtime.InteropServices;
 using WidgetSigning.Envelopes;
 
-namespace WidgetSigning.Pipeline;
+namespace WidgetSigning.SpareCores;
 
 /// <summary>
 /// Writes and hashes an envelope's canonical form behind its reader, on a spare core. The reader's thread hands each
@@ -34,7 +34,7 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
     private readonly object _gate = new();
     private readonly object _sleep = new();
     private readonly IBufferWriter<byte> _destination;
-    private readonly SpareCorePolicy? _spareCores;
+    private readonly SpareCorePolicy _spareCores;
     private readonly bool _inline;
     private Widget[] _widgets;
     private int _count;
@@ -42,15 +42,14 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
     private bool _closed;
     private Signals _signals;
     private ExceptionDispatchInfo? _failure;
-    private int _sleeps;
 
     /// <summary>
     /// Writes the envelope's opening now; <paramref name="expectedWidgets"/> presizes the hand-over array. The helper
-    /// leaves once <paramref name="spareCores"/> says its core is wanted; with none it stays to the end. Between runs it
+    /// leaves once <paramref name="spareCores"/> says its core is wanted. Between runs it
     /// sleeps after a short spin. With <paramref name="inline"/> there is no helper (do not <see cref="Start"/> one): the
     /// reader's thread writes each run as soon as it is read, so no core is asked for and no widget outlives its run.
     /// </summary>
-    public SigningPipeline(IBufferWriter<byte> destination, int expectedWidgets, SpareCorePolicy? spareCores = null, bool inline = false)
+    public SigningPipeline(IBufferWriter<byte> destination, int expectedWidgets, SpareCorePolicy spareCores, bool inline)
     {
         _destination = destination;
         _spareCores = spareCores;
@@ -61,9 +60,6 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
 
     /// <summary>Widgets handed over so far.</summary>
     public int Count => _count;
-
-    /// <summary>Times the helper slept between runs (for the tests: the process-wide count is <see cref="PipelineCounters"/>).</summary>
-    internal int Sleeps => Volatile.Read(ref _sleeps);
 
     /// <summary>Queues the helper on the thread pool.</summary>
     public void Start() => ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
@@ -115,7 +111,7 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
             {
                 // Another request started reading and signing: this core is no longer idle. Leave the rest to the reader's
                 // thread (Complete writes it), rather than compete with that work for the core.
-                if (_spareCores is not null && spinner.Count % 16 == 15 && !_spareCores.CoreStillSpare())
+                if (spinner.Count % 16 == 15 && !_spareCores.CoreStillSpare())
                 {
                     return;
                 }
@@ -197,8 +193,7 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
             Interlocked.MemoryBarrier();
             if (Volatile.Read(ref _signals.Published) == written && !Volatile.Read(ref _signals.Stop))
             {
-                PipelineCounters.HelperSlept();
-                _sleeps++;
+                _spareCores.Counters.HelperSlept();
                 Monitor.Wait(_sleep, MaxSleepMilliseconds);
             }
 
@@ -236,14 +231,7 @@ internal sealed class SigningPipeline : IWidgetSink, IThreadPoolWorkItem
             // survived every collection during reading and was copied into older generations.
             run.Clear();
             _written = upTo;
-            if (byHelper)
-            {
-                PipelineCounters.HelperWrote();
-            }
-            else
-            {
-                PipelineCounters.ReaderWrote();
-            }
+            _spareCores.Counters.Wrote(byHelper);
 
             return true;
         }

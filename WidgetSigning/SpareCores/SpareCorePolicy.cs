@@ -1,6 +1,7 @@
 using Microsoft.Extensions.Options;
+using WidgetSigning.Telemetry;
 
-namespace WidgetSigning.Pipeline;
+namespace WidgetSigning.SpareCores;
 
 /// <summary>
 /// Whether a signature may hand work to a second core now. It counts the signatures in flight in the process (one
@@ -14,19 +15,20 @@ internal sealed class SpareCorePolicy
     private readonly int _maxInFlight;
     private int _inFlight;
 
-    /// <summary>Creates the policy from <paramref name="options"/>.</summary>
-    public SpareCorePolicy(IOptions<SpareCoreOptions> options)
+    /// <summary>Creates the policy from <paramref name="options"/>; what the spare core does is counted on <paramref name="metrics"/>' meter.</summary>
+    public SpareCorePolicy(IOptions<SpareCoreOptions> options, SigningMetrics metrics)
     {
         ArgumentNullException.ThrowIfNull(options);
         _options = options.Value;
         _maxInFlight = Environment.ProcessorCount / _options.CoresPerSignature;
+        Counters = new SpareCoreCounters(metrics);
     }
-
-    /// <summary>A policy with <paramref name="mode"/> and the other options' defaults.</summary>
-    public static SpareCorePolicy For(SpareCoreMode mode) => new(Options.Create(new SpareCoreOptions { Mode = mode }));
 
     /// <summary>The mode the policy applies.</summary>
     public SpareCoreMode Mode => _options.Mode;
+
+    /// <summary>Who did the spare core's work, so far.</summary>
+    public SpareCoreCounters Counters { get; }
 
     /// <summary>A signature starts: it counts as in flight until the returned value is disposed.</summary>
     internal InFlight Enter() => new(this, Interlocked.Increment(ref _inFlight));
@@ -35,19 +37,10 @@ internal sealed class SpareCorePolicy
     /// Whether work already handed to a second core may go on: no other signature has started since. Work queued in the
     /// thread pool is not asked here: a timer's callback queued for a moment would end the overlap for the rest of the envelope.
     /// </summary>
-    internal bool CoreStillSpare() => _options.Mode switch
-    {
-        SpareCoreMode.Always => true,
-        SpareCoreMode.Never => false,
-        _ => Volatile.Read(ref _inFlight) <= _maxInFlight,
-    };
+    internal bool CoreStillSpare() => _options.Mode != SpareCoreMode.Never && Volatile.Read(ref _inFlight) <= _maxInFlight;
 
-    private bool Pays(long bytes, int inFlight) => _options.Mode switch
-    {
-        SpareCoreMode.Always => true,
-        SpareCoreMode.Never => false,
-        _ => bytes >= _options.MinimumBytes && inFlight <= _maxInFlight && ThreadPool.PendingWorkItemCount == 0,
-    };
+    private bool Pays(long bytes, int inFlight) =>
+        _options.Mode != SpareCoreMode.Never && bytes >= _options.MinimumBytes && inFlight <= _maxInFlight && ThreadPool.PendingWorkItemCount == 0;
 
     /// <summary>One signature in flight; dispose it once when the signature no longer needs a core.</summary>
     internal readonly struct InFlight : IDisposable

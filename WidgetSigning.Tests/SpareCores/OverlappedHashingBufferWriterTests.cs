@@ -2,9 +2,10 @@ using System.Buffers;
 using System.Security.Cryptography;
 using FunctionApp.Tests.TestKit;
 using WidgetSigning.Hashing;
+using WidgetSigning.SpareCores;
 using WidgetSigning.Tests.Support;
 
-namespace WidgetSigning.Tests.Hashing;
+namespace WidgetSigning.Tests.SpareCores;
 
 /// <summary>
 /// Several HMACs fed while writing, the hashing shared between the writer's thread and a spare core: each HMAC is
@@ -43,16 +44,13 @@ public sealed class OverlappedHashingBufferWriterTests
     }
 
     [Theory]
-    [InlineData(OverlappedHashingBufferWriter.DefaultBacklog, 16 * 1024)]
-    [InlineData(0, 16 * 1024)]
-    [InlineData(int.MaxValue, 16 * 1024)]
-    [InlineData(int.MaxValue, 1000)]
-    public void Write_AnyBacklogLeftToTheOtherThread_EachIsTheHmacOfItsPrefixAndTheBytes(int backlog, int chunk)
+    [InlineData(16 * 1024)]
+    [InlineData(1000)]
+    public void Write_WriterPacedSoBothThreadsHash_EachIsTheHmacOfItsPrefixAndTheBytes(int chunk)
     {
-        // Arrange: 0 makes the writer reach for a chunk of hashing after every chunk it writes, so both threads reach
-        // for the same HMACs all the time; int.MaxValue leaves all of it to the other thread until writing ends, and with
-        // 1,000-byte chunks the other thread, feeding two HMACs, falls a whole 64-chunk ring behind: the writer then
-        // hashes the furthest-behind HMAC itself or waits for a slot.
+        // Arrange: written at a pace, so the writer reaches for chunks of hashing while the other thread hashes too; with
+        // 1,000-byte chunks the other thread, feeding two HMACs, falls behind the ring: the writer then hashes the
+        // furthest-behind HMAC itself or waits for a slot.
         var services = new TestServices();
         var bytes = BufferWriterPieces.Random(900_000, seed: 3);
 
@@ -61,7 +59,7 @@ public sealed class OverlappedHashingBufferWriterTests
         {
             using var stream = services.Streams.GetStream("test");
             var (hashes, prefixes) = CreateMacs(2);
-            var appends = OverlappedHashingBufferWriter.Write(stream, new HashTargets(hashes, 0, 2), chunk, bytes, static (w, b) => BufferWriterPieces.WriteAtPace(w, b, 1000), backlog);
+            var appends = OverlappedHashingBufferWriter.Write(stream, new HashTargets(hashes, 0, 2), chunk, bytes, static (w, b) => BufferWriterPieces.WriteAtPace(w, b, 1000));
             AssertEachIsTheHmacOf(hashes, prefixes, bytes);
             return appends;
         });

@@ -2,9 +2,9 @@ using System.Text;
 using FunctionApp.Tests.TestKit;
 using Microsoft.IO;
 using WidgetSigning.Envelopes;
-using WidgetSigning.Pipeline;
+using WidgetSigning.SpareCores;
 
-namespace WidgetSigning.Tests.Pipeline;
+namespace WidgetSigning.Tests.SpareCores;
 
 /// <summary>
 /// The byte scan run ahead on a spare core answers exactly as the scan on the reader's thread: after every
@@ -121,7 +121,7 @@ public sealed class ScanAheadStreamTests
         using var pooled = Pooled(input, blockSize: 1024);
 
         // Act
-        var error = Assert.Throws<EnvelopeFormatException>(() => ScanAheadStream.ReadInto(reader, pooled, new NullSink()));
+        var error = Assert.Throws<EnvelopeFormatException>(() => ScanAheadStream.ReadInto(reader, pooled, new NullSink(), TestServices.SpareCores().Counters));
 
         // Assert
         Assert.Equal(expected.JsonPath, error.JsonPath);
@@ -133,7 +133,7 @@ public sealed class ScanAheadStreamTests
         using var plain = new MemoryStream(body, writable: false);
         using var pooled = Pooled(body, blockSize);
         using var scanner = new StrictJsonGuard(plain);
-        using var scanAhead = new ScanAheadStream(pooled, pooled.GetReadOnlySequence());
+        using var scanAhead = new ScanAheadStream(pooled, pooled.GetReadOnlySequence(), TestServices.SpareCores().Counters);
         switch (ahead)
         {
             case Ahead.AllFirst:

@@ -1,6 +1,6 @@
 using System.ComponentModel.DataAnnotations;
 
-namespace WidgetSigning.Pipeline;
+namespace WidgetSigning.SpareCores;
 
 /// <summary>
 /// When a signature hands work to a second core (configuration section <c>SpareCores</c>): writing and hashing behind the
@@ -18,7 +18,7 @@ internal sealed class SpareCoreOptions
     /// <summary>The default of <see cref="CoresPerSignature"/>.</summary>
     public const int DefaultCoresPerSignature = 2;
 
-    /// <summary>Whether work may go to a second core at all. Setting: <c>SpareCores:Mode</c> (<c>Adaptive</c>, <c>Never</c>, <c>Always</c>). Default <c>Adaptive</c>.</summary>
+    /// <summary>Whether work may go to a second core at all. Setting: <c>SpareCores:Mode</c> (<c>Adaptive</c>, <c>Never</c>). Default <c>Adaptive</c>.</summary>
     public SpareCoreMode Mode { get; set; } = SpareCoreMode.Adaptive;
 
     /// <summary>

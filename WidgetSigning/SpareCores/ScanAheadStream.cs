@@ -2,7 +2,7 @@ using System.Buffers;
 using Microsoft.IO;
 using WidgetSigning.Envelopes;
 
-namespace WidgetSigning.Pipeline;
+namespace WidgetSigning.SpareCores;
 
 /// <summary>
 /// The reader's byte scan run ahead on a spare core: a thread-pool thread scans the body's bytes, already in
@@ -23,6 +23,7 @@ internal sealed class ScanAheadStream : ScannedStream, IThreadPoolWorkItem
     private readonly Stream _inner;
     private readonly ReadOnlySequence<byte> _bytes;
     private readonly StrictJsonGuard _scanner = new(Null);
+    private readonly SpareCoreCounters _counters;
 
     // Under _gate: how far the scan has got, whether it is over (the end, or a cut), and whether the reader is done.
     private long _scanned;
@@ -49,12 +50,13 @@ internal sealed class ScanAheadStream : ScannedStream, IThreadPoolWorkItem
 
     /// <summary>
     /// Passes on <paramref name="inner"/> (left open), whose remaining bytes are <paramref name="bytes"/>; the caller keeps
-    /// both unchanged until this is disposed.
+    /// both unchanged until this is disposed. Who scanned each chunk is counted on <paramref name="counters"/>.
     /// </summary>
-    public ScanAheadStream(Stream inner, ReadOnlySequence<byte> bytes)
+    public ScanAheadStream(Stream inner, ReadOnlySequence<byte> bytes, SpareCoreCounters counters)
     {
         ArgumentNullException.ThrowIfNull(inner);
         _inner = inner;
+        _counters = counters;
         _bytes = bytes;
         _nextSegment = bytes.Start;
     }
@@ -84,11 +86,11 @@ internal sealed class ScanAheadStream : ScannedStream, IThreadPoolWorkItem
     /// </summary>
     /// <returns>The number of widgets read.</returns>
     /// <exception cref="EnvelopeFormatException">The body is not a valid envelope.</exception>
-    public static int ReadInto(WidgetEnvelopeReader reader, RecyclableMemoryStream pooled, IWidgetSink sink)
+    public static int ReadInto(WidgetEnvelopeReader reader, RecyclableMemoryStream pooled, IWidgetSink sink, SpareCoreCounters counters)
     {
         ArgumentNullException.ThrowIfNull(reader);
         ArgumentNullException.ThrowIfNull(pooled);
-        var ahead = new ScanAheadStream(pooled, pooled.GetReadOnlySequence().Slice(pooled.Position));
+        var ahead = new ScanAheadStream(pooled, pooled.GetReadOnlySequence().Slice(pooled.Position), counters);
         ahead.Start();
         return reader.ReadInto(ahead, sink);
     }
@@ -172,7 +174,7 @@ internal sealed class ScanAheadStream : ScannedStream, IThreadPoolWorkItem
     // Under _gate: one chunk (within one segment), or the end of the input.
     private void ScanNext(bool byHelper)
     {
-        ScanAheadCounters.Scanned(byHelper);
+        _counters.Scanned(byHelper);
         if (_scanned == _bytes.Length)
         {
             var before = _scanner.Snapshot();

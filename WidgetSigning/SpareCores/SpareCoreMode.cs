@@ -1,4 +1,4 @@
-namespace WidgetSigning.Pipeline;
+namespace WidgetSigning.SpareCores;
 
 /// <summary>Whether a signature may hand work to a second core (<see cref="SpareCoreOptions.Mode"/>).</summary>
 internal enum SpareCoreMode
@@ -8,7 +8,4 @@ internal enum SpareCoreMode
 
     /// <summary>Never: one thread reads, writes and hashes (a plan with one core, or to rule the second core out).</summary>
     Never,
-
-    /// <summary>Always, whatever the size and the load; the helper stays to the end (measurements and tests of the two-core paths).</summary>
-    Always,
 }

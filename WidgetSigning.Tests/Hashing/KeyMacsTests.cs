@@ -3,12 +3,16 @@ using System.Security.Cryptography;
 using FunctionApp.Tests.TestKit;
 using WidgetSigning.Hashing;
 using WidgetSigning.Keys;
+using WidgetSigning.SpareCores;
 using WidgetSigning.Tests.Support;
 
 namespace WidgetSigning.Tests.Hashing;
 
-/// <summary>Hashing while writing (in line, or overlapped on another thread) gives the HMAC of exactly the bytes written.</summary>
-public sealed class SigningKeyHashingTests
+/// <summary>
+/// A key's MAC fed while writing (<see cref="HashingBufferWriter"/> in line, or <see cref="OverlappedHashingBufferWriter"/>
+/// on another thread too) is the HMAC of exactly the bytes written, and abandoned MACs never sign again.
+/// </summary>
+public sealed class KeyMacsTests
 {
     private static readonly byte[] Material = Enumerable.Range(1, 32).Select(i => (byte)i).ToArray();
 
@@ -20,7 +24,7 @@ public sealed class SigningKeyHashingTests
     [InlineData(64 * 1024, 700_000)]
     [InlineData(1000, 65_537)]
     [InlineData(1000, 700_000)]
-    public void SignWhileWriting_AnyChunking_IsTheHmacOfTheBytesWritten(int overlapChunk, int length)
+    public void Write_AnyChunking_IsTheHmacOfTheBytesWritten(int overlapChunk, int length)
     {
         // Arrange
         var services = new TestServices();
@@ -29,7 +33,7 @@ public sealed class SigningKeyHashingTests
         using var stream = services.Streams.GetStream("test");
 
         // Act
-        var signature = key.SignWhileWriting(stream, bytes, BufferWriterPieces.Write, overlapChunk);
+        var signature = SignWhileWriting(key, stream, bytes, BufferWriterPieces.Write, overlapChunk);
 
         // Assert
         Assert.Equal(HMACSHA256.HashData(Material, bytes), signature.Bytes.ToArray());
@@ -39,7 +43,7 @@ public sealed class SigningKeyHashingTests
     [Theory]
     [InlineData(16 * 1024)]
     [InlineData(1000)]
-    public void SignWhileWriting_OverlappedFromManyThreads_EachIsTheHmacOfItsBytes(int chunk)
+    public void Write_OverlappedFromManyThreads_EachIsTheHmacOfItsBytes(int chunk)
     {
         // Arrange: more signers than cores, so some hashing work items start late or never (the writer then hashes
         // itself, a few chunks behind its writing).
@@ -52,7 +56,7 @@ public sealed class SigningKeyHashingTests
         Parallel.For(0, inputs.Length, new ParallelOptions { MaxDegreeOfParallelism = 16 }, i =>
         {
             using var stream = services.Streams.GetStream("test");
-            signatures[i] = key.SignWhileWriting(stream, inputs[i], BufferWriterPieces.Write, chunk).Bytes.ToArray();
+            signatures[i] = SignWhileWriting(key, stream, inputs[i], BufferWriterPieces.Write, chunk).Bytes.ToArray();
         });
 
         // Assert
@@ -65,7 +69,7 @@ public sealed class SigningKeyHashingTests
     [Theory]
     [InlineData(0)]
     [InlineData(16 * 1024)]
-    public void SignWhileWriting_WriterFailsMidway_FailsAndTheNextSignatureIsUnaffected(int overlapChunk)
+    public void Write_WriterFailsMidway_FailsAndTheNextSignatureIsUnaffected(int overlapChunk)
     {
         // Arrange
         var services = new TestServices();
@@ -75,7 +79,7 @@ public sealed class SigningKeyHashingTests
         // Act
         using (var broken = services.Streams.GetStream("test"))
         {
-            Assert.Throws<InvalidOperationException>(() => key.SignWhileWriting(broken, bytes, static (writer, b) =>
+            Assert.Throws<InvalidOperationException>(() => SignWhileWriting(key, broken, bytes, static (writer, b) =>
             {
                 BufferWriterPieces.Write(writer, b.AsSpan(0, 200_000).ToArray());
                 throw new InvalidOperationException("writer failed");
@@ -83,7 +87,7 @@ public sealed class SigningKeyHashingTests
         }
 
         using var stream = services.Streams.GetStream("test");
-        var signature = key.SignWhileWriting(stream, bytes, BufferWriterPieces.Write, overlapChunk);
+        var signature = SignWhileWriting(key, stream, bytes, BufferWriterPieces.Write, overlapChunk);
 
         // Assert: a half-fed hash instance never signs again.
         Assert.Equal(HMACSHA256.HashData(Material, bytes), signature.Bytes.ToArray());
@@ -108,10 +112,34 @@ public sealed class SigningKeyHashingTests
         // Act + Assert
         for (var i = 0; i < 5; i++)
         {
-            Assert.Throws<ArgumentException>(() => services.Signer.SignWith(envelope, services.Key));
+            Assert.Throws<ArgumentException>(() => services.Signer.SignWith(envelope));
         }
 
         Assert.Equal(0, services.Streams.SmallPoolInUseSize);
         Assert.Equal(0, services.Streams.LargePoolInUseSize);
+    }
+
+    // As the signer feeds one receiver's key: the plain MAC (and the canonical digest) in one pass, abandoned on failure.
+    private static Signature SignWhileWriting(SigningKey key, IBufferWriter<byte> destination, byte[] bytes, Action<IBufferWriter<byte>, byte[]> write, int overlapChunk)
+    {
+        var macs = KeyMacs.PlainOnly([new ReceiverKeys(ReceiverId.Parse("r"), new SigningKeys(key, []))]);
+        try
+        {
+            if (overlapChunk > 0)
+            {
+                OverlappedHashingBufferWriter.Write(destination, macs.All, overlapChunk, bytes, write);
+            }
+            else
+            {
+                write(new HashingBufferWriter(destination, macs.All), bytes);
+            }
+        }
+        catch
+        {
+            macs.Abandon();
+            throw;
+        }
+
+        return macs.Complete()[macs.PlainAt(0)];
     }
 }

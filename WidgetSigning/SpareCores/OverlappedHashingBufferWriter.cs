@@ -1,7 +1,8 @@
 using System.Buffers;
 using System.Security.Cryptography;
+using WidgetSigning.Hashing;
 
-namespace WidgetSigning.Hashing;
+namespace WidgetSigning.SpareCores;
 
 /// <summary>
 /// Writing and hashing on two cores, the work shared so that both finish together: the caller's thread fills the
@@ -33,11 +34,9 @@ internal sealed class OverlappedHashingBufferWriter : IBufferWriter<byte>, IThre
     // About 20-50 µs of spinning and yielding: several chunks' worth of writing.
     private const int SpinsBeforeSleeping = 40;
 
-    /// <summary>
-    /// Unhashed chunk appends (summed over the HMACs) the writer leaves to the other thread before it hashes one
-    /// itself while writing: enough that the other thread finds the next one waiting whenever it finishes one.
-    /// </summary>
-    internal const int DefaultBacklog = 4;
+    // Unhashed chunk appends (summed over the HMACs) the writer leaves to the other thread before it hashes one itself
+    // while writing: enough that the other thread finds the next one waiting whenever it finishes one.
+    private const int Backlog = 4;
 
     private const int NotQueued = 0;
     private const int Queued = 1;
@@ -51,7 +50,6 @@ internal sealed class OverlappedHashingBufferWriter : IBufferWriter<byte>, IThre
     private readonly IBufferWriter<byte> _destination;
     private readonly HashTargets _hashes;
     private readonly int _chunk;
-    private readonly int _backlog;
     private readonly object _sleep = new();
 
     // Per HMAC m: [2m] how many chunks it has been fed, [2m + 1] whether a thread holds it (Free/Taken).
@@ -67,12 +65,11 @@ internal sealed class OverlappedHashingBufferWriter : IBufferWriter<byte>, IThre
     private bool _producerSleeping;
     private Exception? _failure;
 
-    private OverlappedHashingBufferWriter(IBufferWriter<byte> destination, HashTargets hashes, int chunk, int backlog)
+    private OverlappedHashingBufferWriter(IBufferWriter<byte> destination, HashTargets hashes, int chunk)
     {
         _destination = destination;
         _hashes = hashes;
         _chunk = chunk;
-        _backlog = backlog;
         _cursors = new int[2 * hashes.Count];
     }
 
@@ -80,14 +77,13 @@ internal sealed class OverlappedHashingBufferWriter : IBufferWriter<byte>, IThre
     /// Runs <paramref name="write"/> into <paramref name="destination"/> with <paramref name="hashes"/> fed in
     /// <paramref name="chunk"/>-byte chunks, shared between this thread and a spare core: the hashing thread queued
     /// first, <see cref="Finish"/> called once whatever happens (after a failure, only to make sure the other thread
-    /// is done with the memory and the hashes). <paramref name="backlog"/> is <see cref="DefaultBacklog"/> but for the
-    /// benchmarks' rows (<see cref="int.MaxValue"/>: the writer hashes nothing until writing ends). Returns how many
-    /// chunk appends the other thread made (0 if it never started), for the tests and the benchmarks.
+    /// is done with the memory and the hashes). Returns how many chunk appends the other thread made (0 if it never
+    /// started).
     /// </summary>
     public static int Write<TState>(
-        IBufferWriter<byte> destination, HashTargets hashes, int chunk, TState state, Action<IBufferWriter<byte>, TState> write, int backlog = DefaultBacklog)
+        IBufferWriter<byte> destination, HashTargets hashes, int chunk, TState state, Action<IBufferWriter<byte>, TState> write)
     {
-        var overlapped = new OverlappedHashingBufferWriter(destination, hashes, chunk, backlog);
+        var overlapped = new OverlappedHashingBufferWriter(destination, hashes, chunk);
         var completed = false;
         try
         {
@@ -113,7 +109,7 @@ internal sealed class OverlappedHashingBufferWriter : IBufferWriter<byte>, IThre
         Enqueue(filled);
 
         // The other thread cannot keep up alone: take one chunk's worth of hashing off it.
-        if (Backlog() > _backlog)
+        if (Unhashed() > Backlog)
         {
             TryHashOneChunk(fromLast: false);
         }
@@ -304,7 +300,7 @@ internal sealed class OverlappedHashingBufferWriter : IBufferWriter<byte>, IThre
         return true;
     }
 
-    private int Backlog()
+    private int Unhashed()
     {
         var backlog = 0;
         for (var m = 0; m < _hashes.Count; m++)
