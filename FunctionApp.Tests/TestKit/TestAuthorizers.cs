@@ -4,6 +4,7 @@ using WidgetSigning.Audit;
 using WidgetSigning.Callers;
 using WidgetSigning.Http;
 using WidgetSigning.Telemetry;
+using WidgetSigning.Primitives;
 
 namespace FunctionApp.Tests.TestKit;
 
@@ -18,7 +19,7 @@ internal static class TestAuthorizers
 
     private sealed class RefusingValidator : ITokenValidator
     {
-        public ValueTask<CallerIdentity> ValidateAsync(string token, CancellationToken cancellationToken) => throw new TokenRejectedException("Not in these tests.");
+        public ValueTask<CallerIdentity> ValidateAsync(string token, CancellationToken cancellationToken) => throw Problems.Unauthenticated("Not in these tests.");
     }
 
     private sealed class NoGrants : IGrantStore

@@ -10,6 +10,7 @@ using WidgetSigning.Keys;
 using WidgetSigning.Pipeline;
 using WidgetSigning.Signing;
 using WidgetSigning.Tests.Support;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Tests.Signing;
 
@@ -151,12 +152,12 @@ public sealed class ReadAndSignTests
         var lease = budget.Lease();
 
         // Act
-        var error = await Assert.ThrowsAsync<EnvelopeFormatException>(async () =>
+        var error = await ProblemAssert.ThrowsAsync(Problems.Types.InvalidEnvelope, async () =>
             await signer.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, Request(lease), CancellationToken.None));
         lease.Dispose();
 
         // Assert
-        Assert.True(error.JsonPath == "$.widgets[2500].id", error.Message + " at " + error.JsonPath);
+        Assert.True(error.Problem.JsonPath == "$.widgets[2500].id", error.Message + " at " + error.Problem.JsonPath);
         Assert.Equal(0, PoolInUse(services));
         Assert.Equal(0, budget.InUse);
     }
@@ -174,11 +175,11 @@ public sealed class ReadAndSignTests
         var body = AmplifyingBody(widgets: 400, invalidLast: true);
 
         // Act
-        var error = await Assert.ThrowsAsync<EnvelopeFormatException>(async () =>
+        var error = await ProblemAssert.ThrowsAsync(Problems.Types.InvalidEnvelope, async () =>
             await signer.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, Request(), CancellationToken.None));
 
         // Assert
-        Assert.Equal("$.widgets[399].id", error.JsonPath);
+        Assert.Equal("$.widgets[399].id", error.Problem.JsonPath);
         Assert.Equal(0, PoolInUse(services));
     }
 
@@ -194,7 +195,7 @@ public sealed class ReadAndSignTests
         var body = AmplifyingBody(widgets: 400, invalidLast: false);
 
         // Act
-        await Assert.ThrowsAsync<CanonicalTooLargeException>(async () =>
+        await ProblemAssert.ThrowsAsync(Problems.Types.CanonicalTooLarge, async () =>
             await signer.ReadAndSignAsync(new MemoryStream(body, writable: false), services.Reader, Request(), CancellationToken.None));
 
         // Assert
