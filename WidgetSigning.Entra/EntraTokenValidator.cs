@@ -3,6 +3,7 @@ using Microsoft.Extensions.Options;
 using Microsoft.IdentityModel.JsonWebTokens;
 using Microsoft.IdentityModel.Protocols.OpenIdConnect;
 using Microsoft.IdentityModel.Tokens;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Callers.Entra;
 
@@ -10,7 +11,7 @@ namespace WidgetSigning.Callers.Entra;
 /// Validates Microsoft Entra access tokens with <see cref="JsonWebTokenHandler"/> against the keys of the authority's
 /// OpenID configuration (<see cref="IssuerKeys"/>: fetched on first use, again every <see cref="AutomaticRefreshInterval"/>,
 /// and on a token whose key is unknown at most once per <see cref="RefreshInterval"/>; one fetch at a time). An issuer
-/// that cannot be reached is a <see cref="TokenValidationUnavailableException"/> (503), never a rejected token: a caller
+/// that cannot be reached is a 503 (<see cref="Problems.Types.AuthUnavailable"/>), never a rejected token: a caller
 /// waits for a fetch at most <see cref="MaxWait"/>, and a failure is remembered for <see cref="FailureWindow"/>, during
 /// which nothing is fetched. Rules: RS256 only, <c>typ</c> JWT, signature by one of the issuer's keys, issuer of the
 /// tenant, audience the app's client id or Application ID URI, <c>exp</c> required and <c>exp</c>/<c>nbf</c> within
@@ -110,7 +111,7 @@ public sealed class EntraTokenValidator : ITokenValidator, IDisposable
             identity.FindAll("roles").Select(c => c.Value));
         if (!string.Equals(caller.TenantId, _options.TenantId, StringComparison.OrdinalIgnoreCase))
         {
-            throw new TokenRejectedException("The token is not from the accepted tenant (tid).");
+            throw Problems.Unauthenticated("The token is not from the accepted tenant (tid).");
         }
 
         _validated.Add(key, caller, new DateTimeOffset(result.SecurityToken.ValidTo, TimeSpan.Zero));
@@ -128,20 +129,20 @@ public sealed class EntraTokenValidator : ITokenValidator, IDisposable
     }
 
     // Fixed words for each rule a token broke: never the library's message, which may quote the token.
-    private static TokenRejectedException Rejection(Exception? exception) => exception switch
+    private static ProblemException Rejection(Exception? exception) => exception switch
     {
-        SecurityTokenExpiredException => new TokenRejectedException("The token has expired."),
-        SecurityTokenNotYetValidException => new TokenRejectedException("The token is not valid yet (nbf)."),
-        SecurityTokenNoExpirationException => new TokenRejectedException("The token has no expiry (exp)."),
-        SecurityTokenInvalidLifetimeException => new TokenRejectedException("The token's lifetime is not valid."),
-        SecurityTokenInvalidAudienceException => new TokenRejectedException("The token is not for this app (aud)."),
-        SecurityTokenInvalidIssuerException => new TokenRejectedException("The token is not from the accepted issuer (iss)."),
-        SecurityTokenInvalidTypeException => new TokenRejectedException("The token is not an access token of the accepted type (typ)."),
-        SecurityTokenInvalidAlgorithmException => new TokenRejectedException("The token's signing algorithm is not accepted (RS256 only)."),
-        SecurityTokenSignatureKeyNotFoundException => new TokenRejectedException("The token's signing key is not one of the issuer's (kid)."),
-        SecurityTokenInvalidSignatureException => new TokenRejectedException("The token's signature is not valid."),
-        SecurityTokenMalformedException or ArgumentException => new TokenRejectedException("The token is malformed."),
-        _ => new TokenRejectedException("The token is not valid."),
+        SecurityTokenExpiredException => Problems.Unauthenticated("The token has expired."),
+        SecurityTokenNotYetValidException => Problems.Unauthenticated("The token is not valid yet (nbf)."),
+        SecurityTokenNoExpirationException => Problems.Unauthenticated("The token has no expiry (exp)."),
+        SecurityTokenInvalidLifetimeException => Problems.Unauthenticated("The token's lifetime is not valid."),
+        SecurityTokenInvalidAudienceException => Problems.Unauthenticated("The token is not for this app (aud)."),
+        SecurityTokenInvalidIssuerException => Problems.Unauthenticated("The token is not from the accepted issuer (iss)."),
+        SecurityTokenInvalidTypeException => Problems.Unauthenticated("The token is not an access token of the accepted type (typ)."),
+        SecurityTokenInvalidAlgorithmException => Problems.Unauthenticated("The token's signing algorithm is not accepted (RS256 only)."),
+        SecurityTokenSignatureKeyNotFoundException => Problems.Unauthenticated("The token's signing key is not one of the issuer's (kid)."),
+        SecurityTokenInvalidSignatureException => Problems.Unauthenticated("The token's signature is not valid."),
+        SecurityTokenMalformedException or ArgumentException => Problems.Unauthenticated("The token is malformed."),
+        _ => Problems.Unauthenticated("The token is not valid."),
     };
 
     // The rules with the keys of one configuration, built once per configuration fetched.

@@ -1,6 +1,7 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.IdentityModel.Protocols;
 using Microsoft.IdentityModel.Protocols.OpenIdConnect;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Callers.Entra;
 
@@ -41,7 +42,7 @@ internal sealed class IssuerKeys : IDisposable
     /// The configuration: the one held (fetched again in the background once it is <see cref="EntraTokenValidator.AutomaticRefreshInterval"/>
     /// old), or, when none is held, the one fetched now.
     /// </summary>
-    /// <exception cref="TokenValidationUnavailableException">None is held and none could be fetched within the bounds.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.AuthUnavailable"/>: none is held and none could be fetched within the bounds.</exception>
     public async ValueTask<OpenIdConnectConfiguration> CurrentAsync(CancellationToken cancellationToken)
     {
         Task<OpenIdConnectConfiguration?> fetch;
@@ -85,7 +86,7 @@ internal sealed class IssuerKeys : IDisposable
     /// last fetch was at least <see cref="EntraTokenValidator.RefreshInterval"/> ago, or null when none may be fetched yet
     /// (the token's key is then not one of the issuer's).
     /// </summary>
-    /// <exception cref="TokenValidationUnavailableException">The fetch failed, ran past the wait, or a failure is remembered.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.AuthUnavailable"/>: the fetch failed, ran past the wait, or a failure is remembered.</exception>
     public async ValueTask<OpenIdConnectConfiguration?> RefreshAsync(OpenIdConnectConfiguration seen, CancellationToken cancellationToken)
     {
         Task<OpenIdConnectConfiguration?> fetch;
@@ -112,8 +113,8 @@ internal sealed class IssuerKeys : IDisposable
     // The source is cancelled, not disposed: a fetch in flight may still read its token.
     public void Dispose() => _stopping.Cancel();
 
-    private static TokenValidationUnavailableException Unavailable() =>
-        new("The token issuer's signing keys could not be obtained; try again later.") { RetryAfter = EntraTokenValidator.FailureWindow };
+    private static ProblemException Unavailable() =>
+        Problems.AuthUnavailable(retryAfter: EntraTokenValidator.FailureWindow);
 
     private static string Describe(Exception exception)
     {

@@ -46,7 +46,7 @@ public static class FolderRules
         ["Envelopes"] = Set("Primitives"),
         ["Keys"] = Set("Telemetry", "Primitives"),
         ["Storage"] = Set("Primitives"),
-        ["Telemetry"] = Set(),
+        ["Telemetry"] = Set("Primitives"),
         ["Primitives"] = Set(),
     };
 

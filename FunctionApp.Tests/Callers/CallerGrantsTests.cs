@@ -5,6 +5,7 @@ using Microsoft.Extensions.Options;
 using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.Callers;
 using WidgetSigning.Keys;
+using WidgetSigning.Primitives;
 
 namespace FunctionApp.Tests.Callers;
 
@@ -55,11 +56,11 @@ public sealed class CallerGrantsTests(AzuriteFixture azurite) : IAsyncLifetime
         var grants = Grants();
 
         // Act
-        var refused = await Assert.ThrowsAsync<ReceiverNotGrantedException>(() =>
+        var refused = await ProblemAssert.ThrowsAsync(Problems.Types.ReceiverNotGranted, () =>
             grants.EnsureGrantedAsync(Caller(), [ReceiverId.Parse("partner-a"), ReceiverId.Parse("partner-b")], CancellationToken.None).AsTask());
 
         // Assert
-        Assert.Equal("partner-b", refused.Receiver?.Value);
+        ProblemAssert.NamesReceiver("partner-b", refused);
         Assert.Contains("'partner-b'", refused.Message, StringComparison.Ordinal);
     }
 
@@ -78,12 +79,12 @@ public sealed class CallerGrantsTests(AzuriteFixture azurite) : IAsyncLifetime
         await grants.EnsureGrantedAsync(Caller(), receivers, CancellationToken.None);
         var readsWhileCached = _store.Reads;
         _clock.Advance(TimeSpan.FromSeconds(1));
-        var refused = await Assert.ThrowsAsync<ReceiverNotGrantedException>(() => grants.EnsureGrantedAsync(Caller(), receivers, CancellationToken.None).AsTask());
+        var refused = await ProblemAssert.ThrowsAsync(Problems.Types.ReceiverNotGranted, () => grants.EnsureGrantedAsync(Caller(), receivers, CancellationToken.None).AsTask());
 
         // Assert
         Assert.Equal(1, readsWhileCached);
         Assert.Equal(2, _store.Reads);
-        Assert.Equal("partner-a", refused.Receiver?.Value);
+        ProblemAssert.NamesReceiver("partner-a", refused);
     }
 
     [Fact]
@@ -95,7 +96,7 @@ public sealed class CallerGrantsTests(AzuriteFixture azurite) : IAsyncLifetime
         ReceiverId[] receivers = [ReceiverId.Parse("partner-a")];
 
         // Act
-        await Assert.ThrowsAsync<GrantsUnavailableException>(() => grants.EnsureGrantedAsync(Caller(), receivers, CancellationToken.None).AsTask());
+        await ProblemAssert.ThrowsAsync(Problems.Types.GrantsUnavailable, () => grants.EnsureGrantedAsync(Caller(), receivers, CancellationToken.None).AsTask());
         await _table.CreateAsync();
         await GrantAsync(TestIssuer.CallerObjectId, "partner-a");
         await grants.EnsureGrantedAsync(Caller(), receivers, CancellationToken.None);

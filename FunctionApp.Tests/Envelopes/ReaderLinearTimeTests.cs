@@ -1,6 +1,6 @@
-using WidgetSigning.Envelopes;
 using FunctionApp.Tests.TestKit;
 using Xunit.Abstractions;
+using WidgetSigning.Primitives;
 
 namespace FunctionApp.Tests.Envelopes;
 
@@ -49,7 +49,7 @@ public sealed class ReaderLinearTimeTests(ITestOutputHelper output)
             using var signed = services.Signer.SignWith(envelope);
             return true;
         }
-        catch (EnvelopeFormatException)
+        catch (ProblemException e) when (e.Is(Problems.Types.InvalidEnvelope))
         {
             return false;
         }

@@ -14,6 +14,7 @@ using Microsoft.Extensions.Options;
 using WidgetSigning.Audit;
 using Newtonsoft.Json.Linq;
 using Xunit.Abstractions;
+using WidgetSigning.Primitives;
 
 namespace FunctionApp.Tests.Functions;
 
@@ -475,7 +476,7 @@ public sealed class SignQueueFunctionTests
 
         public ValueTask<SigningKeys> GetSigningKeysAsync(ReceiverId receiver, CancellationToken cancellationToken) =>
             Interlocked.Increment(ref _calls) <= failures
-                ? throw new SigningKeyUnavailableException("Key Vault is unreachable (test).")
+                ? throw Problems.KeyUnavailable("Key Vault is unreachable (test).")
                 : ValueTask.FromResult(new SigningKeys(_key, []));
 
         public ValueTask<IReadOnlyList<SigningKey>> GetVerificationKeysAsync(ReceiverId receiver, CancellationToken cancellationToken) =>

@@ -1,8 +1,8 @@
-using WidgetSigning.Envelopes;
 using WidgetSigning.Http;
 using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Options;
 using Xunit.Abstractions;
+using WidgetSigning.Primitives;
 
 namespace FunctionApp.Tests.Http;
 
@@ -47,7 +47,7 @@ public sealed class HttpLinearTimeTests(ITestOutputHelper output)
             using var signed = services.Signer.SignWith(envelope);
             return true;
         }
-        catch (EnvelopeFormatException)
+        catch (ProblemException e) when (e.Is(Problems.Types.InvalidEnvelope))
         {
             return false;
         }

@@ -5,6 +5,7 @@ using WidgetSigning.Keys;
 using WidgetSigning.Signing;
 using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Logging.Abstractions;
+using WidgetSigning.Primitives;
 
 namespace FunctionApp.Tests.Keys;
 
@@ -217,13 +218,13 @@ public sealed class KeyVaultOutageTests
         var envelope = Read();
 
         // Act
-        var error = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
+        var error = await ProblemAssert.ThrowsAsync(Problems.Types.KeyUnavailable, async () => await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
         harness.Server.Fault = FakeKeyVaultFault.None;
-        await harness.AdvanceAsync(error.RetryAfter);
+        await harness.AdvanceAsync(error.Problem.RetryAfter!.Value);
         using var retried = await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
 
         // Assert
-        Assert.Equal(TimeSpan.FromSeconds(5), error.RetryAfter);
+        Assert.Equal(TimeSpan.FromSeconds(5), error.Problem.RetryAfter);
         Assert.Equal(version, retried.KeyId);
     }
 

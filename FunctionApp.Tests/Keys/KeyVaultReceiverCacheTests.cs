@@ -1,5 +1,6 @@
 using FunctionApp.Tests.TestKit;
 using WidgetSigning.Keys;
+using WidgetSigning.Primitives;
 
 namespace FunctionApp.Tests.Keys;
 
@@ -17,14 +18,14 @@ public sealed class KeyVaultReceiverCacheTests
         var ghost = ReceiverId.Parse("ghost");
 
         // Act
-        var first = await Assert.ThrowsAsync<UnknownReceiverException>(() => harness.Source.GetSigningKeysAsync(ghost, CancellationToken.None).AsTask());
+        var first = await ProblemAssert.ThrowsAsync(Problems.Types.UnknownReceiver, () => harness.Source.GetSigningKeysAsync(ghost, CancellationToken.None).AsTask());
         var callsAfterFirst = harness.Server.Requests;
-        var second = await Assert.ThrowsAsync<UnknownReceiverException>(() => harness.Source.GetSigningKeysAsync(ghost, CancellationToken.None).AsTask());
-        await Assert.ThrowsAsync<UnknownReceiverException>(() => harness.Source.DescribeKeysAsync(ghost, CancellationToken.None).AsTask());
+        var second = await ProblemAssert.ThrowsAsync(Problems.Types.UnknownReceiver, () => harness.Source.GetSigningKeysAsync(ghost, CancellationToken.None).AsTask());
+        await ProblemAssert.ThrowsAsync(Problems.Types.UnknownReceiver, () => harness.Source.DescribeKeysAsync(ghost, CancellationToken.None).AsTask());
 
         // Assert
-        Assert.Equal(ghost, first.Receiver);
-        Assert.Equal(ghost, second.Receiver);
+        ProblemAssert.NamesReceiver(ghost.Value, first);
+        ProblemAssert.NamesReceiver(ghost.Value, second);
         Assert.True(callsAfterFirst >= 1, "the first ask should reach the vault");
         Assert.Equal(callsAfterFirst, harness.Server.Requests);
         Assert.Null(harness.Source.DescribeLoadedKeys(ghost));
@@ -37,7 +38,7 @@ public sealed class KeyVaultReceiverCacheTests
         // Arrange: ghost is unknown and remembered; then an operator creates its secret.
         await using var harness = await ReceiverVaultHarness.StartAsync(r => r.UnknownReceiverCacheDuration = TimeSpan.FromMinutes(5));
         var ghost = ReceiverId.Parse("ghost");
-        await Assert.ThrowsAsync<UnknownReceiverException>(() => harness.Source.GetSigningKeysAsync(ghost, CancellationToken.None).AsTask());
+        await ProblemAssert.ThrowsAsync(Problems.Types.UnknownReceiver, () => harness.Source.GetSigningKeysAsync(ghost, CancellationToken.None).AsTask());
         var version = harness.SetKey("ghost");
 
         // Act
@@ -46,7 +47,7 @@ public sealed class KeyVaultReceiverCacheTests
         var keys = await harness.Source.GetSigningKeysAsync(ghost, CancellationToken.None);
 
         // Assert
-        Assert.IsType<UnknownReceiverException>(stillRemembered);
+        ProblemAssert.Is(Problems.Types.UnknownReceiver, stillRemembered);
         Assert.Equal(version, keys.Current.KeyId);
     }
 
@@ -57,14 +58,14 @@ public sealed class KeyVaultReceiverCacheTests
         await using var harness = await ReceiverVaultHarness.StartAsync(r => r.MaxUnknownReceivers = 2);
         foreach (var id in new[] { "x", "y", "z" })
         {
-            await Assert.ThrowsAsync<UnknownReceiverException>(() => harness.Source.GetSigningKeysAsync(ReceiverId.Parse(id), CancellationToken.None).AsTask());
+            await ProblemAssert.ThrowsAsync(Problems.Types.UnknownReceiver, () => harness.Source.GetSigningKeysAsync(ReceiverId.Parse(id), CancellationToken.None).AsTask());
         }
 
         // Act
         var before = harness.Server.Requests;
-        await Assert.ThrowsAsync<UnknownReceiverException>(() => harness.Source.GetSigningKeysAsync(ReceiverId.Parse("z"), CancellationToken.None).AsTask());
+        await ProblemAssert.ThrowsAsync(Problems.Types.UnknownReceiver, () => harness.Source.GetSigningKeysAsync(ReceiverId.Parse("z"), CancellationToken.None).AsTask());
         var zCalls = harness.Server.Requests - before;
-        await Assert.ThrowsAsync<UnknownReceiverException>(() => harness.Source.GetSigningKeysAsync(ReceiverId.Parse("x"), CancellationToken.None).AsTask());
+        await ProblemAssert.ThrowsAsync(Problems.Types.UnknownReceiver, () => harness.Source.GetSigningKeysAsync(ReceiverId.Parse("x"), CancellationToken.None).AsTask());
         var xCalls = harness.Server.Requests - before - zCalls;
 
         // Assert: z still remembered; x, the oldest, was forgotten and asked of the vault again.
@@ -84,8 +85,8 @@ public sealed class KeyVaultReceiverCacheTests
         var refused = await Record.ExceptionAsync(() => harness.Source.GetSigningKeysAsync(fallback, CancellationToken.None).AsTask());
 
         // Assert: an outage of the configured key (503), never "no such receiver" (404).
-        var unavailable = Assert.IsType<SigningKeyUnavailableException>(refused);
-        Assert.Equal(fallback, unavailable.Receiver);
+        var unavailable = ProblemAssert.Is(Problems.Types.KeyUnavailable, refused);
+        ProblemAssert.NamesReceiver(fallback.Value, unavailable);
         Assert.Equal(0, harness.Source.UnknownReceivers);
     }
 
@@ -108,13 +109,13 @@ public sealed class KeyVaultReceiverCacheTests
             {
                 await harness.Source.GetSigningKeysAsync(id, CancellationToken.None);
             }
-            catch (UnknownReceiverException)
+            catch (ProblemException e) when (e.Is(Problems.Types.UnknownReceiver))
             {
                 unknown++;
             }
-            catch (ReceiverLookupsLimitedException e)
+            catch (ProblemException e) when (e.Is(Problems.Types.ReceiverLookupsLimited))
             {
-                Assert.True(e.RetryAfter >= TimeSpan.FromSeconds(1));
+                Assert.True(e.Problem.RetryAfter >= TimeSpan.FromSeconds(1));
                 limited++;
             }
 
@@ -151,8 +152,8 @@ public sealed class KeyVaultReceiverCacheTests
         var b = await harness.Source.GetSigningKeysAsync(ReceiverId.Parse("b"), CancellationToken.None);
 
         // Assert
-        var refused = Assert.IsType<ReceiverLookupsLimitedException>(limited);
-        Assert.Equal(TimeSpan.FromSeconds(1), refused.RetryAfter);
+        var refused = ProblemAssert.Is(Problems.Types.ReceiverLookupsLimited, limited);
+        Assert.Equal(TimeSpan.FromSeconds(1), refused.Problem.RetryAfter);
         Assert.NotNull(b.Current);
         Assert.Single(harness.LogsWithEvent(3013));
     }

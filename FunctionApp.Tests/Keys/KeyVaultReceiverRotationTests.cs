@@ -1,5 +1,6 @@
 using FunctionApp.Tests.TestKit;
 using WidgetSigning.Keys;
+using WidgetSigning.Primitives;
 
 namespace FunctionApp.Tests.Keys;
 
@@ -45,13 +46,13 @@ public sealed class KeyVaultReceiverRotationTests
 
         // Act: one refresh interval later.
         await harness.AdvanceAsync(harness.Options.RefreshInterval, TimeSpan.FromSeconds(30));
-        var refused = await Assert.ThrowsAsync<SigningKeyUnavailableException>(() => harness.Source.GetSigningKeysAsync(A, CancellationToken.None).AsTask());
+        var refused = await ProblemAssert.ThrowsAsync(Problems.Types.KeyUnavailable, () => harness.Source.GetSigningKeysAsync(A, CancellationToken.None).AsTask());
         var b = await harness.Source.GetSigningKeysAsync(B, CancellationToken.None);
 
         // Assert
-        Assert.Equal(A, refused.Receiver);
+        ProblemAssert.NamesReceiver(A.Value, refused);
         Assert.Contains("receiver-a", refused.Message, StringComparison.Ordinal);
-        Assert.True(refused.RetryAfter >= TimeSpan.FromSeconds(1));
+        Assert.True(refused.Problem.RetryAfter >= TimeSpan.FromSeconds(1));
         Assert.Equal(bVersion, b.Current.KeyId);
         Assert.Empty(await harness.Source.GetVerificationKeysAsync(A, CancellationToken.None));
     }
@@ -68,11 +69,11 @@ public sealed class KeyVaultReceiverRotationTests
 
         // Act: past a's exp (checked at each use, before any refresh).
         await harness.AdvanceAsync(TimeSpan.FromMinutes(11), TimeSpan.FromMinutes(1));
-        var refused = await Assert.ThrowsAsync<SigningKeyUnavailableException>(() => harness.Source.GetSigningKeysAsync(A, CancellationToken.None).AsTask());
+        var refused = await ProblemAssert.ThrowsAsync(Problems.Types.KeyUnavailable, () => harness.Source.GetSigningKeysAsync(A, CancellationToken.None).AsTask());
         var b = await harness.Source.GetSigningKeysAsync(B, CancellationToken.None);
 
         // Assert
-        Assert.Equal(A, refused.Receiver);
+        ProblemAssert.NamesReceiver(A.Value, refused);
         Assert.Contains("receiver-a", refused.Message, StringComparison.Ordinal);
         Assert.Equal(bVersion, b.Current.KeyId);
     }

@@ -1,7 +1,7 @@
 using WidgetSigning.Envelopes;
-using WidgetSigning.Keys;
 using WidgetSigning.Signing;
 using FunctionApp.Tests.TestKit;
+using WidgetSigning.Primitives;
 
 namespace FunctionApp.Tests.Keys;
 
@@ -25,11 +25,11 @@ public sealed class KeyVaultRevocationFailClosedTests
         harness.Server.FailVersionsList = true;
 
         // Act: three refreshes with the list failing throughout.
-        var refusals = new List<SigningKeyUnavailableException>();
+        var refusals = new List<ProblemException>();
         await harness.AdvanceToNextRefreshAsync();
         for (var i = 0; i < 3; i++)
         {
-            refusals.Add(await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None)));
+            refusals.Add(await ProblemAssert.ThrowsAsync(Problems.Types.KeyUnavailable, async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None)));
             await harness.AdvanceAsync(harness.Source.NextAttemptAt - harness.Time.GetUtcNow());
         }
 
@@ -60,7 +60,7 @@ public sealed class KeyVaultRevocationFailClosedTests
 
         // Act
         await harness.AdvanceToNextRefreshAsync();
-        var refused = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
+        var refused = await ProblemAssert.ThrowsAsync(Problems.Types.KeyUnavailable, async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
 
         // Assert
         Assert.Contains("404", refused.Message, StringComparison.Ordinal);
@@ -77,7 +77,7 @@ public sealed class KeyVaultRevocationFailClosedTests
 
         // Act
         await harness.AdvanceToNextRefreshAsync();
-        var refused = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
+        var refused = await ProblemAssert.ThrowsAsync(Problems.Types.KeyUnavailable, async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
 
         // Assert: not an outage (which would keep signing with the cached key), a refusal.
         Assert.Contains("401", refused.Message, StringComparison.Ordinal);
@@ -97,7 +97,7 @@ public sealed class KeyVaultRevocationFailClosedTests
 
         // Act
         await harness.AdvanceToNextRefreshAsync();
-        var refused = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
+        var refused = await ProblemAssert.ThrowsAsync(Problems.Types.KeyUnavailable, async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
 
         // Assert
         Assert.Contains("credential cannot get a token", refused.Message, StringComparison.Ordinal);
@@ -120,14 +120,14 @@ public sealed class KeyVaultRevocationFailClosedTests
         }
 
         await harness.AdvanceAsync(TimeSpan.FromMinutes(2));
-        var stale = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
+        var stale = await ProblemAssert.ThrowsAsync(Problems.Types.KeyUnavailable, async () => await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
         harness.Server.Fault = FakeKeyVaultFault.None;
         await harness.AdvanceAsync(harness.Source.NextAttemptAt - harness.Time.GetUtcNow());
         using var resumed = await harness.Signer.SignAsync(Read(), SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
 
         // Assert
         Assert.Contains("KeyVault:MaxCachedKeyAge", stale.Message, StringComparison.Ordinal);
-        Assert.True(stale.RetryAfter >= TimeSpan.FromSeconds(1));
+        Assert.True(stale.Problem.RetryAfter >= TimeSpan.FromSeconds(1));
         Assert.Equal(version, resumed.KeyId);
     }
 

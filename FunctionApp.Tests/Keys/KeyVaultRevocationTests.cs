@@ -5,6 +5,7 @@ using WidgetSigning.Keys;
 using WidgetSigning.Signing;
 using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Logging.Abstractions;
+using WidgetSigning.Primitives;
 
 namespace FunctionApp.Tests.Keys;
 
@@ -100,7 +101,7 @@ public sealed class KeyVaultRevocationTests
         await harness.AdvanceToNextRefreshAsync();
 
         // Act
-        var error = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
+        var error = await ProblemAssert.ThrowsAsync(Problems.Types.KeyUnavailable, async () => await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
         var older = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, oldSignature, first, webhook: null, CancellationToken.None);
 
         // Assert: no signing; the earlier (still enabled, recently replaced) version still verifies what it signed.
@@ -125,7 +126,7 @@ public sealed class KeyVaultRevocationTests
 
         // Act: a minute later, before the next refresh is due.
         harness.Time.Advance(TimeSpan.FromMinutes(1));
-        var error = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
+        var error = await ProblemAssert.ThrowsAsync(Problems.Types.KeyUnavailable, async () => await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
         var verified = await harness.Verifier.VerifyAsync(envelope, SigningTestExtensions.DefaultReceiver, signature, version, webhook: null, CancellationToken.None);
 
         // Assert
@@ -143,7 +144,7 @@ public sealed class KeyVaultRevocationTests
         var envelope = Read();
 
         // Act
-        var early = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
+        var early = await ProblemAssert.ThrowsAsync(Problems.Types.KeyUnavailable, async () => await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None));
         await harness.AdvanceAsync(TimeSpan.FromMinutes(2));
         using var later = await harness.Signer.SignAsync(envelope, SignRequest.For(SigningTestExtensions.DefaultReceiver), CancellationToken.None);
 

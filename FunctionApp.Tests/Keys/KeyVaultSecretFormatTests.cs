@@ -1,6 +1,6 @@
 using System.Text;
-using WidgetSigning.Keys;
 using FunctionApp.Tests.TestKit;
+using WidgetSigning.Primitives;
 
 namespace FunctionApp.Tests.Keys;
 
@@ -23,7 +23,7 @@ public sealed class KeyVaultSecretFormatTests
         var version = harness.Server.SetSecret(KeyVaultHarness.SecretName, value);
 
         // Act
-        var error = await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await harness.Source.GetCurrentKeyAsync(CancellationToken.None));
+        var error = await ProblemAssert.ThrowsAsync(Problems.Types.KeyUnavailable, async () => await harness.Source.GetCurrentKeyAsync(CancellationToken.None));
 
         // Assert
         var refused = Assert.Single(harness.LogsWithEvent(3005));

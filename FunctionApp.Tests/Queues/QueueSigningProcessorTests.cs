@@ -12,6 +12,7 @@ using Azure.Storage.Queues;
 using Azure.Storage.Sas;
 using Azure.Storage.Blobs.Specialized;
 using Newtonsoft.Json.Linq;
+using WidgetSigning.Primitives;
 
 namespace FunctionApp.Tests.Queues;
 
@@ -153,11 +154,11 @@ public sealed class QueueSigningProcessorTests
         var message = new SigningQueueMessage("m2", 1, null, Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"big.json\"}}"));
 
         // Act
-        var error = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(message, CancellationToken.None));
+        var error = await ProblemAssert.ThrowsAsync(Problems.Types.MessageRejected, () => processor.SignAsync(message, CancellationToken.None));
 
         // Assert
         Assert.Contains("Queues:MaxClaimCheckBytes", error.Message, StringComparison.Ordinal);
-        Assert.Equal("$.claimCheck.blob", error.JsonPath);
+        Assert.Equal("$.claimCheck.blob", error.Problem.JsonPath);
     }
 
     [Fact]
@@ -274,11 +275,11 @@ public sealed class QueueSigningProcessorTests
         var message = new SigningQueueMessage("m6", 1, null, Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"odd.json\"}}"));
 
         // Act
-        var error = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(message, CancellationToken.None));
+        var error = await ProblemAssert.ThrowsAsync(Problems.Types.MessageRejected, () => processor.SignAsync(message, CancellationToken.None));
 
         // Assert
         Assert.Contains("only block blobs are accepted", error.Message, StringComparison.Ordinal);
-        Assert.Equal("$.claimCheck.blob", error.JsonPath);
+        Assert.Equal("$.claimCheck.blob", error.Problem.JsonPath);
     }
 
     [Fact]
@@ -322,7 +323,7 @@ public sealed class QueueSigningProcessorTests
         };
 
         // Act
-        var error = Assert.Throws<MessageRejectedException>(() => QueueSigningProcessor.EncodeOutput(output));
+        var error = ProblemAssert.Throws(Problems.Types.MessageRejected, () => QueueSigningProcessor.EncodeOutput(output));
 
         // Assert
         Assert.Contains("Queues:InlineCanonicalMaxBytes", error.Message, StringComparison.Ordinal);
@@ -337,7 +338,7 @@ public sealed class QueueSigningProcessorTests
         var body = AttackBodies.ControlCharacterEnvelope(40 * 1024, "nel");
 
         // Act
-        var error = await Assert.ThrowsAsync<MessageRejectedException>(() =>
+        var error = await ProblemAssert.ThrowsAsync(Problems.Types.MessageRejected, () =>
             processor.SignAsync(new SigningQueueMessage("m9", 1, null, body), CancellationToken.None));
 
         // Assert: a rejection with the reason (not a failure to retry into poison), and nothing left charged or pooled.
@@ -469,10 +470,10 @@ public sealed class QueueSigningProcessorTests
         var message = await ClaimCheckMessageAsync(names, "m-unknown", Vector.Load("one-widget"), "\"receivers\":[\"partner-a\",\"nobody\"]");
 
         // Act
-        var error = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(message, CancellationToken.None));
+        var error = await ProblemAssert.ThrowsAsync(Problems.Types.MessageRejected, () => processor.SignAsync(message, CancellationToken.None));
 
         // Assert
-        Assert.Equal("$.receivers", error.JsonPath);
+        Assert.Equal("$.receivers", error.Problem.JsonPath);
         Assert.Contains("'nobody'", error.Message, StringComparison.Ordinal);
     }
 
@@ -488,10 +489,10 @@ public sealed class QueueSigningProcessorTests
         var message = new SigningQueueMessage("m-not-allowed", 1, null, Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"absent.json\"},\"receivers\":[\"partner-a\",\"partner-b\"]}"));
 
         // Act
-        var error = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(message, CancellationToken.None));
+        var error = await ProblemAssert.ThrowsAsync(Problems.Types.MessageRejected, () => processor.SignAsync(message, CancellationToken.None));
 
         // Assert: nothing signed for either receiver; the reason names the receiver and the setting.
-        Assert.Equal("$.receivers", error.JsonPath);
+        Assert.Equal("$.receivers", error.Problem.JsonPath);
         Assert.Contains("'partner-b'", error.Message, StringComparison.Ordinal);
         Assert.Contains("Queues:AllowedReceivers", error.Message, StringComparison.Ordinal);
     }
@@ -508,13 +509,13 @@ public sealed class QueueSigningProcessorTests
         var claim = new SigningQueueMessage("m-none-claim", 1, null, Encoding.UTF8.GetBytes("{\"claimCheck\":{\"blob\":\"absent.json\"}}"));
 
         // Act
-        var inlineError = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(inline, CancellationToken.None));
-        var claimError = await Assert.ThrowsAsync<MessageRejectedException>(() => processor.SignAsync(claim, CancellationToken.None));
+        var inlineError = await ProblemAssert.ThrowsAsync(Problems.Types.MessageRejected, () => processor.SignAsync(inline, CancellationToken.None));
+        var claimError = await ProblemAssert.ThrowsAsync(Problems.Types.MessageRejected, () => processor.SignAsync(claim, CancellationToken.None));
 
         // Assert: the reason is the missing default, not the missing blob: receivers are settled first.
         foreach (var error in new[] { inlineError, claimError })
         {
-            Assert.Equal("$", error.JsonPath);
+            Assert.Equal("$", error.Problem.JsonPath);
             Assert.Contains("Queues:DefaultReceiver", error.Message, StringComparison.Ordinal);
             Assert.Contains("Receivers:DefaultReceiver", error.Message, StringComparison.Ordinal);
         }

@@ -1,4 +1,5 @@
 using WidgetSigning.Keys;
+using WidgetSigning.Primitives;
 
 namespace FunctionApp.Tests.TestKit;
 
@@ -50,5 +51,5 @@ internal sealed class FixedReceiverKeySource : IReceiverKeySource
             null));
 
     private SigningKeys Find(ReceiverId receiver) =>
-        _keys.TryGetValue(receiver.Value, out var keys) ? keys : throw new UnknownReceiverException(receiver);
+        _keys.TryGetValue(receiver.Value, out var keys) ? keys : throw Problems.UnknownReceiver(receiver.Value);
 }

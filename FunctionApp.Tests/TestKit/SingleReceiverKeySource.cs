@@ -1,4 +1,5 @@
 using WidgetSigning.Keys;
+using WidgetSigning.Primitives;
 
 namespace FunctionApp.Tests.TestKit;
 
@@ -35,7 +36,7 @@ internal sealed class SingleReceiverKeySource(KeyVaultSecretKeys source) : IRece
     {
         if (receiver != SigningTestExtensions.DefaultReceiver)
         {
-            throw new UnknownReceiverException(receiver);
+            throw Problems.UnknownReceiver(receiver.Value);
         }
     }
 }

@@ -3,6 +3,7 @@ using Microsoft.Extensions.Options;
 using WidgetSigning.Audit;
 using WidgetSigning.Callers;
 using WidgetSigning.Http;
+using WidgetSigning.Primitives;
 
 namespace FunctionApp.Tests.TestKit;
 
@@ -17,7 +18,7 @@ internal static class TestAuthorizers
 
     private sealed class RefusingValidator : ITokenValidator
     {
-        public ValueTask<CallerIdentity> ValidateAsync(string token, CancellationToken cancellationToken) => throw new TokenRejectedException("Not in these tests.");
+        public ValueTask<CallerIdentity> ValidateAsync(string token, CancellationToken cancellationToken) => throw Problems.Unauthenticated("Not in these tests.");
     }
 
     private sealed class NoGrants : IGrantStore

@@ -3,6 +3,7 @@ using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.Options;
 using Microsoft.Extensions.Primitives;
 using WidgetSigning.Callers;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Tests.Callers;
 
@@ -21,10 +22,10 @@ public sealed class CallerAuthenticatorTests
         var request = Request();
 
         // Act
-        var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => Authenticate(request));
+        var rejected = await ProblemAssert.ThrowsAsync(Problems.Types.Unauthenticated, () => Authenticate(request));
 
         // Assert: RFC 6750 §3.1, no error code when the request had no credentials.
-        Assert.Null(rejected.ErrorCode);
+        Assert.Null(ProblemAssert.BearerError(rejected));
         Assert.Equal(0, _validator.Calls);
     }
 
@@ -35,10 +36,10 @@ public sealed class CallerAuthenticatorTests
         var request = Request(new StringValues(["Bearer " + Jws(), "Bearer " + Jws()]));
 
         // Act
-        var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => Authenticate(request));
+        var rejected = await ProblemAssert.ThrowsAsync(Problems.Types.Unauthenticated, () => Authenticate(request));
 
         // Assert
-        Assert.Equal(TokenRejectedException.InvalidRequest, rejected.ErrorCode);
+        Assert.Equal(Problems.InvalidRequestCode, ProblemAssert.BearerError(rejected));
         Assert.Equal(0, _validator.Calls);
     }
 
@@ -49,10 +50,10 @@ public sealed class CallerAuthenticatorTests
         var request = Request("Bearer " + Jws() + ", Bearer " + Jws());
 
         // Act
-        var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => Authenticate(request));
+        var rejected = await ProblemAssert.ThrowsAsync(Problems.Types.Unauthenticated, () => Authenticate(request));
 
         // Assert
-        Assert.Equal(TokenRejectedException.InvalidRequest, rejected.ErrorCode);
+        Assert.Equal(Problems.InvalidRequestCode, ProblemAssert.BearerError(rejected));
         Assert.Contains("more than one Authorization header", rejected.Message, StringComparison.Ordinal);
         Assert.Equal(0, _validator.Calls);
     }
@@ -67,10 +68,10 @@ public sealed class CallerAuthenticatorTests
         var request = Request(authorization);
 
         // Act
-        var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => Authenticate(request));
+        var rejected = await ProblemAssert.ThrowsAsync(Problems.Types.Unauthenticated, () => Authenticate(request));
 
         // Assert
-        Assert.Equal(TokenRejectedException.InvalidRequest, rejected.ErrorCode);
+        Assert.Equal(Problems.InvalidRequestCode, ProblemAssert.BearerError(rejected));
         Assert.Equal(0, _validator.Calls);
     }
 
@@ -82,10 +83,10 @@ public sealed class CallerAuthenticatorTests
         var request = Request("Bearer " + token);
 
         // Act
-        var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => Authenticate(request));
+        var rejected = await ProblemAssert.ThrowsAsync(Problems.Types.Unauthenticated, () => Authenticate(request));
 
         // Assert
-        Assert.Equal(TokenRejectedException.InvalidToken, rejected.ErrorCode);
+        Assert.Equal(Problems.InvalidTokenCode, ProblemAssert.BearerError(rejected));
         Assert.Contains(AuthOptions.MaxAuthorizationLength.ToString(System.Globalization.CultureInfo.InvariantCulture), rejected.Message, StringComparison.Ordinal);
         Assert.Equal(0, _validator.Calls);
     }
@@ -98,7 +99,7 @@ public sealed class CallerAuthenticatorTests
         var request = Request("Bearer " + token);
 
         // Act
-        var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => Authenticate(request));
+        var rejected = await ProblemAssert.ThrowsAsync(Problems.Types.Unauthenticated, () => Authenticate(request));
 
         // Assert
         Assert.DoesNotContain(token, rejected.Message, StringComparison.Ordinal);
@@ -117,7 +118,7 @@ public sealed class CallerAuthenticatorTests
         var request = Request("Bearer " + token);
 
         // Act + Assert
-        await Assert.ThrowsAsync<TokenRejectedException>(() => Authenticate(request));
+        await ProblemAssert.ThrowsAsync(Problems.Types.Unauthenticated, () => Authenticate(request));
         Assert.Equal(0, _validator.Calls);
     }
 
@@ -133,10 +134,10 @@ public sealed class CallerAuthenticatorTests
         request.Headers[header] = value;
 
         // Act
-        var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => Authenticate(request));
+        var rejected = await ProblemAssert.ThrowsAsync(Problems.Types.Unauthenticated, () => Authenticate(request));
 
         // Assert
-        Assert.Equal(TokenRejectedException.InvalidRequest, rejected.ErrorCode);
+        Assert.Equal(Problems.InvalidRequestCode, ProblemAssert.BearerError(rejected));
         Assert.Contains(PlatformPrincipal.HeaderName, rejected.Message, StringComparison.Ordinal);
         Assert.DoesNotContain(value, rejected.Message, StringComparison.Ordinal);
         Assert.Equal(0, _validator.Calls);
@@ -150,7 +151,7 @@ public sealed class CallerAuthenticatorTests
         request.Headers[PlatformPrincipal.HeaderName] = "eyJhdXRoX3R5cCI6ImFhZCIsImNsYWltcyI6W3sidHlwIjoicm9sZXMiLCJ2YWwiOiJXaWRnZXRzLlNpZ24ifV19";
 
         // Act
-        var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => Authenticate(request));
+        var rejected = await ProblemAssert.ThrowsAsync(Problems.Types.Unauthenticated, () => Authenticate(request));
 
         // Assert
         Assert.Contains(PlatformPrincipal.HeaderName, rejected.Message, StringComparison.Ordinal);
@@ -165,10 +166,10 @@ public sealed class CallerAuthenticatorTests
         request.Headers["X-MS-TOKEN-AAD-ACCESS-TOKEN"] = "eyJ0eXAiOiJKV1QifQ.eyJvaWQiOiJ4In0.c2ln";
 
         // Act
-        var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => Authenticate(request));
+        var rejected = await ProblemAssert.ThrowsAsync(Problems.Types.Unauthenticated, () => Authenticate(request));
 
         // Assert
-        Assert.Null(rejected.ErrorCode);
+        Assert.Null(ProblemAssert.BearerError(rejected));
         Assert.Equal(0, _validator.Calls);
     }
 
@@ -198,10 +199,10 @@ public sealed class CallerAuthenticatorTests
         var request = Request("Bearer " + issuer.Mint(null, AppRoles.Verify));
 
         // Act
-        var refused = await Assert.ThrowsAsync<RoleRequiredException>(() => authenticator.AuthenticateAsync(request, AppRoles.Sign, CancellationToken.None).AsTask());
+        var refused = await ProblemAssert.ThrowsAsync(Problems.Types.RoleRequired, () => authenticator.AuthenticateAsync(request, AppRoles.Sign, CancellationToken.None).AsTask());
 
         // Assert
-        Assert.Equal(AppRoles.Sign, refused.Role);
+        Assert.Contains($"app role '{AppRoles.Sign}'", refused.Problem.Detail, StringComparison.Ordinal);
         Assert.Contains(AppRoles.Sign, refused.Message, StringComparison.Ordinal);
     }
 

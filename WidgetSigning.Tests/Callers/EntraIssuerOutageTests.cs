@@ -14,12 +14,13 @@ using Microsoft.IdentityModel.Tokens;
 using WidgetSigning.Callers;
 using WidgetSigning.Callers.Entra;
 using WidgetSigning.Http;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Tests.Callers;
 
 /// <summary>
 /// <see cref="EntraTokenValidator"/> when its issuer cannot be reached: a closed port, a listener that never answers, an
-/// issuer answering 503, and its return. Every such call is a <see cref="TokenValidationUnavailableException"/> (503
+/// issuer answering 503, and its return. Every such call is a a <see cref="ProblemException"/> of <see cref="Problems.Types.AuthUnavailable"/> (503
 /// <c>auth-unavailable</c> with <c>Retry-After</c>), never a rejected token; no call waits more than
 /// <see cref="EntraTokenValidator.MaxWait"/>; no more than one fetch per <see cref="EntraTokenValidator.FailureWindow"/>.
 /// </summary>
@@ -47,11 +48,11 @@ public sealed class EntraIssuerOutageTests : IAsyncLifetime
         var outcomes = new List<Exception>();
         for (var i = 0; i < 20; i++)
         {
-            outcomes.Add(await Assert.ThrowsAsync<TokenValidationUnavailableException>(() => validator.ValidateAsync(token, CancellationToken.None).AsTask()));
+            outcomes.Add(await ProblemAssert.ThrowsAsync(Problems.Types.AuthUnavailable, () => validator.ValidateAsync(token, CancellationToken.None).AsTask()));
         }
 
         // Assert: 503 with the failure window as Retry-After, and one Warning naming the authority and the failure.
-        Assert.All(outcomes, e => Assert.Equal(EntraTokenValidator.FailureWindow, ((TokenValidationUnavailableException)e).RetryAfter));
+        Assert.All(outcomes, e => Assert.Equal(EntraTokenValidator.FailureWindow, ((ProblemException)e).Problem.RetryAfter));
         var warning = Assert.Single(_logs.Entries, e => e.EventId.Id == IssuerUnreachable);
         Assert.Equal(LogLevel.Warning, warning.Level);
         Assert.Contains(authority, warning.Message, StringComparison.Ordinal);
@@ -65,7 +66,7 @@ public sealed class EntraIssuerOutageTests : IAsyncLifetime
         // Arrange: the exception the real validator throws for a closed port.
         var authority = $"http://127.0.0.1:{Loopback.FreePort()}/{TestIssuer.TenantId}/v2.0";
         using var validator = Validator(authority);
-        var unavailable = await Assert.ThrowsAsync<TokenValidationUnavailableException>(() => validator.ValidateAsync(_issuer.Mint(), CancellationToken.None).AsTask());
+        var unavailable = await ProblemAssert.ThrowsAsync(Problems.Types.AuthUnavailable, () => validator.ValidateAsync(_issuer.Mint(), CancellationToken.None).AsTask());
         var context = new DefaultHttpContext();
         context.Response.Body = new MemoryStream();
 
@@ -118,7 +119,7 @@ public sealed class EntraIssuerOutageTests : IAsyncLifetime
             // Assert: each answered 503 within the promised bound; one fetch (one connection) for all of them.
             Assert.All(outcomes.Append(after), o =>
             {
-                Assert.IsType<TokenValidationUnavailableException>(o.Error);
+                ProblemAssert.Is(Problems.Types.AuthUnavailable, o.Error);
                 Assert.True(o.Elapsed < TimeSpan.FromSeconds(2.5), $"a call waited {o.Elapsed.TotalSeconds:0.00} s");
             });
             Assert.Single(accepted);
@@ -148,13 +149,13 @@ public sealed class EntraIssuerOutageTests : IAsyncLifetime
         // Act: 41 calls within one failure window, then one after it.
         for (var i = 0; i < 41; i++)
         {
-            await Assert.ThrowsAsync<TokenValidationUnavailableException>(() => validator.ValidateAsync(token, CancellationToken.None).AsTask());
+            await ProblemAssert.ThrowsAsync(Problems.Types.AuthUnavailable, () => validator.ValidateAsync(token, CancellationToken.None).AsTask());
             clock.Advance(TimeSpan.FromMilliseconds(100));
         }
 
         var duringWindow = _issuer.MetadataFetches;
         clock.Advance(EntraTokenValidator.FailureWindow);
-        await Assert.ThrowsAsync<TokenValidationUnavailableException>(() => validator.ValidateAsync(token, CancellationToken.None).AsTask());
+        await ProblemAssert.ThrowsAsync(Problems.Types.AuthUnavailable, () => validator.ValidateAsync(token, CancellationToken.None).AsTask());
 
         // Assert: one fetch for the 41 calls, one more once the window has passed; one Warning for the outage.
         Assert.Equal(1, duringWindow);
@@ -169,11 +170,11 @@ public sealed class EntraIssuerOutageTests : IAsyncLifetime
         _issuer.Down = true;
         var clock = new FakeTimeProvider(DateTimeOffset.UtcNow);
         using var validator = Validator(_issuer.Authority, clock);
-        await Assert.ThrowsAsync<TokenValidationUnavailableException>(() => validator.ValidateAsync(_issuer.Mint(), CancellationToken.None).AsTask());
+        await ProblemAssert.ThrowsAsync(Problems.Types.AuthUnavailable, () => validator.ValidateAsync(_issuer.Mint(), CancellationToken.None).AsTask());
         _issuer.Down = false;
 
         // Act: a call within the failure window, then calls after it.
-        await Assert.ThrowsAsync<TokenValidationUnavailableException>(() => validator.ValidateAsync(_issuer.Mint(), CancellationToken.None).AsTask());
+        await ProblemAssert.ThrowsAsync(Problems.Types.AuthUnavailable, () => validator.ValidateAsync(_issuer.Mint(), CancellationToken.None).AsTask());
         clock.Advance(EntraTokenValidator.FailureWindow);
         var caller = await validator.ValidateAsync(_issuer.Mint(), CancellationToken.None);
         clock.Advance(TimeSpan.FromMinutes(1));
@@ -200,11 +201,11 @@ public sealed class EntraIssuerOutageTests : IAsyncLifetime
         var unknownKid = _issuer.Mint(new TokenSpec { Signing = new SigningCredentials(TestIssuer.NewKey(), SecurityAlgorithms.RsaSha256) });
 
         // Act
-        var unavailable = await Assert.ThrowsAsync<TokenValidationUnavailableException>(() => validator.ValidateAsync(unknownKid, CancellationToken.None).AsTask());
+        var unavailable = await ProblemAssert.ThrowsAsync(Problems.Types.AuthUnavailable, () => validator.ValidateAsync(unknownKid, CancellationToken.None).AsTask());
         var caller = await validator.ValidateAsync(_issuer.Mint(null, AppRoles.Verify), CancellationToken.None);
 
         // Assert: the key may be a new one of the issuer's, so not a 401; a token of a key held is not affected.
-        Assert.Equal(EntraTokenValidator.FailureWindow, unavailable.RetryAfter);
+        Assert.Equal(EntraTokenValidator.FailureWindow, unavailable.Problem.RetryAfter);
         Assert.Equal([AppRoles.Verify], caller.Roles);
         Assert.Equal(2, _issuer.MetadataFetches);
     }

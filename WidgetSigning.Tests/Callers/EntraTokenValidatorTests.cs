@@ -7,13 +7,14 @@ using Microsoft.Extensions.Time.Testing;
 using Microsoft.IdentityModel.Tokens;
 using WidgetSigning.Callers.Entra;
 using WidgetSigning.Callers;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Tests.Callers;
 
 /// <summary>
 /// <see cref="EntraTokenValidator"/> against a real OpenID issuer on loopback (<see cref="TestIssuer"/>): each rule of an
 /// Entra access token, and each forgery an attacker can try, is a test. Every rejection is a
-/// <see cref="TokenRejectedException"/> whose message quotes no part of the token.
+/// a <see cref="ProblemException"/> of <see cref="Problems.Types.Unauthenticated"/> whose message quotes no part of the token.
 /// </summary>
 public sealed class EntraTokenValidatorTests : IAsyncLifetime
 {
@@ -224,7 +225,7 @@ public sealed class EntraTokenValidatorTests : IAsyncLifetime
                     await validator.ValidateAsync(t, CancellationToken.None);
                     return "accepted";
                 }
-                catch (TokenRejectedException e)
+                catch (ProblemException e) when (e.Is(Problems.Types.Unauthenticated))
                 {
                     return e.Message;
                 }
@@ -258,7 +259,7 @@ public sealed class EntraTokenValidatorTests : IAsyncLifetime
         var rejected = await Record.ExceptionAsync(() => validator.ValidateAsync(token, CancellationToken.None).AsTask());
 
         // Assert: a 401 naming the claim, never a NullReferenceException (500).
-        var refusal = Assert.IsType<TokenRejectedException>(rejected);
+        var refusal = ProblemAssert.Is(Problems.Types.Unauthenticated, rejected);
         Assert.Contains("(tid)", refusal.Message, StringComparison.Ordinal);
     }
 
@@ -395,26 +396,26 @@ public sealed class EntraTokenValidatorTests : IAsyncLifetime
                 await _validator.ValidateAsync(_issuer.Mint(), CancellationToken.None);
                 return;
             }
-            catch (TokenValidationUnavailableException)
+            catch (ProblemException e) when (e.Is(Problems.Types.AuthUnavailable))
             {
                 await Task.Delay(100);
             }
         }
     }
 
-    private async Task<TokenRejectedException> RejectedAsync(string token)
+    private async Task<ProblemException> RejectedAsync(string token)
     {
         // The issuer's keys first, as the host's warm-up fetches them at start: on a loaded machine a cold fetch can
         // outlast MaxWait, and the call would be the outage's 503 rather than the refusal under test.
         await KeysLoadedAsync();
-        var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => _validator.ValidateAsync(token, CancellationToken.None).AsTask());
+        var rejected = await ProblemAssert.ThrowsAsync(Problems.Types.Unauthenticated, () => _validator.ValidateAsync(token, CancellationToken.None).AsTask());
         Assert.DoesNotContain(token, rejected.Message, StringComparison.Ordinal);
         foreach (var part in token.Split('.').Where(p => p.Length >= 8))
         {
             Assert.DoesNotContain(part, rejected.Message, StringComparison.Ordinal);
         }
 
-        Assert.Equal(TokenRejectedException.InvalidToken, rejected.ErrorCode);
+        Assert.Equal(Problems.InvalidTokenCode, ProblemAssert.BearerError(rejected));
         return rejected;
     }
 }

@@ -7,6 +7,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 using WidgetSigning.Callers;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Tests.Callers;
 
@@ -102,7 +103,7 @@ public sealed class PlatformPrincipalTests
         var principal = Principal(tenantId: "7a1e0000-0000-4000-8000-0000000000ff");
 
         // Act
-        var rejected = Assert.Throws<TokenRejectedException>(() => PlatformPrincipal.Read(Request(Encode(principal)), Options));
+        var rejected = ProblemAssert.Throws(Problems.Types.Unauthenticated, () => PlatformPrincipal.Read(Request(Encode(principal)), Options));
 
         // Assert
         Assert.Contains("(tid)", rejected.Message, StringComparison.Ordinal);
@@ -118,7 +119,7 @@ public sealed class PlatformPrincipalTests
         var principal = Principal(audience: audience);
 
         // Act
-        var rejected = Assert.Throws<TokenRejectedException>(() => PlatformPrincipal.Read(Request(Encode(principal)), Options));
+        var rejected = ProblemAssert.Throws(Problems.Types.Unauthenticated, () => PlatformPrincipal.Read(Request(Encode(principal)), Options));
 
         // Assert
         Assert.Contains("(aud)", rejected.Message, StringComparison.Ordinal);
@@ -136,7 +137,7 @@ public sealed class PlatformPrincipalTests
         principal["auth_typ"] = authType;
 
         // Act
-        var rejected = Assert.Throws<TokenRejectedException>(() => PlatformPrincipal.Read(Request(Encode(principal)), Options));
+        var rejected = ProblemAssert.Throws(Problems.Types.Unauthenticated, () => PlatformPrincipal.Read(Request(Encode(principal)), Options));
 
         // Assert
         Assert.Contains("auth_typ", rejected.Message, StringComparison.Ordinal);
@@ -150,11 +151,11 @@ public sealed class PlatformPrincipalTests
     public void Read_MalformedBase64_IsRefusedWithoutQuotingIt(string value)
     {
         // Act
-        var rejected = Assert.Throws<TokenRejectedException>(() => PlatformPrincipal.Read(Request(value), Options));
+        var rejected = ProblemAssert.Throws(Problems.Types.Unauthenticated, () => PlatformPrincipal.Read(Request(value), Options));
 
         // Assert
         Assert.Contains(PlatformPrincipal.HeaderName, rejected.Message, StringComparison.Ordinal);
-        Assert.Equal(TokenRejectedException.InvalidToken, rejected.ErrorCode);
+        Assert.Equal(Problems.InvalidTokenCode, ProblemAssert.BearerError(rejected));
         if (value.Length > 0)
         {
             Assert.DoesNotContain(value, rejected.Message, StringComparison.Ordinal);
@@ -174,7 +175,7 @@ public sealed class PlatformPrincipalTests
     public void Read_MalformedJson_IsRefusedWithFixedWords(string json)
     {
         // Act
-        var rejected = Assert.Throws<TokenRejectedException>(() => PlatformPrincipal.Read(Request(Convert.ToBase64String(Encoding.UTF8.GetBytes(json))), Options));
+        var rejected = ProblemAssert.Throws(Problems.Types.Unauthenticated, () => PlatformPrincipal.Read(Request(Convert.ToBase64String(Encoding.UTF8.GetBytes(json))), Options));
 
         // Assert
         Assert.Equal($"The {PlatformPrincipal.HeaderName} header is not a JSON principal.", rejected.Message);
@@ -188,7 +189,7 @@ public sealed class PlatformPrincipalTests
         principal["claims"]!.AsArray().Add(Claim("padding", new string('p', 16 * 1024)));
 
         // Act
-        var rejected = Assert.Throws<TokenRejectedException>(() => PlatformPrincipal.Read(Request(Encode(principal)), Options));
+        var rejected = ProblemAssert.Throws(Problems.Types.Unauthenticated, () => PlatformPrincipal.Read(Request(Encode(principal)), Options));
 
         // Assert
         Assert.Contains(PlatformPrincipal.MaxHeaderLength.ToString(System.Globalization.CultureInfo.InvariantCulture), rejected.Message, StringComparison.Ordinal);
@@ -205,7 +206,7 @@ public sealed class PlatformPrincipalTests
         }
 
         // Act
-        var rejected = Assert.Throws<TokenRejectedException>(() => PlatformPrincipal.Read(Request(Encode(principal)), Options));
+        var rejected = ProblemAssert.Throws(Problems.Types.Unauthenticated, () => PlatformPrincipal.Read(Request(Encode(principal)), Options));
 
         // Assert
         Assert.Contains(PlatformPrincipal.MaxClaims.ToString(System.Globalization.CultureInfo.InvariantCulture), rejected.Message, StringComparison.Ordinal);
@@ -219,10 +220,10 @@ public sealed class PlatformPrincipalTests
         context.Request.Headers[PlatformPrincipal.HeaderName] = new Microsoft.Extensions.Primitives.StringValues([Encode(Principal()), Encode(Principal(objectId: "7a1e0000-0000-4000-8000-0000000000aa"))]);
 
         // Act
-        var rejected = Assert.Throws<TokenRejectedException>(() => PlatformPrincipal.Read(context.Request, Options));
+        var rejected = ProblemAssert.Throws(Problems.Types.Unauthenticated, () => PlatformPrincipal.Read(context.Request, Options));
 
         // Assert
-        Assert.Equal(TokenRejectedException.InvalidRequest, rejected.ErrorCode);
+        Assert.Equal(Problems.InvalidRequestCode, ProblemAssert.BearerError(rejected));
     }
 
     [Fact]
@@ -233,7 +234,7 @@ public sealed class PlatformPrincipalTests
         principal["claims"]!.AsArray().Add(Claim("oid", "7a1e0000-0000-4000-8000-0000000000aa"));
 
         // Act
-        var rejected = Assert.Throws<TokenRejectedException>(() => PlatformPrincipal.Read(Request(Encode(principal)), Options));
+        var rejected = ProblemAssert.Throws(Problems.Types.Unauthenticated, () => PlatformPrincipal.Read(Request(Encode(principal)), Options));
 
         // Assert
         Assert.Contains("more than one oid", rejected.Message, StringComparison.Ordinal);
@@ -246,7 +247,7 @@ public sealed class PlatformPrincipalTests
         var principal = Principal(objectId: "<script>admin</script>");
 
         // Act
-        var rejected = Assert.Throws<TokenRejectedException>(() => PlatformPrincipal.Read(Request(Encode(principal)), Options));
+        var rejected = ProblemAssert.Throws(Problems.Types.Unauthenticated, () => PlatformPrincipal.Read(Request(Encode(principal)), Options));
 
         // Assert
         Assert.DoesNotContain("script", rejected.Message, StringComparison.Ordinal);
@@ -256,10 +257,10 @@ public sealed class PlatformPrincipalTests
     public void Read_NoPrincipalHeader_IsUnauthenticatedWithoutAnErrorCode()
     {
         // Act
-        var rejected = Assert.Throws<TokenRejectedException>(() => PlatformPrincipal.Read(new DefaultHttpContext().Request, Options));
+        var rejected = ProblemAssert.Throws(Problems.Types.Unauthenticated, () => PlatformPrincipal.Read(new DefaultHttpContext().Request, Options));
 
         // Assert: RFC 6750 §3.1, as for a missing bearer token.
-        Assert.Null(rejected.ErrorCode);
+        Assert.Null(ProblemAssert.BearerError(rejected));
     }
 
     [Fact]
@@ -269,11 +270,11 @@ public sealed class PlatformPrincipalTests
         var authenticator = Authenticator(platformAuthentication: true, websiteAuthEnabled: null);
 
         // Act
-        var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => authenticator.AuthenticateAsync(Request(Encode(Principal())), AppRoles.Sign, CancellationToken.None).AsTask());
+        var rejected = await ProblemAssert.ThrowsAsync(Problems.Types.Unauthenticated, () => authenticator.AuthenticateAsync(Request(Encode(Principal())), AppRoles.Sign, CancellationToken.None).AsTask());
 
         // Assert
         Assert.Contains(PlatformPrincipal.HeaderName, rejected.Message, StringComparison.Ordinal);
-        Assert.Equal(TokenRejectedException.InvalidRequest, rejected.ErrorCode);
+        Assert.Equal(Problems.InvalidRequestCode, ProblemAssert.BearerError(rejected));
     }
 
     [Fact]
@@ -283,7 +284,7 @@ public sealed class PlatformPrincipalTests
         var authenticator = Authenticator(platformAuthentication: false, websiteAuthEnabled: "True");
 
         // Act
-        var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => authenticator.AuthenticateAsync(Request(Encode(Principal())), AppRoles.Sign, CancellationToken.None).AsTask());
+        var rejected = await ProblemAssert.ThrowsAsync(Problems.Types.Unauthenticated, () => authenticator.AuthenticateAsync(Request(Encode(Principal())), AppRoles.Sign, CancellationToken.None).AsTask());
 
         // Assert
         Assert.Contains(PlatformPrincipal.HeaderName, rejected.Message, StringComparison.Ordinal);
@@ -310,10 +311,10 @@ public sealed class PlatformPrincipalTests
         var principal = Principal(roles: [AppRoles.Verify]);
 
         // Act
-        var refused = await Assert.ThrowsAsync<RoleRequiredException>(() => authenticator.AuthenticateAsync(Request(Encode(principal)), AppRoles.Sign, CancellationToken.None).AsTask());
+        var refused = await ProblemAssert.ThrowsAsync(Problems.Types.RoleRequired, () => authenticator.AuthenticateAsync(Request(Encode(principal)), AppRoles.Sign, CancellationToken.None).AsTask());
 
         // Assert
-        Assert.Equal(AppRoles.Sign, refused.Role);
+        Assert.Contains($"app role '{AppRoles.Sign}'", refused.Problem.Detail, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -362,7 +363,7 @@ public sealed class PlatformPrincipalTests
         request.Headers.Authorization = "Bearer a.b.c";
 
         // Act
-        var rejected = await Assert.ThrowsAsync<TokenRejectedException>(() => authenticator.AuthenticateAsync(request, AppRoles.Sign, CancellationToken.None).AsTask());
+        var rejected = await ProblemAssert.ThrowsAsync(Problems.Types.Unauthenticated, () => authenticator.AuthenticateAsync(request, AppRoles.Sign, CancellationToken.None).AsTask());
 
         // Assert
         Assert.Contains(PlatformPrincipal.HeaderName, rejected.Message, StringComparison.Ordinal);
@@ -380,10 +381,10 @@ public sealed class PlatformPrincipalTests
         request.Headers.Authorization = "Bearer a.b.c";
 
         // Act
-        var refused = await Assert.ThrowsAsync<RoleRequiredException>(() => authenticator.AuthenticateAsync(request, AppRoles.Sign, CancellationToken.None).AsTask());
+        var refused = await ProblemAssert.ThrowsAsync(Problems.Types.RoleRequired, () => authenticator.AuthenticateAsync(request, AppRoles.Sign, CancellationToken.None).AsTask());
 
         // Assert
-        Assert.Equal(AppRoles.Sign, refused.Role);
+        Assert.Contains($"app role '{AppRoles.Sign}'", refused.Problem.Detail, StringComparison.Ordinal);
         Assert.Equal(1, validator.Calls);
     }
 
@@ -474,6 +475,6 @@ public sealed class PlatformPrincipalTests
 
     private sealed class RefusingValidator : ITokenValidator
     {
-        public ValueTask<CallerIdentity> ValidateAsync(string token, CancellationToken cancellationToken) => throw new TokenRejectedException();
+        public ValueTask<CallerIdentity> ValidateAsync(string token, CancellationToken cancellationToken) => throw Problems.Unauthenticated("The bearer token is not valid.");
     }
 }

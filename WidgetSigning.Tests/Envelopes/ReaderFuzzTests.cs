@@ -1,8 +1,8 @@
 using System.Globalization;
 using System.Text;
 using FunctionApp.Tests.TestKit;
-using WidgetSigning.Envelopes;
 using Xunit.Abstractions;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Tests.Envelopes;
 
@@ -39,9 +39,9 @@ public sealed class ReaderFuzzTests(ITestOutputHelper output)
                 Assert.True(oracle.AsSpan().SequenceEqual(ours), Describe(seed, body, $"canonical bytes differ from Newtonsoft's:\n ours   {Encoding.UTF8.GetString(ours)}\n theirs {Encoding.UTF8.GetString(oracle!)}"));
                 signed++;
             }
-            catch (EnvelopeFormatException ex)
+            catch (ProblemException ex) when (ex.Is(Problems.Types.InvalidEnvelope))
             {
-                Assert.True(ex.JsonPath.StartsWith('$'), Describe(seed, body, $"rejection without a JSON path: {ex.Message}"));
+                Assert.True(ex.Problem.JsonPath!.StartsWith('$'), Describe(seed, body, $"rejection without a JSON path: {ex.Message}"));
                 Assert.True(ex.Message.Length < 600, Describe(seed, body, $"unbounded message ({ex.Message.Length} chars)"));
                 rejected++;
             }

@@ -1,6 +1,8 @@
 using System.Text;
 using WidgetSigning.Envelopes;
 using WidgetSigning.Tests.Support;
+using WidgetSigning.Primitives;
+using FunctionApp.Tests.TestKit;
 
 namespace WidgetSigning.Tests.Envelopes;
 
@@ -48,10 +50,10 @@ public sealed class WidgetEnvelopeReaderAttackTests
         var bytes = Envelope(value, property1: value);
 
         // Act
-        var error = Assert.Throws<EnvelopeFormatException>(() => new WidgetEnvelopeReader().Read(new TrickleStream(bytes, chunk)));
+        var error = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => new WidgetEnvelopeReader().Read(new TrickleStream(bytes, chunk)));
 
         // Assert: the first string holding one is named, though U+FFFD appears in both.
-        Assert.Equal("$.widgets[0].property0", error.JsonPath);
+        Assert.Equal("$.widgets[0].property0", error.Problem.JsonPath);
         Assert.Contains("unpaired", error.Message, StringComparison.Ordinal);
     }
 
@@ -80,12 +82,12 @@ public sealed class WidgetEnvelopeReaderAttackTests
             : Encoding.UTF8.GetString(Envelope("a")).Replace("\"createdUtc\"", $"\"{name}\":\"x\",\"createdUtc\"", StringComparison.Ordinal);
 
         // Act
-        var error = Assert.Throws<EnvelopeFormatException>(() => new WidgetEnvelopeReader().Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
+        var error = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => new WidgetEnvelopeReader().Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
 
         // Assert: the input ends 64 bytes into the name, so it is neither decoded in full nor echoed at all.
         Assert.Contains("member name is longer than 64 bytes", error.Message, StringComparison.Ordinal);
         Assert.DoesNotContain("nnnnnnnnnn", error.Message, StringComparison.Ordinal);
-        Assert.Equal(atRoot ? "$" : "$.widgets[0]", error.JsonPath);
+        Assert.Equal(atRoot ? "$" : "$.widgets[0]", error.Problem.JsonPath);
     }
 
     [Fact]
@@ -96,7 +98,7 @@ public sealed class WidgetEnvelopeReaderAttackTests
         var json = $$"""{"{{new string('q', 60)}}":1}""";
 
         // Act
-        var error = Assert.Throws<EnvelopeFormatException>(() => reader.Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
+        var error = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => reader.Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
 
         // Assert
         Assert.Contains("'qqqqqqqqqq…(+50 chars)'", error.Message, StringComparison.Ordinal);
@@ -127,10 +129,10 @@ public sealed class WidgetEnvelopeReaderAttackTests
         var json = Encoding.UTF8.GetString(Envelope("a")).Replace("\"property3\"", $"\"property3{new string('x', length)}\"", StringComparison.Ordinal);
 
         // Act
-        var error = Assert.Throws<EnvelopeFormatException>(() => new WidgetEnvelopeReader().Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
+        var error = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => new WidgetEnvelopeReader().Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
 
         // Assert: the path is the widget that holds it.
-        Assert.Equal("$.widgets[0]", error.JsonPath);
+        Assert.Equal("$.widgets[0]", error.Problem.JsonPath);
         Assert.Contains("longer than 64 bytes", error.Message, StringComparison.Ordinal);
     }
 
@@ -155,11 +157,11 @@ public sealed class WidgetEnvelopeReaderAttackTests
 
         // Act
         var accepted = reader.Read(new MemoryStream(three));
-        var error = Assert.Throws<EnvelopeFormatException>(() => reader.Read(new MemoryStream(four)));
+        var error = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => reader.Read(new MemoryStream(four)));
 
         // Assert
         Assert.Equal(3, accepted.Widgets.Count);
-        Assert.Equal("$.widgets[3]", error.JsonPath);
+        Assert.Equal("$.widgets[3]", error.Problem.JsonPath);
         Assert.Contains("Envelopes:MaxWidgets", error.Message, StringComparison.Ordinal);
     }
 
@@ -173,10 +175,10 @@ public sealed class WidgetEnvelopeReaderAttackTests
         var json = Encoding.UTF8.GetString(Envelope("a")).Replace($"\"{Id}\"", token, StringComparison.Ordinal);
 
         // Act
-        var error = Assert.Throws<EnvelopeFormatException>(() => new WidgetEnvelopeReader().Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
+        var error = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => new WidgetEnvelopeReader().Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
 
         // Assert
-        Assert.Equal("$.widgets[0].id", error.JsonPath);
+        Assert.Equal("$.widgets[0].id", error.Problem.JsonPath);
         Assert.Contains("must be a JSON string", error.Message, StringComparison.Ordinal);
     }
 
@@ -191,10 +193,10 @@ public sealed class WidgetEnvelopeReaderAttackTests
         var json = Encoding.UTF8.GetString(Envelope("a")).Replace($"\"{Id}\"", number, StringComparison.Ordinal);
 
         // Act
-        var error = Assert.Throws<EnvelopeFormatException>(() => new WidgetEnvelopeReader().Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
+        var error = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => new WidgetEnvelopeReader().Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
 
         // Assert
-        Assert.Equal("$.widgets[0].id", error.JsonPath);
+        Assert.Equal("$.widgets[0].id", error.Problem.JsonPath);
         Assert.Contains("longer than 64 bytes", error.Message, StringComparison.Ordinal);
         Assert.True(error.Message.Length < 400);
     }
@@ -206,11 +208,11 @@ public sealed class WidgetEnvelopeReaderAttackTests
         var json = "{" + new string('k', 5000) + "}";
 
         // Act
-        var error = Assert.Throws<EnvelopeFormatException>(() => new WidgetEnvelopeReader().Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
+        var error = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => new WidgetEnvelopeReader().Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
 
         // Assert
         Assert.True(error.Message.Length < 400, error.Message);
-        Assert.True(error.JsonPath.Length < 140, error.JsonPath);
+        Assert.True(error.Problem.JsonPath!.Length < 140, error.Problem.JsonPath);
     }
 
     public static TheoryData<string, int> NonRfc8259Cases()
@@ -236,10 +238,10 @@ public sealed class WidgetEnvelopeReaderAttackTests
         var expected = File.ReadAllLines(Path.Combine(root, name + ".expected"));
 
         // Act
-        var error = Assert.Throws<EnvelopeFormatException>(() => new WidgetEnvelopeReader().Read(new TrickleStream(input, chunk)));
+        var error = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => new WidgetEnvelopeReader().Read(new TrickleStream(input, chunk)));
 
         // Assert
-        Assert.Equal(expected[0], error.JsonPath);
+        Assert.Equal(expected[0], error.Problem.JsonPath);
         Assert.Contains(expected[1], error.Message, StringComparison.Ordinal);
     }
 
@@ -251,10 +253,10 @@ public sealed class WidgetEnvelopeReaderAttackTests
         using var stream = new MemoryStream(body, writable: false);
 
         // Act
-        var error = Assert.Throws<EnvelopeFormatException>(() => new WidgetEnvelopeReader().Read(stream));
+        var error = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => new WidgetEnvelopeReader().Read(stream));
 
         // Assert: refused at its path after reading a few kilobytes, never decoded into a 32 MB string.
-        Assert.Equal("$.widgets[0].property0", error.JsonPath);
+        Assert.Equal("$.widgets[0].property0", error.Problem.JsonPath);
         Assert.Contains("raw control character (U+0001)", error.Message, StringComparison.Ordinal);
         Assert.True(stream.Position < 64 * 1024, $"read {stream.Position:N0} bytes");
     }
@@ -274,10 +276,10 @@ public sealed class WidgetEnvelopeReaderAttackTests
         var json = Encoding.UTF8.GetString(Envelope("a")).Replace(Id, id, StringComparison.Ordinal);
 
         // Act
-        var error = Assert.Throws<EnvelopeFormatException>(() => new WidgetEnvelopeReader().Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
+        var error = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => new WidgetEnvelopeReader().Read(new MemoryStream(Encoding.UTF8.GetBytes(json))));
 
         // Assert
-        Assert.Equal("$.widgets[0].id", error.JsonPath);
+        Assert.Equal("$.widgets[0].id", error.Problem.JsonPath);
     }
 
     [Theory]

@@ -1,6 +1,7 @@
 using System.Text;
 using FunctionApp.Tests.TestKit;
 using WidgetSigning.Envelopes;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Tests.Envelopes;
 
@@ -31,10 +32,10 @@ public sealed class WidgetEnvelopeReaderTests
         var expected = File.ReadAllLines(Path.Combine(InvalidRoot, name + ".expected"));
 
         // Act
-        var error = Assert.Throws<EnvelopeFormatException>(() => _reader.Read(new MemoryStream(input)));
+        var error = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => _reader.Read(new MemoryStream(input)));
 
         // Assert
-        Assert.Equal(expected[0], error.JsonPath);
+        Assert.Equal(expected[0], error.Problem.JsonPath);
         Assert.Contains(expected[1], error.Message, StringComparison.Ordinal);
     }
 
@@ -44,13 +45,13 @@ public sealed class WidgetEnvelopeReaderTests
     {
         // Arrange: reading into a sink and keeping nothing answers every bad body exactly as reading does.
         var input = File.ReadAllBytes(Path.Combine(InvalidRoot, name + ".json"));
-        var expected = Assert.Throws<EnvelopeFormatException>(() => _reader.Read(new MemoryStream(input)));
+        var expected = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => _reader.Read(new MemoryStream(input)));
 
         // Act
-        var error = Assert.Throws<EnvelopeFormatException>(() => _reader.ReadInto(new MemoryStream(input), new CountingSink()));
+        var error = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => _reader.ReadInto(new MemoryStream(input), new CountingSink()));
 
         // Assert
-        Assert.Equal(expected.JsonPath, error.JsonPath);
+        Assert.Equal(expected.Problem.JsonPath, error.Problem.JsonPath);
         Assert.Equal(expected.Message, error.Message);
     }
 
@@ -111,7 +112,7 @@ public sealed class WidgetEnvelopeReaderTests
         var utf16 = Encoding.Unicode.GetBytes("{\"widgets\":[]}");
 
         // Act + Assert
-        Assert.Throws<EnvelopeFormatException>(() => _reader.Read(new MemoryStream(utf16)));
+        ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => _reader.Read(new MemoryStream(utf16)));
     }
 
     [Fact]
@@ -164,11 +165,11 @@ public sealed class WidgetEnvelopeReaderTests
         var input = Encoding.UTF8.GetBytes("""{"widgets":[{"id":"d5ad6c6f-a71e-4cfd-885a-5df3d9c63f48","property0":"a","id":"d5ad6c6f-a71e-4cfd-885a-5df3d9c63f48"}]}""");
 
         // Act
-        var error = Assert.Throws<EnvelopeFormatException>(() => _reader.Read(new MemoryStream(input)));
+        var error = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => _reader.Read(new MemoryStream(input)));
 
         // Assert
         Assert.Contains("Duplicate member 'id'", error.Message, StringComparison.Ordinal);
-        Assert.Equal("$.widgets[0].id", error.JsonPath);
+        Assert.Equal("$.widgets[0].id", error.Problem.JsonPath);
     }
 
     [Fact]

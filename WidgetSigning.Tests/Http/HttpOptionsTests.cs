@@ -5,6 +5,7 @@ using Microsoft.Extensions.Options;
 using WidgetSigning.Envelopes;
 using WidgetSigning.Http;
 using WidgetSigning.Signing;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Tests.Http;
 
@@ -120,10 +121,10 @@ public sealed class HttpOptionsTests
         var body = System.Text.Encoding.UTF8.GetBytes("{\"widgets\":[" + widget + "," + widget + "]}");
 
         // Act
-        var error = Assert.Throws<EnvelopeFormatException>(() => reader.Read(new MemoryStream(body)));
+        var error = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => reader.Read(new MemoryStream(body)));
 
         // Assert
-        Assert.Equal("$.widgets[1]", error.JsonPath);
+        Assert.Equal("$.widgets[1]", error.Problem.JsonPath);
     }
 
     private static ServiceProvider Build(Dictionary<string, string?> settings)

@@ -4,6 +4,7 @@ using Microsoft.AspNetCore.Http;
 using Microsoft.IO;
 using WidgetSigning.Http;
 using WidgetSigning.Signing;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Tests.Http;
 
@@ -29,9 +30,9 @@ public sealed class PooledRequestBodyTests
         var error = await Record.ExceptionAsync(() => PooledRequestBody.ReadAsync(request, Streams, EnvelopeLimit, CancellationToken.None));
 
         // Assert
-        var framing = Assert.IsType<ChunkFramingTooLargeException>(error);
-        Assert.Equal(516, framing.EnvelopeBytes);
-        Assert.Equal(HostLimit, framing.HostLimit);
+        var framing = ProblemAssert.Is(Problems.Types.ChunkFramingTooLarge, error);
+        Assert.Contains(" 516 bytes of envelope", framing.Problem.Detail, StringComparison.Ordinal);
+        Assert.Contains($"limit of {HostLimit} bytes", framing.Problem.Detail, StringComparison.Ordinal);
         Assert.Contains("16908288 bytes (setting FUNCTIONS_REQUEST_BODY_SIZE_LIMIT)", framing.Message, StringComparison.Ordinal);
         Assert.Contains("only 516 bytes of envelope", framing.Message, StringComparison.Ordinal);
         Assert.Contains("chunk extensions", framing.Message, StringComparison.Ordinal);
@@ -51,8 +52,8 @@ public sealed class PooledRequestBodyTests
         var error = await Record.ExceptionAsync(() => PooledRequestBody.ReadAsync(request, Streams, EnvelopeLimit, CancellationToken.None));
 
         // Assert
-        var tooLarge = Assert.IsType<RequestBodyTooLargeException>(error);
-        Assert.Equal(EnvelopeLimit, tooLarge.Limit);
+        var tooLarge = ProblemAssert.Is(Problems.Types.BodyTooLarge, error);
+        Assert.Contains($"limit of {EnvelopeLimit} bytes", tooLarge.Problem.Detail, StringComparison.Ordinal);
         Assert.Contains($"limit of {EnvelopeLimit} bytes (setting {HttpOptions.MaxRequestBodyBytesSetting})", tooLarge.Message, StringComparison.Ordinal);
         Assert.Contains($"{HostLimit} bytes (setting FUNCTIONS_REQUEST_BODY_SIZE_LIMIT)", tooLarge.Message, StringComparison.Ordinal);
         Assert.True(ProblemMapper.TryMap(tooLarge, out var problem));

@@ -1,4 +1,5 @@
 using WidgetSigning.Http;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Tests.Http;
 
@@ -28,10 +29,10 @@ public sealed class ProblemMapperTests
     }
 
     [Fact]
-    public void TryMap_ClientClosedRequestException_IsClientClosedRequest400()
+    public void TryMap_ClientClosedRequest_IsClientClosedRequest400()
     {
         // Act
-        var mapped = ProblemMapper.TryMap(new ClientClosedRequestException(), CancellationToken.None, out var problem);
+        var mapped = ProblemMapper.TryMap(Problems.ClientClosedRequest(), CancellationToken.None, out var problem);
 
         // Assert
         Assert.True(mapped);

@@ -2,6 +2,8 @@ using System.Text;
 using Azure.Storage.Blobs;
 using FunctionApp.Tests.Queues;
 using WidgetSigning.Queues;
+using WidgetSigning.Primitives;
+using FunctionApp.Tests.TestKit;
 
 namespace WidgetSigning.Tests.Queues;
 
@@ -38,10 +40,10 @@ public sealed class ClaimCheckBlobNameTests
         var json = ClaimCheckJson.Write(new BlobReference(Container, name));
 
         // Act
-        var error = Assert.Throws<MessageRejectedException>(() => ClaimCheck.TryRead(Message(json), Container, out _));
+        var error = ProblemAssert.Throws(Problems.Types.MessageRejected, () => ClaimCheck.TryRead(Message(json), Container, out _));
 
         // Assert
-        Assert.Equal("$.claimCheck.blob", error.JsonPath);
+        Assert.Equal("$.claimCheck.blob", error.Problem.JsonPath);
         Assert.DoesNotContain("secret", error.Message, StringComparison.Ordinal);
     }
 
@@ -49,8 +51,8 @@ public sealed class ClaimCheckBlobNameTests
     [MemberData(nameof(TraversalNames))]
     public void Resolve_PathTraversal_IsRejectedBeforeAnyRequest(string name)
     {
-        var error = Assert.Throws<MessageRejectedException>(() => ClaimCheckBlobName.Resolve(Claims(), name));
-        Assert.Equal("$.claimCheck.blob", error.JsonPath);
+        var error = ProblemAssert.Throws(Problems.Types.MessageRejected, () => ClaimCheckBlobName.Resolve(Claims(), name));
+        Assert.Equal("$.claimCheck.blob", error.Problem.JsonPath);
     }
 
     [Theory]

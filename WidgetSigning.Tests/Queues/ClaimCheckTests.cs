@@ -2,6 +2,7 @@ using System.Text;
 using FunctionApp.Tests.TestKit;
 using FunctionApp.Tests.Queues;
 using WidgetSigning.Queues;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Tests.Queues;
 
@@ -45,8 +46,8 @@ public sealed class ClaimCheckTests
     [InlineData("{\"claimCheck\":{\"blob\":\"x\"},\"widgets\":[]}", "$.widgets")]
     public void TryRead_MalformedClaimCheck_IsRejectedWithItsPath(string json, string path)
     {
-        var error = Assert.Throws<MessageRejectedException>(() => ClaimCheck.TryRead(Message(json), Container, out _));
-        Assert.Equal(path, error.JsonPath);
+        var error = ProblemAssert.Throws(Problems.Types.MessageRejected, () => ClaimCheck.TryRead(Message(json), Container, out _));
+        Assert.Equal(path, error.Problem.JsonPath);
         Assert.False(string.IsNullOrWhiteSpace(error.Message));
     }
 
@@ -76,10 +77,10 @@ public sealed class ClaimCheckTests
     public void TryRead_MembersOutOfOrderOrMisspeltAttack_IsRejectedAsTheQueuePageSays(string json, string path, string reason)
     {
         // Act
-        var error = Assert.Throws<MessageRejectedException>(() => ClaimCheck.TryRead(Message(json), Container, MaxReceivers, out _, out _));
+        var error = ProblemAssert.Throws(Problems.Types.MessageRejected, () => ClaimCheck.TryRead(Message(json), Container, MaxReceivers, out _, out _));
 
         // Assert: strict, as the envelope is: claimCheck first, then receivers, then traceparent, names as written.
-        Assert.Equal(path, error.JsonPath);
+        Assert.Equal(path, error.Problem.JsonPath);
         Assert.Contains(reason, error.Message, StringComparison.Ordinal);
     }
 
@@ -113,10 +114,10 @@ public sealed class ClaimCheckTests
     public void TryRead_ReceiversWithoutClaimCheckAttack_IsRejected(string json)
     {
         // Act
-        var error = Assert.Throws<MessageRejectedException>(() => ClaimCheck.TryRead(Message(json), Container, MaxReceivers, out _, out _));
+        var error = ProblemAssert.Throws(Problems.Types.MessageRejected, () => ClaimCheck.TryRead(Message(json), Container, MaxReceivers, out _, out _));
 
         // Assert: receivers are named in the claim-check form only, never beside an envelope.
-        Assert.StartsWith("$", error.JsonPath, StringComparison.Ordinal);
+        Assert.StartsWith("$", error.Problem.JsonPath, StringComparison.Ordinal);
         Assert.Contains("'claimCheck'", error.Message, StringComparison.Ordinal);
     }
 
@@ -147,10 +148,10 @@ public sealed class ClaimCheckTests
         var json = "{\"claimCheck\":{\"blob\":\"a/b.json\"},\"receivers\":" + receivers + "}";
 
         // Act
-        var error = Assert.Throws<MessageRejectedException>(() => ClaimCheck.TryRead(Message(json), Container, MaxReceivers, out _, out _));
+        var error = ProblemAssert.Throws(Problems.Types.MessageRejected, () => ClaimCheck.TryRead(Message(json), Container, MaxReceivers, out _, out _));
 
         // Assert
-        Assert.Equal(path, error.JsonPath);
+        Assert.Equal(path, error.Problem.JsonPath);
         Assert.Contains(reason, error.Message, StringComparison.Ordinal);
         Assert.DoesNotContain('\u202E', error.Message);
     }
@@ -166,10 +167,10 @@ public sealed class ClaimCheckTests
         var json = "{\"claimCheck\":{\"blob\":\"a/b.json\"},\"receivers\":[" + Newtonsoft.Json.JsonConvert.ToString(id) + "]}";
 
         // Act
-        var error = Assert.Throws<MessageRejectedException>(() => ClaimCheck.TryRead(Message(json), Container, MaxReceivers, out _, out _));
+        var error = ProblemAssert.Throws(Problems.Types.MessageRejected, () => ClaimCheck.TryRead(Message(json), Container, MaxReceivers, out _, out _));
 
         // Assert: a bounded prefix, every such character written as \uXXXX.
-        Assert.Equal("$.receivers[0]", error.JsonPath);
+        Assert.Equal("$.receivers[0]", error.Problem.JsonPath);
         Assert.True(error.Message.Length < 512, $"{error.Message.Length} characters echoed");
         Assert.DoesNotContain('\u202E', error.Message);
         Assert.DoesNotContain('\u001B', error.Message);
@@ -183,10 +184,10 @@ public sealed class ClaimCheckTests
         var json = "{\"claimCheck\":{\"blob\":\"a/b.json\"},\"receivers\":[\"partner-a\"],\"receivers\":[\"partner-b\"]}";
 
         // Act
-        var error = Assert.Throws<MessageRejectedException>(() => ClaimCheck.TryRead(Message(json), Container, MaxReceivers, out _, out _));
+        var error = ProblemAssert.Throws(Problems.Types.MessageRejected, () => ClaimCheck.TryRead(Message(json), Container, MaxReceivers, out _, out _));
 
         // Assert
-        Assert.Equal("$.receivers", error.JsonPath);
+        Assert.Equal("$.receivers", error.Problem.JsonPath);
         Assert.Contains("duplicate member 'receivers'", error.Message, StringComparison.Ordinal);
     }
 
@@ -202,14 +203,14 @@ public sealed class ClaimCheckTests
         var large = Attack(100_000);
 
         // Act
-        var error = Assert.Throws<MessageRejectedException>(() => ClaimCheck.TryRead(Message(large), Container, MaxReceivers, out _, out _));
+        var error = ProblemAssert.Throws(Problems.Types.MessageRejected, () => ClaimCheck.TryRead(Message(large), Container, MaxReceivers, out _, out _));
         var (ratio, smallMs, largeMs) = await LinearTime.MeasureAsync(
             body =>
             {
                 // Many reads per sample: one read at the bound takes microseconds.
                 for (var i = 0; i < 200; i++)
                 {
-                    Assert.Throws<MessageRejectedException>(() => ClaimCheck.TryRead(Message(body), Container, MaxReceivers, out _, out _));
+                    ProblemAssert.Throws(Problems.Types.MessageRejected, () => ClaimCheck.TryRead(Message(body), Container, MaxReceivers, out _, out _));
                 }
 
                 return Task.CompletedTask;
@@ -218,7 +219,7 @@ public sealed class ClaimCheckTests
             large);
 
         // Assert: rejected at the bound, in time that does not grow with the array's length past it.
-        Assert.Equal("$.receivers", error.JsonPath);
+        Assert.Equal("$.receivers", error.Problem.JsonPath);
         Assert.Contains($"more than {MaxReceivers} receivers", error.Message, StringComparison.Ordinal);
         Assert.True(ratio <= LinearTime.MaxRatio, $"4x the array took {ratio:F2}x as long ({smallMs:F3} ms, {largeMs:F3} ms)");
     }

@@ -1,6 +1,7 @@
 using System.Text;
 using WidgetSigning.Envelopes;
 using WidgetSigning.Queues;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Tests.Queues;
 
@@ -62,13 +63,13 @@ public sealed class RejectedMessageBoundTests
             new WidgetEnvelopeReader().Read(body);
             throw new InvalidOperationException("the envelope should have been rejected");
         }
-        catch (MessageRejectedException ex)
+        catch (ProblemException ex) when (ex.Is(Problems.Types.MessageRejected))
         {
-            return (ex.Message, ex.JsonPath);
+            return (ex.Message, ex.Problem.JsonPath!);
         }
-        catch (EnvelopeFormatException ex)
+        catch (ProblemException ex) when (ex.Is(Problems.Types.InvalidEnvelope))
         {
-            return (ex.Message, ex.JsonPath);
+            return (ex.Message, ex.Problem.JsonPath!);
         }
     }
 }

@@ -5,6 +5,7 @@ using Microsoft.Extensions.Options;
 using WidgetSigning.Envelopes;
 using WidgetSigning.Http;
 using WidgetSigning.Signing;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Tests.Signing;
 
@@ -41,7 +42,7 @@ public sealed class EnvelopeMemoryBudgetTests
         using var second = budget.Lease();
 
         // Act
-        var error = Assert.Throws<MemoryBudgetExceededException>(() => second.Cover(201));
+        var error = ProblemAssert.Throws(Problems.Types.MemoryBudget, () => second.Cover(201));
 
         // Assert
         Assert.Contains(MemoryBudgetOptions.MaxBytesInFlightSetting, error.Message, StringComparison.Ordinal);
@@ -80,7 +81,7 @@ public sealed class EnvelopeMemoryBudgetTests
         using var waiting = budget.Lease();
 
         // Act + Assert
-        await Assert.ThrowsAsync<MemoryBudgetExceededException>(() => waiting.CoverAsync(1, CancellationToken.None).AsTask());
+        await ProblemAssert.ThrowsAsync(Problems.Types.MemoryBudget, () => waiting.CoverAsync(1, CancellationToken.None).AsTask());
         Assert.Equal(1000, budget.InUse);
     }
 
@@ -162,7 +163,7 @@ public sealed class EnvelopeMemoryBudgetTests
         var lease = budget.Lease();
 
         // Act
-        var error = Assert.Throws<CanonicalTooLargeException>(() => signer.SignWith(envelope, lease: lease));
+        var error = ProblemAssert.Throws(Problems.Types.CanonicalTooLarge, () => signer.SignWith(envelope, lease: lease));
         var charged = lease.Charged;
         lease.Dispose();
 

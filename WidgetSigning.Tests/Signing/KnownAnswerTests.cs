@@ -1,5 +1,5 @@
 using FunctionApp.Tests.TestKit;
-using WidgetSigning.Envelopes;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Tests.Signing;
 
@@ -40,10 +40,10 @@ public sealed class KnownAnswerTests
         var vector = Vector.Load(name);
 
         // Act
-        var error = Assert.Throws<EnvelopeFormatException>(() => _services.Read(vector.Input));
+        var error = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => _services.Read(vector.Input));
 
         // Assert
-        Assert.StartsWith("$", error.JsonPath, StringComparison.Ordinal);
+        Assert.StartsWith("$", error.Problem.JsonPath, StringComparison.Ordinal);
         Assert.False(string.IsNullOrWhiteSpace(error.Message));
     }
 

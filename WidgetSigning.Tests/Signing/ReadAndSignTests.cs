@@ -8,6 +8,7 @@ using WidgetSigning.Keys;
 using WidgetSigning.SpareCores;
 using WidgetSigning.Signing;
 using WidgetSigning.Tests.Support;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Tests.Signing;
 
@@ -148,12 +149,12 @@ public sealed class ReadAndSignTests
         var lease = budget.Lease();
 
         // Act
-        var error = await Assert.ThrowsAsync<EnvelopeFormatException>(async () =>
+        var error = await ProblemAssert.ThrowsAsync(Problems.Types.InvalidEnvelope, async () =>
             await signer.SignAsync(new MemoryStream(body, writable: false), Request(lease), CancellationToken.None));
         lease.Dispose();
 
         // Assert
-        Assert.True(error.JsonPath == "$.widgets[2500].id", error.Message + " at " + error.JsonPath);
+        Assert.True(error.Problem.JsonPath == "$.widgets[2500].id", error.Message + " at " + error.Problem.JsonPath);
         Assert.Equal(0, PoolInUse(services));
         Assert.Equal(0, budget.InUse);
     }
@@ -171,11 +172,11 @@ public sealed class ReadAndSignTests
         var body = AmplifyingBody(widgets: 400, invalidLast: true);
 
         // Act
-        var error = await Assert.ThrowsAsync<EnvelopeFormatException>(async () =>
+        var error = await ProblemAssert.ThrowsAsync(Problems.Types.InvalidEnvelope, async () =>
             await signer.SignAsync(new MemoryStream(body, writable: false), Request(), CancellationToken.None));
 
         // Assert
-        Assert.Equal("$.widgets[399].id", error.JsonPath);
+        Assert.Equal("$.widgets[399].id", error.Problem.JsonPath);
         Assert.Equal(0, PoolInUse(services));
     }
 
@@ -191,7 +192,7 @@ public sealed class ReadAndSignTests
         var body = AmplifyingBody(widgets: 400, invalidLast: false);
 
         // Act
-        await Assert.ThrowsAsync<CanonicalTooLargeException>(async () =>
+        await ProblemAssert.ThrowsAsync(Problems.Types.CanonicalTooLarge, async () =>
             await signer.SignAsync(new MemoryStream(body, writable: false), Request(), CancellationToken.None));
 
         // Assert

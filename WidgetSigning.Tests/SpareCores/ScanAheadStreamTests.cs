@@ -3,6 +3,7 @@ using FunctionApp.Tests.TestKit;
 using Microsoft.IO;
 using WidgetSigning.Envelopes;
 using WidgetSigning.SpareCores;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Tests.SpareCores;
 
@@ -117,14 +118,14 @@ public sealed class ScanAheadStreamTests
         // Arrange: the reader as production runs it with a core spare, over a pooled body.
         var input = File.ReadAllBytes(Path.Combine(InvalidRoot, name + ".json"));
         var reader = new WidgetEnvelopeReader();
-        var expected = Assert.Throws<EnvelopeFormatException>(() => reader.Read(new MemoryStream(input)));
+        var expected = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => reader.Read(new MemoryStream(input)));
         using var pooled = Pooled(input, blockSize: 1024);
 
         // Act
-        var error = Assert.Throws<EnvelopeFormatException>(() => ScanAheadStream.ReadInto(reader, pooled, new NullSink(), TestServices.SpareCores().Counters));
+        var error = ProblemAssert.Throws(Problems.Types.InvalidEnvelope, () => ScanAheadStream.ReadInto(reader, pooled, new NullSink(), TestServices.SpareCores().Counters));
 
         // Assert
-        Assert.Equal(expected.JsonPath, error.JsonPath);
+        Assert.Equal(expected.Problem.JsonPath, error.Problem.JsonPath);
         Assert.Equal(expected.Message, error.Message);
     }
 

@@ -9,6 +9,7 @@ using OpenTelemetry.Metrics;
 using OpenTelemetry.Trace;
 using WidgetSigning.Keys;
 using WidgetSigning.Telemetry;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Tests.Telemetry;
 
@@ -107,7 +108,7 @@ public sealed class SigningMetricsTests
             metrics);
 
         // Act
-        await Assert.ThrowsAsync<SigningKeyUnavailableException>(async () => await source.GetSigningKeysAsync(source.DefaultReceiver!, CancellationToken.None));
+        await ProblemAssert.ThrowsAsync(Problems.Types.KeyUnavailable, async () => await source.GetSigningKeysAsync(source.DefaultReceiver!, CancellationToken.None));
 
         // Assert
         Assert.Equal(1, harness.Sum("widgetsigning.keyvault.refreshes", ("widgetsigning.outcome", "failure")));

@@ -1,5 +1,6 @@
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.Options;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Callers;
 
@@ -39,13 +40,21 @@ internal sealed class CallerAuthenticator
     }
 
     /// <summary>The caller of <paramref name="request"/>, who holds <paramref name="role"/>.</summary>
-    /// <exception cref="TokenRejectedException">No token, or not a valid one (401).</exception>
-    /// <exception cref="RoleRequiredException">A valid token without <paramref name="role"/> (403).</exception>
-    /// <exception cref="TokenValidationUnavailableException">The issuer's keys could not be obtained (503).</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.Unauthenticated"/>: no token, or not a valid one (401).</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.RoleRequired"/>: a valid token without <paramref name="role"/> (403).</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.AuthUnavailable"/>: the issuer's keys could not be obtained (503).</exception>
     public async ValueTask<CallerIdentity> AuthenticateAsync(HttpRequest request, string role, CancellationToken cancellationToken)
     {
-        ArgumentNullException.ThrowIfNull(request);
         ArgumentException.ThrowIfNullOrEmpty(role);
+        return RequireRole(await IdentifyAsync(request, cancellationToken).ConfigureAwait(false), role);
+    }
+
+    /// <summary>The caller of <paramref name="request"/>, whatever its roles (<see cref="RequireRole"/> checks one).</summary>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.Unauthenticated"/>: no token, or not a valid one (401).</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.AuthUnavailable"/>: the issuer's keys could not be obtained (503).</exception>
+    public async ValueTask<CallerIdentity> IdentifyAsync(HttpRequest request, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(request);
         if (_options.Disabled)
         {
             return CallerIdentity.Development;
@@ -61,14 +70,25 @@ internal sealed class CallerAuthenticator
             // Only App Service Authentication may set these, and it does not vouch for them here: a client sent them.
             if (_policy == PlatformPrincipalPolicy.Refuse && PlatformPrincipal.IsPresent(request))
             {
-                throw new TokenRejectedException($"The request carries {PlatformPrincipal.HeaderName} headers, which only App Service Authentication may set; this app does not accept them. Send only 'Authorization: Bearer <token>'.", TokenRejectedException.InvalidRequest);
+                throw Problems.Unauthenticated($"The request carries {PlatformPrincipal.HeaderName} headers, which only App Service Authentication may set; this app does not accept them. Send only 'Authorization: Bearer <token>'.", Problems.InvalidRequestCode);
             }
 
             var token = ReadBearerToken(request);
             caller = await _validator.ValidateAsync(token, cancellationToken).ConfigureAwait(false);
         }
 
-        return caller.HasRole(role) ? caller : throw new RoleRequiredException(role, caller);
+        return caller;
+    }
+
+    /// <summary>
+    /// <paramref name="caller"/>, who holds <paramref name="role"/>. Apart from <see cref="IdentifyAsync"/> so that a
+    /// caller refused for a role it lacks is known to whoever audits the refusal.
+    /// </summary>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.RoleRequired"/>: <paramref name="caller"/> lacks <paramref name="role"/> (403).</exception>
+    public static CallerIdentity RequireRole(CallerIdentity caller, string role)
+    {
+        ArgumentNullException.ThrowIfNull(caller);
+        return caller.HasRole(role) ? caller : throw Problems.RoleRequired(role);
     }
 
     /// <summary>The token of the request's one <c>Authorization: Bearer</c> header, checked for shape only.</summary>
@@ -77,29 +97,29 @@ internal sealed class CallerAuthenticator
         var values = request.Headers.Authorization;
         if (values.Count == 0)
         {
-            throw new TokenRejectedException("The request has no Authorization header; send an Entra access token for this app as 'Authorization: Bearer <token>'.", errorCode: null);
+            throw Problems.Unauthenticated("The request has no Authorization header; send an Entra access token for this app as 'Authorization: Bearer <token>'.", errorCode: null);
         }
 
         // Repeated header lines may reach us as one comma-joined value (a host may fold them); a JWS never
         // holds a comma, so a comma means more than one header all the same.
         if (values.Count > 1 || (values[0] ?? string.Empty).Contains(',', StringComparison.Ordinal))
         {
-            throw new TokenRejectedException("The request has more than one Authorization header.", TokenRejectedException.InvalidRequest);
+            throw Problems.Unauthenticated("The request has more than one Authorization header.", Problems.InvalidRequestCode);
         }
 
         var value = values[0] ?? string.Empty;
         if (value.Length > AuthOptions.MaxAuthorizationLength)
         {
-            throw new TokenRejectedException($"The Authorization header is longer than {AuthOptions.MaxAuthorizationLength} characters.");
+            throw Problems.Unauthenticated($"The Authorization header is longer than {AuthOptions.MaxAuthorizationLength} characters.");
         }
 
         if (!value.StartsWith(Scheme, StringComparison.OrdinalIgnoreCase))
         {
-            throw new TokenRejectedException("The Authorization header must use the Bearer scheme.", TokenRejectedException.InvalidRequest);
+            throw Problems.Unauthenticated("The Authorization header must use the Bearer scheme.", Problems.InvalidRequestCode);
         }
 
         var token = value.AsSpan(Scheme.Length).Trim(' ');
-        return IsJwsShape(token) ? token.ToString() : throw new TokenRejectedException("The bearer token is not a JSON Web Token (three base64url segments).");
+        return IsJwsShape(token) ? token.ToString() : throw Problems.Unauthenticated("The bearer token is not a JSON Web Token (three base64url segments).");
     }
 
     // Three non-empty base64url segments: anything else is refused before a parser sees it.

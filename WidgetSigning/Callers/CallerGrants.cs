@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using Microsoft.Extensions.Options;
 using WidgetSigning.Keys;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Callers;
 
@@ -26,8 +27,8 @@ internal sealed class CallerGrants
     }
 
     /// <summary>Throws unless <paramref name="caller"/> is granted every receiver of <paramref name="receivers"/>.</summary>
-    /// <exception cref="ReceiverNotGrantedException">The first receiver not granted.</exception>
-    /// <exception cref="GrantsUnavailableException">The grants could not be read.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.ReceiverNotGranted"/>: the first receiver not granted.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.GrantsUnavailable"/>: the grants could not be read.</exception>
     public async ValueTask EnsureGrantedAsync(CallerIdentity caller, IReadOnlyList<ReceiverId> receivers, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(caller);
@@ -42,13 +43,13 @@ internal sealed class CallerGrants
         {
             if (!granted.Contains(receiver.Value))
             {
-                throw new ReceiverNotGrantedException(receiver);
+                throw Problems.ReceiverNotGranted(receiver.Value);
             }
         }
     }
 
     /// <summary>The receivers granted to <paramref name="caller"/> (read as <see cref="EnsureGrantedAsync"/> reads them).</summary>
-    /// <exception cref="GrantsUnavailableException">The grants could not be read.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.GrantsUnavailable"/>: the grants could not be read.</exception>
     public async ValueTask<IReadOnlySet<string>> GrantedReceiversAsync(CallerIdentity caller, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(caller);
@@ -76,7 +77,7 @@ internal sealed class CallerGrants
         {
             return await current.Read.Value.WaitAsync(cancellationToken).ConfigureAwait(false);
         }
-        catch (GrantsUnavailableException)
+        catch (ProblemException ex) when (ex.Is(Problems.Types.GrantsUnavailable))
         {
             _cache.TryRemove(new KeyValuePair<string, Entry>(objectId, current));
             throw;

@@ -1,3 +1,5 @@
+using WidgetSigning.Primitives;
+
 namespace WidgetSigning.Callers;
 
 /// <summary>
@@ -24,18 +26,18 @@ public sealed class CallerIdentity
     /// <c>appid</c>) must each be a GUID, as Entra issues them, so that nothing a token's author chose reaches a log, an
     /// audit record or an answer; each is kept in its lower-case <c>D</c> form.
     /// </summary>
-    /// <exception cref="TokenRejectedException">A claim is missing or not a GUID (fixed words, never the claim).</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.Unauthenticated"/>: a claim is missing or not a GUID (fixed words, never the claim).</exception>
     public static CallerIdentity FromClaims(string? objectId, string? tenantId, string? appId, IEnumerable<string> roles)
     {
         ArgumentNullException.ThrowIfNull(roles);
         if (!Guid.TryParseExact(objectId, "D", out var oid))
         {
-            throw new TokenRejectedException("The token names no caller (oid).");
+            throw Problems.Unauthenticated("The token names no caller (oid).");
         }
 
         if (!Guid.TryParseExact(tenantId, "D", out var tid))
         {
-            throw new TokenRejectedException("The token names no tenant (tid).");
+            throw Problems.Unauthenticated("The token names no tenant (tid).");
         }
 
         string? app = null;
@@ -43,7 +45,7 @@ public sealed class CallerIdentity
         {
             app = Guid.TryParseExact(appId, "D", out var parsed)
                 ? parsed.ToString("D")
-                : throw new TokenRejectedException("The token's client application (azp or appid) is not a GUID.");
+                : throw Problems.Unauthenticated("The token's client application (azp or appid) is not a GUID.");
         }
 
         return new CallerIdentity(oid.ToString("D"), app, tid.ToString("D"), [.. roles]);

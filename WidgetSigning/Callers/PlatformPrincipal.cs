@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.Text.Json;
 using Microsoft.AspNetCore.Http;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Callers;
 
@@ -72,7 +73,7 @@ internal static class PlatformPrincipal
     }
 
     /// <summary>The caller the request's principal names, checked against <paramref name="options"/>.</summary>
-    /// <exception cref="TokenRejectedException">No principal, more than one, or one that is malformed, too large, not Entra's, or for another tenant or audience (401).</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.Unauthenticated"/>: no principal, more than one, or one that is malformed, too large, not Entra's, or for another tenant or audience (401).</exception>
     public static CallerIdentity Read(HttpRequest request, AuthOptions options)
     {
         ArgumentNullException.ThrowIfNull(request);
@@ -80,18 +81,18 @@ internal static class PlatformPrincipal
         var values = request.Headers[HeaderName];
         if (values.Count == 0)
         {
-            throw new TokenRejectedException($"The request has no {HeaderName} header from App Service Authentication; send an Entra access token for this app as 'Authorization: Bearer <token>'.", errorCode: null);
+            throw Problems.Unauthenticated($"The request has no {HeaderName} header from App Service Authentication; send an Entra access token for this app as 'Authorization: Bearer <token>'.", errorCode: null);
         }
 
         if (values.Count > 1)
         {
-            throw new TokenRejectedException($"The request has more than one {HeaderName} header.", TokenRejectedException.InvalidRequest);
+            throw Problems.Unauthenticated($"The request has more than one {HeaderName} header.", Problems.InvalidRequestCode);
         }
 
         var value = values[0] ?? string.Empty;
         if (value.Length > MaxHeaderLength)
         {
-            throw new TokenRejectedException($"The {HeaderName} header is longer than {MaxHeaderLength} characters.");
+            throw Problems.Unauthenticated($"The {HeaderName} header is longer than {MaxHeaderLength} characters.");
         }
 
         var buffer = ArrayPool<byte>.Shared.Rent(Math.Max(1, value.Length / 4 * 3 + 3));
@@ -99,7 +100,7 @@ internal static class PlatformPrincipal
         {
             if (value.Length == 0 || !Convert.TryFromBase64String(value, buffer, out var length))
             {
-                throw new TokenRejectedException($"The {HeaderName} header is not base64.");
+                throw Problems.Unauthenticated($"The {HeaderName} header is not base64.");
             }
 
             return FromJson(buffer.AsMemory(0, length), options);
@@ -119,7 +120,7 @@ internal static class PlatformPrincipal
         }
         catch (JsonException e)
         {
-            throw new TokenRejectedException($"The {HeaderName} header is not a JSON principal.", e);
+            throw Problems.Unauthenticated($"The {HeaderName} header is not a JSON principal.", innerException: e);
         }
 
         using (document)
@@ -146,7 +147,7 @@ internal static class PlatformPrincipal
 
             if (!string.Equals(authType, EntraAuthType, StringComparison.Ordinal))
             {
-                throw new TokenRejectedException($"The {HeaderName} principal is not from Microsoft Entra (auth_typ).");
+                throw Problems.Unauthenticated($"The {HeaderName} principal is not from Microsoft Entra (auth_typ).");
             }
 
             if (claims is not { } list)
@@ -162,7 +163,7 @@ internal static class PlatformPrincipal
     {
         if (claims.GetArrayLength() > MaxClaims)
         {
-            throw new TokenRejectedException($"The {HeaderName} principal has more than {MaxClaims} claims.");
+            throw Problems.Unauthenticated($"The {HeaderName} principal has more than {MaxClaims} claims.");
         }
 
         string? objectId = null, tenantId = null, appId = null, audience = null;
@@ -184,13 +185,13 @@ internal static class PlatformPrincipal
         // Defence in depth: the platform already checked both, against the configuration Bicep gave it.
         if (audience is null || !options.Audiences.Contains(audience, StringComparer.Ordinal))
         {
-            throw new TokenRejectedException($"The {HeaderName} principal is not for this app (aud).");
+            throw Problems.Unauthenticated($"The {HeaderName} principal is not for this app (aud).");
         }
 
         var caller = CallerIdentity.FromClaims(objectId, tenantId, appId, roles);
         return Guid.TryParse(options.TenantId, out var tenant) && string.Equals(caller.TenantId, tenant.ToString("D"), StringComparison.Ordinal)
             ? caller
-            : throw new TokenRejectedException($"The {HeaderName} principal is for another tenant (tid).");
+            : throw Problems.Unauthenticated($"The {HeaderName} principal is for another tenant (tid).");
     }
 
     private static (string Type, string Value) Claim(JsonElement claim)
@@ -220,7 +221,7 @@ internal static class PlatformPrincipal
     private static string Single(string? held, string value, string name) =>
         held is null || string.Equals(held, value, StringComparison.Ordinal)
             ? value
-            : throw new TokenRejectedException($"The {HeaderName} principal has more than one {name} claim.");
+            : throw Problems.Unauthenticated($"The {HeaderName} principal has more than one {name} claim.");
 
-    private static TokenRejectedException Malformed() => new($"The {HeaderName} header is not a JSON principal.");
+    private static ProblemException Malformed() => Problems.Unauthenticated($"The {HeaderName} header is not a JSON principal.");
 }

@@ -1,6 +1,7 @@
 using Azure;
 using Azure.Data.Tables;
 using Microsoft.Extensions.Logging;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Callers;
 
@@ -45,7 +46,7 @@ internal sealed class TableGrantStore : IGrantStore
         {
             span?.SetStatus(System.Diagnostics.ActivityStatusCode.Error, "grants unreadable");
             CallersLog.GrantsUnreadable(_logger, e, _table.Name, e.Status);
-            throw new GrantsUnavailableException("The caller's grants could not be read; try again later.", e);
+            throw Problems.GrantsUnavailable(e);
         }
 
         return receivers;

@@ -1,3 +1,5 @@
+using WidgetSigning.Primitives;
+
 namespace WidgetSigning.Callers;
 
 /// <summary>
@@ -8,5 +10,5 @@ namespace WidgetSigning.Callers;
 internal sealed class UnavailableTokenValidator : ITokenValidator
 {
     public ValueTask<CallerIdentity> ValidateAsync(string token, CancellationToken cancellationToken) =>
-        throw new TokenRejectedException("This host cannot validate Entra tokens and App Service Authentication is not on for it (Auth:PlatformAuthentication, WEBSITE_AUTH_ENABLED); call the isolated app.");
+        throw Problems.Unauthenticated("This host cannot validate Entra tokens and App Service Authentication is not on for it (Auth:PlatformAuthentication, WEBSITE_AUTH_ENABLED); call the isolated app.");
 }

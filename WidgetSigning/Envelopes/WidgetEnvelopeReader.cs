@@ -57,14 +57,14 @@ internal sealed class WidgetEnvelopeReader
     }
 
     /// <summary>Reads and validates one envelope; the stream is left open.</summary>
-    /// <exception cref="EnvelopeFormatException">The input is not a valid envelope.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidEnvelope"/>: the input is not a valid envelope.</exception>
     public WidgetEnvelope Read(Stream utf8Json) => Read(utf8Json, sink: null);
 
     /// <summary>
     /// Reads and validates one envelope, handing each widget to <paramref name="sink"/> as soon as it is valid; the
     /// stream is left open. The envelope is valid only if this returns.
     /// </summary>
-    /// <exception cref="EnvelopeFormatException">The input is not a valid envelope.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidEnvelope"/>: the input is not a valid envelope.</exception>
     public WidgetEnvelope Read(Stream utf8Json, IWidgetSink? sink) => new(Read(utf8Json, sink, keepWidgets: true, scanned: null).Widgets!);
 
     /// <summary>
@@ -74,7 +74,7 @@ internal sealed class WidgetEnvelopeReader
     /// envelope is valid only if this returns.
     /// </summary>
     /// <returns>The number of widgets read.</returns>
-    /// <exception cref="EnvelopeFormatException">The input is not a valid envelope.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidEnvelope"/>: the input is not a valid envelope.</exception>
     public int ReadInto(Stream utf8Json, IWidgetSink sink)
     {
         ArgumentNullException.ThrowIfNull(sink);
@@ -123,12 +123,12 @@ internal sealed class WidgetEnvelopeReader
             if (scanner.Truncated || scanner.FirstUnpairedString != 0)
             {
                 // Unreachable by construction (either ends in an error above); kept so neither can ever be signed.
-                throw new EnvelopeFormatException("The body could not be read in full.", "$");
+                throw Problems.InvalidEnvelope("The body could not be read in full.", "$");
             }
 
             return read;
         }
-        catch (Exception ex) when (ex is JsonReaderException or EnvelopeFormatException && scanner.CutReason == StrictJsonGuard.Cut.Violation)
+        catch (Exception ex) when (ex is JsonReaderException or ProblemException { Problem.Type: Problems.Types.InvalidEnvelope } && scanner.CutReason == StrictJsonGuard.Cut.Violation)
         {
             // The stream ended at the violation; whatever the reader made of the cut, the violation is the cause.
             throw session.Violation();
@@ -142,10 +142,10 @@ internal sealed class WidgetEnvelopeReader
         {
             throw scanner.Truncated
                 ? session.TooLongToken()
-                : new EnvelopeFormatException(
+                : Problems.InvalidEnvelope(
                     $"The body is not valid JSON: {Echo(TrimNewtonsoftMessage(ex.Message), 4 * _maxEchoedChars)}", BoundedPath(ex.Path), ex);
         }
-        catch (EnvelopeFormatException) when (scanner.Truncated)
+        catch (ProblemException ex) when (ex.Is(Problems.Types.InvalidEnvelope) && scanner.Truncated)
         {
             // Whatever the reader tripped over at the cut, the cause is the overlong token.
             throw session.TooLongToken();
@@ -153,7 +153,7 @@ internal sealed class WidgetEnvelopeReader
         catch (DecoderFallbackException ex)
         {
             var path = BoundedPath(reader.Path);
-            throw new EnvelopeFormatException($"The body is not valid UTF-8 (near {path}).", path, ex);
+            throw Problems.InvalidEnvelope($"The body is not valid UTF-8 (near {path}).", path, ex);
         }
     }
 
@@ -190,7 +190,7 @@ internal sealed class WidgetEnvelopeReader
         {
             if (!Next())
             {
-                throw new EnvelopeFormatException("The body is empty; expected a widget envelope.", "$");
+                throw Problems.InvalidEnvelope("The body is empty; expected a widget envelope.", "$");
             }
 
             if (reader.TokenType != JsonToken.StartObject)
@@ -218,7 +218,7 @@ internal sealed class WidgetEnvelopeReader
 
             if (count < 0)
             {
-                throw new EnvelopeFormatException("Required member 'widgets' is missing.", "$.widgets");
+                throw Problems.InvalidEnvelope("Required member 'widgets' is missing.", "$.widgets");
             }
 
             // Anything after the root object is an error (Newtonsoft throws "Additional text ...").
@@ -230,10 +230,10 @@ internal sealed class WidgetEnvelopeReader
             return (widgets, count);
         }
 
-        public EnvelopeFormatException Violation() => Invalid(scanner.Violation ?? "The body is not JSON as RFC 8259 defines it.");
+        public ProblemException Violation() => Invalid(scanner.Violation ?? "The body is not JSON as RFC 8259 defines it.");
 
-        public EnvelopeFormatException TooLongToken() => scanner.CutReason == StrictJsonGuard.Cut.MemberName
-            ? new EnvelopeFormatException(
+        public ProblemException TooLongToken() => scanner.CutReason == StrictJsonGuard.Cut.MemberName
+            ? Problems.InvalidEnvelope(
                 $"A member name is longer than {StrictJsonGuard.MaxMemberNameBytes} bytes; an envelope has only 'widgets', and a widget " +
                 "id, property0 … property9 and createdUtc.",
                 owner.BoundedPath(ParentPath()))
@@ -352,7 +352,7 @@ internal sealed class WidgetEnvelopeReader
                 }
 
                 // The path is built only here: asking the reader for it per widget would allocate on every one.
-                throw new EnvelopeFormatException(
+                throw Problems.InvalidEnvelope(
                     $"The widget lacks required member(s): {string.Join(", ", missing)}.",
                     owner.BoundedPath(string.Create(CultureInfo.InvariantCulture, $"{widgetsName}[{widgetIndex}]")));
             }
@@ -445,17 +445,17 @@ internal sealed class WidgetEnvelopeReader
         private bool NextRequired() =>
             Next() ? true : throw Invalid("The body is not valid JSON: it ends before the envelope is complete.");
 
-        private EnvelopeFormatException Invalid(string message) => new(message, owner.BoundedPath(reader.Path));
+        private ProblemException Invalid(string message) => Problems.InvalidEnvelope(message, owner.BoundedPath(reader.Path));
 
         // The path is built from the parent and the cut name: a client's megabyte-long name is never copied whole again.
-        private EnvelopeFormatException UnknownMember(string name, string parentPath, string expected)
+        private ProblemException UnknownMember(string name, string parentPath, string expected)
         {
             var echoed = Echo(name, owner._maxEchoedChars);
             var plain = name.Length > 0 && name.AsSpan().IndexOfAnyExcept(PlainNameChars) < 0;
             var path = plain
                 ? $"{parentPath}.{echoed}"
                 : $"{parentPath}['{echoed.Replace("\\", "\\\\", StringComparison.Ordinal).Replace("'", "\\'", StringComparison.Ordinal)}']";
-            return new EnvelopeFormatException($"Unknown member '{echoed}'; {expected}.", path);
+            return Problems.InvalidEnvelope($"Unknown member '{echoed}'; {expected}.", path);
         }
     }
 

@@ -3,6 +3,7 @@ using WidgetSigning.Signing;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.Options;
 using Microsoft.IO;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Http;
 
@@ -37,11 +38,11 @@ internal sealed class HttpEnvelopeReader
     public HttpOptions Options => _options;
 
     /// <summary>Reads and validates the envelope in <paramref name="request"/>'s body; its bytes are charged to the budget only while it is read.</summary>
-    /// <exception cref="UnsupportedContentTypeException">The body is not declared as UTF-8 JSON.</exception>
-    /// <exception cref="RequestBodyTooLargeException">The body is over the limit.</exception>
-    /// <exception cref="RequestTimeoutException">The body arrives more slowly than the minimum data rate.</exception>
-    /// <exception cref="MemoryBudgetExceededException">The memory budget had no room within its wait.</exception>
-    /// <exception cref="EnvelopeFormatException">The body is not a valid envelope.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.UnsupportedMediaType"/>: the body is not declared as UTF-8 JSON.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.BodyTooLarge"/>: the body is over the limit.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.RequestTimeout"/>: the body arrives more slowly than the minimum data rate.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.MemoryBudget"/>: the memory budget had no room within its wait.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidEnvelope"/>: the body is not a valid envelope.</exception>
     public async Task<WidgetEnvelope> ReadAsync(HttpRequest request, CancellationToken cancellationToken)
     {
         using var lease = _budget.Lease();
@@ -57,10 +58,10 @@ internal sealed class HttpEnvelopeReader
     /// to <paramref name="lease"/>, for <see cref="EnvelopeSigner"/> to read and sign: UTF-8 JSON only. The caller owns
     /// the stream.
     /// </summary>
-    /// <exception cref="UnsupportedContentTypeException">The body is not declared as UTF-8 JSON.</exception>
-    /// <exception cref="RequestBodyTooLargeException">The body is over the limit.</exception>
-    /// <exception cref="RequestTimeoutException">The body arrives more slowly than the minimum data rate.</exception>
-    /// <exception cref="MemoryBudgetExceededException">The memory budget had no room within its wait.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.UnsupportedMediaType"/>: the body is not declared as UTF-8 JSON.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.BodyTooLarge"/>: the body is over the limit.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.RequestTimeout"/>: the body arrives more slowly than the minimum data rate.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.MemoryBudget"/>: the memory budget had no room within its wait.</exception>
     public Task<RecyclableMemoryStream> ReadBodyAsync(HttpRequest request, EnvelopeBudgetLease lease, CancellationToken cancellationToken)
     {
         PooledRequestBody.EnsureJsonContentType(request);

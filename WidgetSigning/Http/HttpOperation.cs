@@ -39,7 +39,9 @@ internal sealed class HttpOperation
         try
         {
             // Who, and may they, before anything of the request is read: an unauthenticated caller learns nothing.
-            caller = await _authenticator.AuthenticateAsync(request, endpoint.Role, call.Aborted).ConfigureAwait(false);
+            // Identified first, so that a caller refused for a role it lacks is still named in the audit record.
+            caller = await _authenticator.IdentifyAsync(request, call.Aborted).ConfigureAwait(false);
+            CallerAuthenticator.RequireRole(caller, endpoint.Role);
             call.Caller = caller;
             var result = await handle(call).ConfigureAwait(false);
             var record = call.Record ?? throw new InvalidOperationException($"{endpoint.Function} answered without its audit record.");
@@ -76,9 +78,7 @@ internal sealed class HttpOperation
                 Outcome = AuditOutcome.Refused,
                 Status = problem.Status,
                 Problem = problem.Type,
-
-                // A caller refused for a role it lacks is still named.
-                Caller = caller ?? (ex as RoleRequiredException)?.Caller,
+                Caller = caller,
                 Receivers = call.Receivers is { } receivers ? string.Join(",", receivers.Select(r => r.Value)) : string.Empty,
             });
             return problem;

@@ -5,6 +5,7 @@ using WidgetSigning.Audit;
 using WidgetSigning.Callers;
 using WidgetSigning.Keys;
 using WidgetSigning.Telemetry;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Http;
 
@@ -59,7 +60,7 @@ public sealed class KeysHandler
             call.Receivers = [receiver];
             if (visible is not null && !visible.Contains(receiver.Value))
             {
-                throw new ReceiverNotGrantedException(receiver);
+                throw Problems.ReceiverNotGranted(receiver.Value);
             }
 
             var keys = await _keys.DescribeKeysAsync(receiver, call.Aborted).ConfigureAwait(false);
@@ -112,8 +113,8 @@ public sealed class KeysHandler
         return new ReceiverPage(receivers, end < ordered.Count ? ordered[end] : null);
     }
 
-    private static InvalidRequestException InvalidPageToken() =>
-        new($"Query parameter '{PageTokenParameter}' is not a page token this service handed out.");
+    private static ProblemException InvalidPageToken() =>
+        Problems.InvalidRequest($"Query parameter '{PageTokenParameter}' is not a page token this service handed out.");
 
     private static AuditRecord Record(string receivers) => new() { Operation = AuditOperation, Outcome = AuditOutcome.KeysRead, Receivers = receivers };
 
@@ -131,7 +132,7 @@ public sealed class KeysHandler
         return values.Count == 1 && values[0] is { Length: > 0 and <= 2 } text &&
             int.TryParse(text, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var size) && size is >= 1 and <= MaxPageSize
             ? size
-            : throw new InvalidRequestException($"Query parameter '{PageSizeParameter}' must be given once, as a whole number from 1 to {MaxPageSize}.");
+            : throw Problems.InvalidRequest($"Query parameter '{PageSizeParameter}' must be given once, as a whole number from 1 to {MaxPageSize}.");
     }
 
     private static string? ReadPageToken(HttpRequest request)
@@ -143,6 +144,6 @@ public sealed class KeysHandler
 
         return values.Count == 1 && values[0] is { Length: > 0 and <= MaxPageTokenLength } token
             ? token
-            : throw new InvalidRequestException($"Query parameter '{PageTokenParameter}' must be given once, at most {MaxPageTokenLength} characters.");
+            : throw Problems.InvalidRequest($"Query parameter '{PageTokenParameter}' must be given once, at most {MaxPageTokenLength} characters.");
     }
 }

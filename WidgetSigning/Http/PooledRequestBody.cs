@@ -29,7 +29,7 @@ internal static class PooledRequestBody
     internal const long HostUnreadBytes = (1024 + 64) * 1024;
 
     /// <summary>
-    /// Throws <see cref="UnsupportedContentTypeException"/> unless the request declares UTF-8 JSON (the charset bare or
+    /// Throws a 415 (<see cref="Problems.UnsupportedMediaType"/>) unless the request declares UTF-8 JSON (the charset bare or
     /// quoted, as RFC 9110 §5.6.6 allows) with no content coding other than <c>identity</c>.
     /// </summary>
     public static void EnsureJsonContentType(HttpRequest request)
@@ -39,7 +39,7 @@ internal static class PooledRequestBody
         EnsureIdentityContentEncoding(request);
         if (!MediaTypeHeaderValue.TryParse(request.ContentType, out var mediaType))
         {
-            throw new UnsupportedContentTypeException(string.IsNullOrEmpty(request.ContentType)
+            throw Problems.UnsupportedMediaType(string.IsNullOrEmpty(request.ContentType)
                 ? "The request has no Content-Type; send application/json."
                 : "The Content-Type header is malformed; send application/json.");
         }
@@ -48,19 +48,19 @@ internal static class PooledRequestBody
                      mediaType.Suffix.Equals("json", StringComparison.OrdinalIgnoreCase);
         if (!isJson)
         {
-            throw new UnsupportedContentTypeException($"Content-Type '{EchoText.Of(mediaType.MediaType.ToString())}' is not supported; send application/json.");
+            throw Problems.UnsupportedMediaType($"Content-Type '{EchoText.Of(mediaType.MediaType.ToString())}' is not supported; send application/json.");
         }
 
         // charset="utf-8" is the same parameter value as charset=utf-8 (a quoted-string); MediaTypeHeaderValue keeps the quotes.
         var charset = HeaderUtilities.RemoveQuotes(mediaType.Charset);
         if (mediaType.Charset.HasValue && !charset.Equals("utf-8", StringComparison.OrdinalIgnoreCase))
         {
-            throw new UnsupportedContentTypeException($"Charset '{EchoText.Of(mediaType.Charset.ToString())}' is not supported; JSON is UTF-8.");
+            throw Problems.UnsupportedMediaType($"Charset '{EchoText.Of(mediaType.Charset.ToString())}' is not supported; JSON is UTF-8.");
         }
     }
 
     /// <summary>
-    /// Throws <see cref="UnsupportedContentTypeException"/> when the body carries a content coding other than
+    /// Throws a 415 (<see cref="Problems.UnsupportedMediaType"/>) when the body carries a content coding other than
     /// <c>identity</c> (gzip, br, deflate, …): the service does not decompress, so such a body would otherwise be
     /// signed as its compressed bytes' text or refused as "not UTF-8". The 415 names the coding (RFC 9110 §15.5.16).
     /// </summary>
@@ -73,7 +73,7 @@ internal static class PooledRequestBody
             {
                 if (!coding.Equals("identity", StringComparison.OrdinalIgnoreCase))
                 {
-                    throw new UnsupportedContentTypeException(
+                    throw Problems.UnsupportedMediaType(
                         $"Content-Encoding '{EchoText.Of(coding)}' is not supported; send the JSON uncompressed (no Content-Encoding, or identity).");
                 }
             }
@@ -81,7 +81,7 @@ internal static class PooledRequestBody
     }
 
     /// <summary>
-    /// Throws <see cref="UnsupportedContentTypeException"/> when <c>Transfer-Encoding</c> names a transfer coding other
+    /// Throws a 415 (<see cref="Problems.UnsupportedMediaType"/>) when <c>Transfer-Encoding</c> names a transfer coding other
     /// than <c>chunked</c> (<c>gzip, chunked</c>, <c>deflate, chunked</c>, …). Kestrel takes the chunking off and hands
     /// on the rest as it came, so such a body would be signed as bytes the client meant to be decoded first. RFC 9112
     /// §6.1 suggests 501 for a transfer coding the server does not understand; this is the client's request, not a
@@ -97,7 +97,7 @@ internal static class PooledRequestBody
             {
                 if (!coding.Equals("chunked", StringComparison.OrdinalIgnoreCase))
                 {
-                    throw new UnsupportedContentTypeException(
+                    throw Problems.UnsupportedMediaType(
                         $"Transfer-Encoding '{EchoText.Of(coding)}' is not supported; send the JSON uncompressed, with Content-Length or Transfer-Encoding: chunked alone.");
                 }
             }
@@ -105,9 +105,8 @@ internal static class PooledRequestBody
     }
 
     /// <summary>Reads the whole body into a pooled stream positioned at 0; the caller disposes it.</summary>
-    /// <exception cref="RequestBodyTooLargeException">The body exceeds <paramref name="maxBytes"/>.</exception>
-    /// <exception cref="ClientClosedRequestException">The connection failed while the body was read.</exception>
-    /// <exception cref="ChunkFramingTooLargeException">The host refused a chunked body whose framing, not its envelope, was too large.</exception>
+    /// <exception cref="ProblemException">The body exceeds <paramref name="maxBytes"/> (413); the connection failed while the
+    /// body was read (client closed); the host refused a chunked body whose framing, not its envelope, was too large (413).</exception>
     /// <exception cref="BadHttpRequestException">The server refused the body (its own size limit, bad framing).</exception>
     public static Task<RecyclableMemoryStream> ReadAsync(
         HttpRequest request, RecyclableMemoryStreamManager streams, long maxBytes, CancellationToken cancellationToken) =>
@@ -117,11 +116,10 @@ internal static class PooledRequestBody
     /// Reads the whole body into a pooled stream positioned at 0, charging its blocks to <paramref name="lease"/> and
     /// holding the client to <paramref name="rate"/>'s minimum data rate; the caller disposes the stream (and the lease).
     /// </summary>
-    /// <exception cref="RequestBodyTooLargeException">The body exceeds <paramref name="maxBytes"/>.</exception>
-    /// <exception cref="RequestTimeoutException">The body arrives more slowly than <paramref name="rate"/> allows.</exception>
-    /// <exception cref="MemoryBudgetExceededException">The memory budget had no room within its wait.</exception>
-    /// <exception cref="ClientClosedRequestException">The connection failed while the body was read.</exception>
-    /// <exception cref="ChunkFramingTooLargeException">The host refused a chunked body whose framing, not its envelope, was too large.</exception>
+    /// <exception cref="ProblemException">The body exceeds <paramref name="maxBytes"/> (413); it arrives more slowly than
+    /// <paramref name="rate"/> allows (408); the memory budget had no room within its wait (503); the connection failed
+    /// while the body was read (client closed); the host refused a chunked body whose framing, not its envelope, was too
+    /// large (413).</exception>
     /// <exception cref="BadHttpRequestException">The server refused the body (its own size limit, bad framing).</exception>
     public static async Task<RecyclableMemoryStream> ReadAsync(
         HttpRequest request, RecyclableMemoryStreamManager streams, long maxBytes, EnvelopeBudgetLease? lease, HttpOptions? rate, CancellationToken cancellationToken)
@@ -131,7 +129,7 @@ internal static class PooledRequestBody
         if (request.ContentLength > maxBytes)
         {
             // Refuse before reading a byte.
-            throw new RequestBodyTooLargeException(maxBytes);
+            throw TooLarge(maxBytes);
         }
 
         // Read through the body's PipeReader, not its Stream: a read the minimum data rate ends is cancelled with
@@ -173,7 +171,7 @@ internal static class PooledRequestBody
                     // The body comes from the client: a transport failure here, or Kestrel's word for a body that stopped
                     // short (the client, or isolated the host's aborted forward, went away mid-body), is a disconnect,
                     // not a server fault or a malformed request.
-                    throw new ClientClosedRequestException("The connection closed while the request body was read.", ex);
+                    throw Problems.ClientClosedRequest("The connection closed while the request body was read.", ex);
                 }
 
                 var buffer = result.Buffer;
@@ -237,7 +235,7 @@ internal static class PooledRequestBody
             segment = segment[count..];
             if (body.Length > maxBytes)
             {
-                throw new RequestBodyTooLargeException(maxBytes);
+                throw TooLarge(maxBytes);
             }
         }
     }
@@ -255,23 +253,32 @@ internal static class PooledRequestBody
         var hostLimit = request.HttpContext.Features.Get<IHttpMaxRequestBodySizeFeature>()?.MaxRequestBodySize;
         if (received + HostUnreadBytes <= maxBytes)
         {
-            return new ChunkFramingTooLargeException(received, hostLimit, refusal);
+            return Problems.ChunkFramingTooLarge(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"The chunked framing is too large: the host stopped the body at its limit{HostLimit(hostLimit)} (setting {ProblemMapper.HostBodyLimitSetting}), which counts chunk-size lines and chunk extensions with the data, when only {received} bytes of envelope had arrived. Send the envelope without chunk extensions, in chunks of at least 1 KiB, or with Content-Length. Nothing was signed."),
+                refusal);
         }
 
-        var limit = hostLimit is { } bytes ? string.Create(CultureInfo.InvariantCulture, $" of {bytes} bytes") : string.Empty;
-        return new RequestBodyTooLargeException(
-            maxBytes,
+        var limit = HostLimit(hostLimit);
+        return Problems.BodyTooLarge(
             string.Create(
                 CultureInfo.InvariantCulture,
                 $"The request body exceeds the limit of {maxBytes} bytes (setting {HttpOptions.MaxRequestBodyBytesSetting}), or its chunked framing is too large: the host stopped it at its limit{limit} (setting {ProblemMapper.HostBodyLimitSetting}), which counts chunk-size lines and chunk extensions with the data, after {received} bytes of envelope."),
             refusal);
     }
 
-    private static RequestTimeoutException TooSlow(HttpOptions rate, long received, Exception? inner = null)
+    private static string HostLimit(long? hostLimit) =>
+        hostLimit is { } bytes ? string.Create(CultureInfo.InvariantCulture, $" of {bytes} bytes") : string.Empty;
+
+    private static ProblemException TooLarge(long maxBytes) =>
+        Problems.BodyTooLarge($"The request body exceeds the limit of {maxBytes} bytes (setting {HttpOptions.MaxRequestBodyBytesSetting}).");
+
+    private static ProblemException TooSlow(HttpOptions rate, long received, Exception? inner = null)
     {
         var message = string.Create(
             CultureInfo.InvariantCulture,
             $"The request body arrived too slowly: {received} bytes in {rate.TimeAllowedFor(received).TotalSeconds:0.#} s; at least {rate.MinDataRateBytesPerSecond} bytes per second after {rate.DataRateGracePeriod.TotalSeconds:0.#} s are needed (settings {HttpOptions.MinDataRateBytesPerSecondSetting}, {HttpOptions.DataRateGracePeriodSetting}). Nothing was signed.");
-        return inner is null ? new RequestTimeoutException(message) : new RequestTimeoutException(message, inner);
+        return Problems.RequestTimeout(message, inner);
     }
 }

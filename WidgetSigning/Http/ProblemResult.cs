@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using Microsoft.AspNetCore.Mvc;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Http;
 
@@ -19,6 +20,15 @@ public sealed class ProblemResult : IActionResult
         Type = type;
         Title = title;
         Detail = detail;
+    }
+
+    /// <summary>Creates the answer to <paramref name="problem"/>.</summary>
+    internal ProblemResult(Problem problem)
+        : this(problem.Status, problem.Type, problem.Title, problem.Detail)
+    {
+        JsonPath = problem.JsonPath;
+        WwwAuthenticate = problem.WwwAuthenticate;
+        RetryAfter = problem.RetryAfter;
     }
 
     /// <summary>The HTTP status code.</summary>

@@ -1,5 +1,6 @@
 using System.Globalization;
 using Microsoft.Extensions.Primitives;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Http;
 
@@ -16,12 +17,12 @@ internal static class RequestValues
     /// The value, null when absent. Given more than once, a 400 from <paramref name="wording"/> (a format naming
     /// <paramref name="name"/>), built only then so a well-formed request pays nothing for it.
     /// </summary>
-    /// <exception cref="InvalidRequestException">The value is given more than once.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidRequest"/>: the value is given more than once.</exception>
     public static string? Single(StringValues values, string name, string wording) => values.Count switch
     {
         0 => null,
         1 => values[0],
-        _ => throw new InvalidRequestException(string.Format(CultureInfo.InvariantCulture, wording, name)),
+        _ => throw Problems.InvalidRequest(string.Format(CultureInfo.InvariantCulture, wording, name)),
     };
 
     /// <summary>
@@ -29,12 +30,12 @@ internal static class RequestValues
     /// allows: a host that forwards the request (the isolated app's) joins a repeated header into one line with ", ",
     /// so this is how a header given twice arrives there, and the 400 should say that, not that the format is wrong.
     /// </summary>
-    /// <exception cref="InvalidRequestException">The header is given more than once.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidRequest"/>: the header is given more than once.</exception>
     public static string? SingleHeader(StringValues values, string name, string wording)
     {
         var value = Single(values, name, wording);
         return value is not null && value.Contains(", ", StringComparison.Ordinal)
-            ? throw new InvalidRequestException(string.Format(CultureInfo.InvariantCulture, wording, name) + " (A host that forwards the request joins a repeated header with \", \".)")
+            ? throw Problems.InvalidRequest(string.Format(CultureInfo.InvariantCulture, wording, name) + " (A host that forwards the request joins a repeated header with \", \".)")
             : value;
     }
 }

@@ -12,7 +12,7 @@ internal static class SignRequestOptions
     public const string OutputParameter = "output";
 
     /// <summary>True for <c>?output=canonical</c>, false for no parameter or <c>?output=signature</c>.</summary>
-    /// <exception cref="InvalidRequestException">The parameter has another value.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidRequest"/>: the parameter has another value.</exception>
     public static bool WantsCanonicalBody(HttpRequest request)
     {
         ArgumentNullException.ThrowIfNull(request);
@@ -26,9 +26,9 @@ internal static class SignRequestOptions
             {
                 "canonical" => true,
                 "signature" => false,
-                _ => throw new InvalidRequestException($"Query parameter '{OutputParameter}' must be 'signature' or 'canonical'."),
+                _ => throw Problems.InvalidRequest($"Query parameter '{OutputParameter}' must be 'signature' or 'canonical'."),
             }
-            : throw new InvalidRequestException($"Query parameter '{OutputParameter}' must be given once, as 'signature' or 'canonical'.");
+            : throw Problems.InvalidRequest($"Query parameter '{OutputParameter}' must be given once, as 'signature' or 'canonical'.");
     }
 
     /// <summary>The query parameter that selects the signature forms made.</summary>
@@ -38,7 +38,7 @@ internal static class SignRequestOptions
     /// The forms to make: <c>?forms=plain</c>, <c>webhook</c> or <c>both</c>, or <paramref name="allowed"/> (the
     /// deployment's <c>Http:SignatureForms</c>) without the parameter. Checked before the body is read.
     /// </summary>
-    /// <exception cref="InvalidRequestException">The parameter is repeated, has another value, or asks for a form <paramref name="allowed"/> leaves out.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidRequest"/>: the parameter is repeated, has another value, or asks for a form <paramref name="allowed"/> leaves out.</exception>
     public static SignatureForms Forms(HttpRequest request, SignatureForms allowed)
     {
         ArgumentNullException.ThrowIfNull(request);
@@ -50,12 +50,12 @@ internal static class SignRequestOptions
         // The client's value is not echoed: the accepted ones say all there is to say.
         if (values.Count != 1 || !SignatureFormNames.TryParse(values[0], out var asked))
         {
-            throw new InvalidRequestException($"Query parameter '{FormsParameter}' must be given once, as {SignatureFormNames.Rule}.");
+            throw Problems.InvalidRequest($"Query parameter '{FormsParameter}' must be given once, as {SignatureFormNames.Rule}.");
         }
 
         return asked.IsWithin(allowed)
             ? asked
-            : throw new InvalidRequestException(
+            : throw Problems.InvalidRequest(
                 $"Query parameter '{FormsParameter}' asks for '{SignatureFormNames.NameOf(asked)}', but this deployment makes only '{SignatureFormNames.NameOf(allowed)}' (setting {HttpOptions.SignatureFormsSetting}).");
     }
 
@@ -66,7 +66,7 @@ internal static class SignRequestOptions
     /// The receivers <c>?receiver=</c> names, in order: each a valid id (<see cref="ReceiverId.Rule"/>), none twice, at most
     /// <see cref="ReceiverOptions.MaxPerRequest"/>; without the parameter, the default receiver.
     /// </summary>
-    /// <exception cref="InvalidRequestException">A malformed or repeated id, too many, or none where there is no default receiver.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidRequest"/>: a malformed or repeated id, too many, or none where there is no default receiver.</exception>
     public static IReadOnlyList<ReceiverId> Receivers(HttpRequest request, ReceiverOptions options)
     {
         ArgumentNullException.ThrowIfNull(request);
@@ -75,13 +75,13 @@ internal static class SignRequestOptions
         {
             return options.Default is { } fallback
                 ? [fallback]
-                : throw new InvalidRequestException(
+                : throw Problems.InvalidRequest(
                     $"Query parameter '{ReceiverParameter}' is required: name the receiver to sign for (?{ReceiverParameter}=<id>). This deployment has no default receiver (setting {ReceiverOptions.SectionName}:{nameof(ReceiverOptions.DefaultReceiver)}).");
         }
 
         if (values.Count > options.MaxPerRequest)
         {
-            throw new InvalidRequestException(
+            throw Problems.InvalidRequest(
                 $"Query parameter '{ReceiverParameter}' names {values.Count} receivers; at most {options.MaxPerRequest} are signed for in one request (setting {ReceiverOptions.SectionName}:{nameof(ReceiverOptions.MaxPerRequest)}).");
         }
 
@@ -93,7 +93,7 @@ internal static class SignRequestOptions
             {
                 if (receivers[j] == receivers[i])
                 {
-                    throw new InvalidRequestException($"Query parameter '{ReceiverParameter}' names receiver '{receivers[i]}' twice.");
+                    throw Problems.InvalidRequest($"Query parameter '{ReceiverParameter}' names receiver '{receivers[i]}' twice.");
                 }
             }
         }
@@ -102,13 +102,13 @@ internal static class SignRequestOptions
     }
 
     /// <summary>The one receiver <c>?receiver=</c> names (given at most once), or the default receiver.</summary>
-    /// <exception cref="InvalidRequestException">A malformed id, the parameter repeated, or none where there is no default receiver.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidRequest"/>: a malformed id, the parameter repeated, or none where there is no default receiver.</exception>
     public static ReceiverId Receiver(HttpRequest request, ReceiverOptions options)
     {
         ArgumentNullException.ThrowIfNull(request);
         if (request.Query.TryGetValue(ReceiverParameter, out var values) && values.Count > 1)
         {
-            throw new InvalidRequestException($"Query parameter '{ReceiverParameter}' must be given once here.");
+            throw Problems.InvalidRequest($"Query parameter '{ReceiverParameter}' must be given once here.");
         }
 
         return Receivers(request, options)[0];
@@ -117,5 +117,5 @@ internal static class SignRequestOptions
     private static ReceiverId Parse(string? value) =>
         ReceiverId.TryParse(value, out var receiver)
             ? receiver
-            : throw new InvalidRequestException($"Query parameter '{ReceiverParameter}' value '{EchoText.Of(value)}' is not a receiver id: a receiver id is {ReceiverId.Rule}.");
+            : throw Problems.InvalidRequest($"Query parameter '{ReceiverParameter}' value '{EchoText.Of(value)}' is not a receiver id: a receiver id is {ReceiverId.Rule}.");
 }

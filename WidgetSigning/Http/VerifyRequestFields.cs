@@ -1,5 +1,6 @@
 using WidgetSigning.Keys;
 using Microsoft.AspNetCore.Http;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Http;
 
@@ -26,18 +27,18 @@ internal static class VerifyRequestFields
     }
 
     /// <summary>Reads the signature: 64 hex digits.</summary>
-    /// <exception cref="InvalidRequestException">It is missing, given twice differently, or malformed.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidRequest"/>: it is missing, given twice differently, or malformed.</exception>
     public static Signature ReadSignature(HttpRequest request)
     {
         var value = ReadOne(request, SignatureHeaders.Signature, SignatureParameter)
-            ?? throw new InvalidRequestException($"The signature is missing: send it in the {SignatureHeaders.Signature} header or the '{SignatureParameter}' query parameter.");
+            ?? throw Problems.InvalidRequest($"The signature is missing: send it in the {SignatureHeaders.Signature} header or the '{SignatureParameter}' query parameter.");
         return Signature.TryParseHex(value.Trim(), out var signature)
             ? signature
-            : throw new InvalidRequestException($"The signature must be {Signature.Length * 2} hexadecimal digits (HMAC-SHA256).");
+            : throw Problems.InvalidRequest($"The signature must be {Signature.Length * 2} hexadecimal digits (HMAC-SHA256).");
     }
 
     /// <summary>Reads the optional key id; null when none is given.</summary>
-    /// <exception cref="InvalidRequestException">It is given twice differently, or is not a plausible key id.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidRequest"/>: it is given twice differently, or is not a plausible key id.</exception>
     public static string? ReadKeyId(HttpRequest request)
     {
         var value = ReadOne(request, SignatureHeaders.KeyId, KeyIdParameter);
@@ -49,7 +50,7 @@ internal static class VerifyRequestFields
         value = value.Trim();
         if (value.Length is 0 or > MaxKeyIdLength || !value.All(IsKeyIdChar))
         {
-            throw new InvalidRequestException($"The key id must be 1 to {MaxKeyIdLength} letters, digits, '-', '_' or '.'.");
+            throw Problems.InvalidRequest($"The key id must be 1 to {MaxKeyIdLength} letters, digits, '-', '_' or '.'.");
         }
 
         return value;
@@ -64,7 +65,7 @@ internal static class VerifyRequestFields
         var fromQuery = RequestValues.Single(request.Query[parameter], parameter, RequestValues.FieldWording);
         if (fromHeader is not null && fromQuery is not null && !string.Equals(fromHeader.Trim(), fromQuery.Trim(), StringComparison.Ordinal))
         {
-            throw new InvalidRequestException($"The {header} header and the '{parameter}' query parameter disagree; send one.");
+            throw Problems.InvalidRequest($"The {header} header and the '{parameter}' query parameter disagree; send one.");
         }
 
         return fromHeader ?? fromQuery;

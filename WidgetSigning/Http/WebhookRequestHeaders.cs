@@ -2,6 +2,7 @@ using System.Globalization;
 using WidgetSigning.Keys;
 using WidgetSigning.Signing;
 using Microsoft.AspNetCore.Http;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Http;
 
@@ -19,7 +20,7 @@ internal static class WebhookRequestHeaders
     /// The request's <c>Idempotency-Key</c> as the seed <c>webhook-id</c> is derived from (with the canonical bytes, so
     /// the key never names two different contents: <see cref="WebhookIdSeed"/>), or null when absent.
     /// </summary>
-    /// <exception cref="InvalidRequestException">Given twice or not <see cref="StandardWebhooks.IdRule"/>.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidRequest"/>: given twice or not <see cref="StandardWebhooks.IdRule"/>.</exception>
     public static WebhookIdSeed? ReadIdempotencyKey(HttpRequest request)
     {
         var value = Single(request, IdempotencyKey);
@@ -30,11 +31,11 @@ internal static class WebhookRequestHeaders
 
         return StandardWebhooks.IsValidId(value)
             ? WebhookIdSeed.FromIdempotencyKey(value)
-            : throw new InvalidRequestException($"The {IdempotencyKey} header must be {StandardWebhooks.IdRule} (with the content, it names {StandardWebhooks.IdHeader}).");
+            : throw Problems.InvalidRequest($"The {IdempotencyKey} header must be {StandardWebhooks.IdRule} (with the content, it names {StandardWebhooks.IdHeader}).");
     }
 
     /// <summary>The three <c>webhook-*</c> headers, or null when none is given.</summary>
-    /// <exception cref="InvalidRequestException">Only some are given, or one is malformed or over its bound.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidRequest"/>: only some are given, or one is malformed or over its bound.</exception>
     public static WebhookClaim? ReadClaim(HttpRequest request)
     {
         var id = Single(request, StandardWebhooks.IdHeader);
@@ -48,30 +49,30 @@ internal static class WebhookRequestHeaders
         if (id is null || timestamp is null || signature is null)
         {
             var missing = id is null ? StandardWebhooks.IdHeader : timestamp is null ? StandardWebhooks.TimestampHeader : StandardWebhooks.SignatureHeader;
-            throw new InvalidRequestException($"The {missing} header is missing: Standard Webhooks verification needs {StandardWebhooks.IdHeader}, {StandardWebhooks.TimestampHeader} and {StandardWebhooks.SignatureHeader} together.");
+            throw Problems.InvalidRequest($"The {missing} header is missing: Standard Webhooks verification needs {StandardWebhooks.IdHeader}, {StandardWebhooks.TimestampHeader} and {StandardWebhooks.SignatureHeader} together.");
         }
 
         if (!StandardWebhooks.IsValidId(id))
         {
-            throw new InvalidRequestException($"The {StandardWebhooks.IdHeader} header must be {StandardWebhooks.IdRule}.");
+            throw Problems.InvalidRequest($"The {StandardWebhooks.IdHeader} header must be {StandardWebhooks.IdRule}.");
         }
 
         if (timestamp.Length is 0 or > StandardWebhooks.MaxTimestampDigits || !timestamp.All(char.IsAsciiDigit)
             || !long.TryParse(timestamp, NumberStyles.None, CultureInfo.InvariantCulture, out var seconds))
         {
-            throw new InvalidRequestException($"The {StandardWebhooks.TimestampHeader} header must be Unix seconds: 1 to {StandardWebhooks.MaxTimestampDigits} digits.");
+            throw Problems.InvalidRequest($"The {StandardWebhooks.TimestampHeader} header must be Unix seconds: 1 to {StandardWebhooks.MaxTimestampDigits} digits.");
         }
 
         if (signature.Length > StandardWebhooks.MaxSignatureHeaderLength)
         {
-            throw new InvalidRequestException($"The {StandardWebhooks.SignatureHeader} header is longer than {StandardWebhooks.MaxSignatureHeaderLength} characters.");
+            throw Problems.InvalidRequest($"The {StandardWebhooks.SignatureHeader} header is longer than {StandardWebhooks.MaxSignatureHeaderLength} characters.");
         }
 
         // Bounded above, so splitting costs at most MaxSignatureHeaderLength characters.
         var parts = signature.Split(' ', StringSplitOptions.RemoveEmptyEntries);
         if (parts.Length > StandardWebhooks.MaxSignatureEntries)
         {
-            throw new InvalidRequestException($"The {StandardWebhooks.SignatureHeader} header has more than {StandardWebhooks.MaxSignatureEntries} entries.");
+            throw Problems.InvalidRequest($"The {StandardWebhooks.SignatureHeader} header has more than {StandardWebhooks.MaxSignatureEntries} entries.");
         }
 
         var entries = new List<Signature>(parts.Length);
@@ -87,7 +88,7 @@ internal static class WebhookRequestHeaders
 
             if (!Signature.TryParseBase64(entry[StandardWebhooks.VersionPrefix.Length..], out var parsed))
             {
-                throw new InvalidRequestException($"A {StandardWebhooks.VersionPrefix} entry of the {StandardWebhooks.SignatureHeader} header must be base64 of {Signature.Length} bytes.");
+                throw Problems.InvalidRequest($"A {StandardWebhooks.VersionPrefix} entry of the {StandardWebhooks.SignatureHeader} header must be base64 of {Signature.Length} bytes.");
             }
 
             entries.Add(parsed);
@@ -95,7 +96,7 @@ internal static class WebhookRequestHeaders
 
         if (entries.Count == 0)
         {
-            throw new InvalidRequestException($"The {StandardWebhooks.SignatureHeader} header has no {StandardWebhooks.VersionPrefix}<base64> entry.");
+            throw Problems.InvalidRequest($"The {StandardWebhooks.SignatureHeader} header has no {StandardWebhooks.VersionPrefix}<base64> entry.");
         }
 
         return new WebhookClaim(id, seconds, entries);

@@ -1,4 +1,5 @@
 using Microsoft.Extensions.Options;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Keys;
 
@@ -49,7 +50,7 @@ internal sealed class ConfigurationReceiverKeySource : IReceiverKeySource
 
     /// <inheritdoc />
     public ValueTask<IReadOnlyList<KeyDescription>> DescribeKeysAsync(ReceiverId receiver, CancellationToken cancellationToken) =>
-        ValueTask.FromResult(DescribeLoadedKeys(receiver) ?? throw new UnknownReceiverException(receiver));
+        ValueTask.FromResult(DescribeLoadedKeys(receiver) ?? throw Problems.UnknownReceiver(receiver.Value));
 
     /// <inheritdoc />
     /// <remarks>Every configured receiver is loaded: its one key, current, with no window.</remarks>
@@ -93,7 +94,7 @@ internal sealed class ConfigurationReceiverKeySource : IReceiverKeySource
     private SigningKey Find(ReceiverId receiver)
     {
         ArgumentNullException.ThrowIfNull(receiver);
-        return _keys.TryGetValue(receiver.Value, out var key) ? key : throw new UnknownReceiverException(receiver);
+        return _keys.TryGetValue(receiver.Value, out var key) ? key : throw Problems.UnknownReceiver(receiver.Value);
     }
 
     /// <summary>Turns <paramref name="setting"/>'s value into a key, or fails naming the setting (never echoing the value).</summary>

@@ -1,3 +1,5 @@
+using WidgetSigning.Primitives;
+
 namespace WidgetSigning.Keys;
 
 /// <summary>
@@ -10,19 +12,19 @@ internal interface IReceiverKeySource
     ReceiverId? DefaultReceiver { get; }
 
     /// <summary>The receiver's current key and staged keys.</summary>
-    /// <exception cref="UnknownReceiverException">No key exists for the receiver.</exception>
-    /// <exception cref="SigningKeyUnavailableException">The receiver's key cannot sign now (revoked, expired, unreadable); other receivers are unaffected.</exception>
-    /// <exception cref="ReceiverLookupsLimitedException">The receiver is not cached and lookups are rate-limited now.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.UnknownReceiver"/>: no key exists for the receiver.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.KeyUnavailable"/>: the receiver's key cannot sign now (revoked, expired, unreadable); other receivers are unaffected.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.ReceiverLookupsLimited"/>: the receiver is not cached and lookups are rate-limited now.</exception>
     ValueTask<SigningKeys> GetSigningKeysAsync(ReceiverId receiver, CancellationToken cancellationToken);
 
     /// <summary>Every key of the receiver still accepted for verification, newest first.</summary>
-    /// <exception cref="UnknownReceiverException">No key exists for the receiver.</exception>
-    /// <exception cref="ReceiverLookupsLimitedException">The receiver is not cached and lookups are rate-limited now.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.UnknownReceiver"/>: no key exists for the receiver.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.ReceiverLookupsLimited"/>: the receiver is not cached and lookups are rate-limited now.</exception>
     ValueTask<IReadOnlyList<SigningKey>> GetVerificationKeysAsync(ReceiverId receiver, CancellationToken cancellationToken);
 
     /// <summary>The receiver's keys with their states and windows; never key material.</summary>
-    /// <exception cref="UnknownReceiverException">No key exists for the receiver.</exception>
-    /// <exception cref="ReceiverLookupsLimitedException">The receiver is not cached and lookups are rate-limited now.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.UnknownReceiver"/>: no key exists for the receiver.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.ReceiverLookupsLimited"/>: the receiver is not cached and lookups are rate-limited now.</exception>
     ValueTask<IReadOnlyList<KeyDescription>> DescribeKeysAsync(ReceiverId receiver, CancellationToken cancellationToken);
 
     /// <summary>

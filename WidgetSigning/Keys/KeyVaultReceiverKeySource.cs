@@ -3,6 +3,7 @@ using Azure.Security.KeyVault.Secrets;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using WidgetSigning.Telemetry;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Keys;
 
@@ -18,7 +19,7 @@ namespace WidgetSigning.Keys;
 /// <item>A receiver Key Vault has no secret for is remembered as unknown for <c>Receivers:UnknownReceiverCacheDuration</c>
 /// (at most <c>Receivers:MaxUnknownReceivers</c>): asking again is a 404 without a Key Vault call.</item>
 /// <item>Loading a receiver that is not cached takes a token from a bucket of <c>Receivers:MaxLookupsPerSecond</c>; with
-/// none left the request gets <see cref="ReceiverLookupsLimitedException"/> (429) and Key Vault is not called.</item>
+/// none left the request gets a 429 (<see cref="Problems.ReceiverLookupsLimited"/>) and Key Vault is not called.</item>
 /// </list>
 /// </summary>
 internal sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
@@ -242,7 +243,7 @@ internal sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposabl
             {
                 result = await use(entry.Source, cancellationToken).ConfigureAwait(false);
             }
-            catch (Exception ex) when (ex is ObjectDisposedException or SigningKeyUnavailableException &&
+            catch (Exception ex) when (ex is ObjectDisposedException or ProblemException { Problem.Type: Problems.Types.KeyUnavailable } &&
                 entry.Dropped && attempt < MaxAttempts && !cancellationToken.IsCancellationRequested)
             {
                 // Dropped (evicted, idle, found unknown) while this request loaded it: ask again, from a fresh source or the negative cache.
@@ -251,19 +252,16 @@ internal sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposabl
             catch (ObjectDisposedException e) when (entry.Dropped)
             {
                 // Dropped on every attempt: a 503 to retry, never a 500.
-                throw new SigningKeyUnavailableException($"Receiver '{receiver.Value}' could not be kept cached long enough to load its key.", e)
-                {
-                    RetryAfter = TimeSpan.FromSeconds(1),
-                    Receiver = receiver,
-                };
+                throw Problems.KeyUnavailable($"Receiver '{receiver.Value}' could not be kept cached long enough to load its key.", TimeSpan.FromSeconds(1), receiver.Value, e);
             }
-            catch (SigningKeyUnavailableException) when (IsUnknown(entry))
+            catch (ProblemException e) when (e.Is(Problems.Types.KeyUnavailable) && IsUnknown(entry))
             {
                 throw Forget(entry);
             }
-            catch (SigningKeyUnavailableException e) when (e.Receiver is null)
+            catch (ProblemException e) when (e.Is(Problems.Types.KeyUnavailable))
             {
-                throw new SigningKeyUnavailableException(e.Message, e) { RetryAfter = e.RetryAfter, Receiver = receiver };
+                // The receiver's own source does not know which receiver it serves: the answer names it.
+                throw Problems.KeyUnavailable(e.Message, e.Problem.RetryAfter, receiver.Value, e);
             }
             finally
             {
@@ -306,7 +304,7 @@ internal sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposabl
 
             if (_unknown.Contains(receiver, now))
             {
-                throw new UnknownReceiverException(receiver);
+                throw Problems.UnknownReceiver(receiver.Value);
             }
 
             if (paid || _lookups.TryTake(now, out retryAfter))
@@ -334,11 +332,9 @@ internal sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposabl
 
         if (entry is null)
         {
-            throw new ReceiverLookupsLimitedException(
-                $"Receiver '{receiver.Value}' is not cached on this instance, and lookups of receivers are limited to {_receivers.MaxLookupsPerSecond} per second.")
-            {
-                RetryAfter = retryAfter,
-            };
+            throw Problems.ReceiverLookupsLimited(
+                $"Receiver '{receiver.Value}' is not cached on this instance, and lookups of receivers are limited to {_receivers.MaxLookupsPerSecond} per second.",
+                retryAfter);
         }
 
         DisposeEvicted(evicted);
@@ -413,7 +409,7 @@ internal sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposabl
     private bool IsUnknown(CachedReceiver entry) => entry.Receiver != DefaultReceiver && entry.Source.SecretMissing;
 
     /// <summary>Drops the receiver and remembers it as unknown; the exception to throw.</summary>
-    private UnknownReceiverException Forget(CachedReceiver entry)
+    private ProblemException Forget(CachedReceiver entry)
     {
         bool removed;
         lock (_gate)
@@ -431,7 +427,7 @@ internal sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposabl
             KeysLog.ReceiverUnknown(_logger, entry.Receiver.Value, SecretNameOf(entry.Receiver), _receivers.UnknownReceiverCacheDuration);
         }
 
-        return new UnknownReceiverException(entry.Receiver);
+        return Problems.UnknownReceiver(entry.Receiver.Value);
     }
 
     private void SweepIdle()

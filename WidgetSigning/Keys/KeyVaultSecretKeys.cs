@@ -3,6 +3,7 @@ using Azure.Core.Pipeline;
 using Azure.Security.KeyVault.Secrets;
 using Microsoft.Extensions.Logging;
 using WidgetSigning.Telemetry;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Keys;
 
@@ -13,10 +14,10 @@ namespace WidgetSigning.Keys;
 /// <item>Key Vault is read at first use, then by a timer this source owns, every <c>KeyVault:RefreshInterval</c>;
 /// at most one refresh runs at a time. Requests only ever read the cached snapshot.</item>
 /// <item>A failed refresh (an outage: 5xx, 429, timeouts) keeps the last good keys and is retried with exponential backoff
-/// (never sooner than a 429's <c>Retry-After</c>). With no key ever obtained, callers get <see cref="SigningKeyUnavailableException"/>.</item>
+/// (never sooner than a 429's <c>Retry-After</c>). With no key ever obtained, callers get a 503 (<see cref="Problems.KeyUnavailable"/>).</item>
 /// <item>Revocation fails closed: when Key Vault refuses the current version (403: disabled or access removed; 404: deleted)
 /// or the version is outside its <c>nbf</c>/<c>exp</c> window (checked at each use), nothing is signed
-/// (<see cref="SigningKeyUnavailableException"/>, so HTTP answers 503 with <c>Retry-After</c>) and its signatures no longer
+/// (<see cref="Problems.KeyUnavailable"/>, so HTTP answers 503 with <c>Retry-After</c>) and its signatures no longer
 /// verify. Refreshes continue with the failure backoff, so re-enabling the version resumes signing without a restart.</item>
 /// <item>Earlier versions verify while they are among the newest <c>KeyVault:AcceptedPreviousVersions</c> and were replaced
 /// less than <c>KeyVault:MaxVersionAge</c> ago; disabled or expired versions never do.</item>
@@ -167,13 +168,10 @@ internal sealed class KeyVaultSecretKeys : IDisposable
         return _keys ?? throw Unavailable($"No signing key could be loaded from Key Vault secret '{_secretName}' yet.");
     }
 
-    private SigningKeyUnavailableException Unavailable(string message)
+    private ProblemException Unavailable(string message)
     {
         var wait = NextAttemptAt - _time.GetUtcNow();
-        return new SigningKeyUnavailableException(message)
-        {
-            RetryAfter = wait > TimeSpan.FromSeconds(1) ? wait : TimeSpan.FromSeconds(1),
-        };
+        return Problems.KeyUnavailable(message, wait > TimeSpan.FromSeconds(1) ? wait : TimeSpan.FromSeconds(1));
     }
 
     private void OnTimer(object? state)
@@ -393,7 +391,7 @@ internal sealed class KeyVaultSecretKeys : IDisposable
         {
             var secret = (await _client.GetSecretAsync(_secretName, version.Version, cancellationToken).ConfigureAwait(false)).Value;
             var key = cached?.Cached(secret.Properties.Version) ?? Decode(secret, out var reason)
-                ?? throw new SecretRefusedException(_secretName, secret.Properties.Version, reason);
+                ?? throw Problems.KeyUnavailable($"Key Vault secret '{_secretName}' version '{secret.Properties.Version}' is refused: {reason}. Store base64 of at least {SigningKey.MinimumKeyBytes} random bytes.");
             return secret.Properties.Enabled == false || listedRefusal is not null ? (null, "it is disabled") : (key, null);
         }
         catch (Exception ex) when (Refusal(ex) is { } refused)

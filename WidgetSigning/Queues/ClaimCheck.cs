@@ -33,7 +33,7 @@ internal static class ClaimCheck
     /// Reads the body of <paramref name="message"/> as a claim check. False when the body is not one (its root is not an object whose
     /// first member is <c>claimCheck</c>): the envelope reader then judges it.
     /// </summary>
-    /// <exception cref="MessageRejectedException">It is a claim check, but a malformed one.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.MessageRejected"/>: it is a claim check, but a malformed one.</exception>
     public static bool TryRead(SigningQueueMessage message, string allowedContainer, out BlobReference? reference) =>
         TryRead(message, allowedContainer, SignRequest.MaxReceivers, out reference, out _);
 
@@ -43,7 +43,7 @@ internal static class ClaimCheck
     /// written. False when the body is not one (its root is not an object whose first member is <c>claimCheck</c>): the
     /// envelope reader then judges it.
     /// </summary>
-    /// <exception cref="MessageRejectedException">It is a claim check, but a malformed one.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.MessageRejected"/>: it is a claim check, but a malformed one.</exception>
     public static bool TryRead(
         SigningQueueMessage message, string allowedContainer, int maxReceivers, out BlobReference? reference, out IReadOnlyList<ReceiverId>? receivers) =>
         TryRead(message, allowedContainer, maxReceivers, out reference, out receivers, out _);
@@ -53,7 +53,7 @@ internal static class ClaimCheck
     /// W3C trace context of the producer's span, which the signing run's span links to. A value that is not a valid
     /// version-00 <c>traceparent</c> (exactly <see cref="TraceParentLength"/> characters) is ignored, never echoed.
     /// </summary>
-    /// <exception cref="MessageRejectedException">It is a claim check, but a malformed one.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.MessageRejected"/>: it is a claim check, but a malformed one.</exception>
     public static bool TryRead(
         SigningQueueMessage message, string allowedContainer, int maxReceivers, out BlobReference? reference, out IReadOnlyList<ReceiverId>? receivers, out ActivityContext? producer)
     {
@@ -134,7 +134,7 @@ internal static class ClaimCheck
             }
 
             // Newtonsoft's message and path quote the client's member names: bound both.
-            throw new MessageRejectedException(
+            throw Problems.MessageRejected(
                 $"The claim check is not valid JSON: {EchoText.Of(ex.Message, 256)}", "$." + EchoText.Of(ex.Path, 256), ex);
         }
         catch (DecoderFallbackException)
@@ -177,18 +177,18 @@ internal static class ClaimCheck
         {
             if (receivers.Count == maxReceivers)
             {
-                throw new MessageRejectedException($"'{ReceiversMemberName}' names more than {maxReceivers} receivers (setting {ReceiverOptions.SectionName}:{nameof(ReceiverOptions.MaxPerRequest)}).", $"$.{ReceiversMemberName}");
+                throw Problems.MessageRejected($"'{ReceiversMemberName}' names more than {maxReceivers} receivers (setting {ReceiverOptions.SectionName}:{nameof(ReceiverOptions.MaxPerRequest)}).", $"$.{ReceiversMemberName}");
             }
 
             var path = "$." + EchoText.Of(reader.Path, 256);
             if (reader.TokenType != JsonToken.String || !ReceiverId.TryParse((string)reader.Value!, out var receiver))
             {
-                throw new MessageRejectedException($"'{EchoText.Of(reader.Value as string)}' is not a receiver id: a receiver id is {ReceiverId.Rule}.", path);
+                throw Problems.MessageRejected($"'{EchoText.Of(reader.Value as string)}' is not a receiver id: a receiver id is {ReceiverId.Rule}.", path);
             }
 
             if (receivers.Contains(receiver))
             {
-                throw new MessageRejectedException($"'{ReceiversMemberName}' names receiver '{receiver}' twice.", path);
+                throw Problems.MessageRejected($"'{ReceiversMemberName}' names receiver '{receiver}' twice.", path);
             }
 
             receivers.Add(receiver);
@@ -196,7 +196,7 @@ internal static class ClaimCheck
 
         return receivers.Count > 0
             ? [.. receivers]
-            : throw new MessageRejectedException($"'{ReceiversMemberName}' names no receiver; leave it out to sign for the queue's default receiver.", $"$.{ReceiversMemberName}");
+            : throw Problems.MessageRejected($"'{ReceiversMemberName}' names no receiver; leave it out to sign for the queue's default receiver.", $"$.{ReceiversMemberName}");
     }
 
     private static BlobReference ReadReference(JsonTextReader reader, string allowedContainer)
@@ -228,17 +228,17 @@ internal static class ClaimCheck
 
         if (blob is null)
         {
-            throw new MessageRejectedException("The claim check lacks 'blob', the name of the blob that holds the envelope.", $"$.{MemberName}");
+            throw Problems.MessageRejected("The claim check lacks 'blob', the name of the blob that holds the envelope.", $"$.{MemberName}");
         }
 
         if (ClaimCheckBlobName.Validate(blob) is { } problem)
         {
-            throw new MessageRejectedException($"'blob' {problem}", $"$.{MemberName}.blob");
+            throw Problems.MessageRejected($"'blob' {problem}", $"$.{MemberName}.blob");
         }
 
         if (container is not null && !string.Equals(container, allowedContainer, StringComparison.Ordinal))
         {
-            throw new MessageRejectedException(
+            throw Problems.MessageRejected(
                 $"Claim checks may only point into the container '{allowedContainer}', not '{EchoText.Of(container)}'.", $"$.{MemberName}.container");
         }
 
@@ -267,6 +267,6 @@ internal static class ClaimCheck
         };
     }
 
-    private static MessageRejectedException Invalid(JsonTextReader reader, string message) =>
-        new(message, string.IsNullOrEmpty(reader.Path) ? "$" : "$." + EchoText.Of(reader.Path, 256));
+    private static ProblemException Invalid(JsonTextReader reader, string message) =>
+        Problems.MessageRejected(message, string.IsNullOrEmpty(reader.Path) ? "$" : "$." + EchoText.Of(reader.Path, 256));
 }

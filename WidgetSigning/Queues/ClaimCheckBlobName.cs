@@ -1,4 +1,5 @@
 using Azure.Storage.Blobs;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Queues;
 
@@ -66,13 +67,13 @@ internal static class ClaimCheckBlobName
     /// The blob <paramref name="name"/> of <paramref name="container"/>, after checking that its URI lies under the
     /// container's path.
     /// </summary>
-    /// <exception cref="MessageRejectedException">The name is not acceptable, or its URI leaves the container.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.MessageRejected"/>: the name is not acceptable, or its URI leaves the container.</exception>
     public static BlobClient Resolve(BlobContainerClient container, string name)
     {
         ArgumentNullException.ThrowIfNull(container);
         if (Validate(name) is { } problem)
         {
-            throw new MessageRejectedException($"'blob' {problem}", $"$.{ClaimCheck.MemberName}.blob");
+            throw Problems.MessageRejected($"'blob' {problem}", $"$.{ClaimCheck.MemberName}.blob");
         }
 
         var blob = container.GetBlobClient(name);
@@ -84,7 +85,7 @@ internal static class ClaimCheckBlobName
             blob.Uri.Query.Length > 0 || blob.Uri.Fragment.Length > 0 ||
             !string.Equals(blob.BlobContainerName, container.Name, StringComparison.Ordinal))
         {
-            throw new MessageRejectedException("'blob' must name a blob inside the claim-check container.", $"$.{ClaimCheck.MemberName}.blob");
+            throw Problems.MessageRejected("'blob' must name a blob inside the claim-check container.", $"$.{ClaimCheck.MemberName}.blob");
         }
 
         return blob;

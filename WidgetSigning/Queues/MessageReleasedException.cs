@@ -4,7 +4,7 @@ namespace WidgetSigning.Queues;
 /// The message cannot be processed on this instance right now for a reason that is not the message's fault (for
 /// example the process-wide memory budget for envelopes in flight is spent). Neither a rejection nor a failure: the
 /// queue trigger makes the message visible again after <see cref="RetryAfter"/>, does not log it as a failed attempt and
-/// never moves it to the poison queue for this.
+/// never moves it to the poison queue for this. Its own public type, not a problem: the hosts' queue adapters catch it.
 /// </summary>
 public sealed class MessageReleasedException : Exception
 {

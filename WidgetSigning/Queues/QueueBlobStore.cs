@@ -40,9 +40,9 @@ internal sealed class QueueBlobStore
     /// read; the caller disposes the stream. The blob is read at the version whose type and length were checked
     /// (If-Match on its ETag), so a concurrent overwrite cannot slip past the limit.
     /// </summary>
-    /// <exception cref="MessageRejectedException">The name leaves the container, or the blob does not exist, is not a block blob or exceeds <see cref="QueueOptions.MaxClaimCheckBytes"/>.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.MessageRejected"/>: the name leaves the container, or the blob does not exist, is not a block blob or exceeds <see cref="QueueOptions.MaxClaimCheckBytes"/>.</exception>
     /// <exception cref="RequestFailedException">Storage failed (transient: the message is retried).</exception>
-    /// <exception cref="MemoryBudgetExceededException">The memory budget (<paramref name="lease"/>) has no room for the blob.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.MemoryBudget"/>: the memory budget (<paramref name="lease"/>) has no room for the blob.</exception>
     public async Task<(RecyclableMemoryStream Body, string ETag)> ReadClaimAsync(BlobReference claim, EnvelopeBudgetLease lease, CancellationToken cancellationToken)
     {
         using var span = Telemetry.WidgetSigningTelemetry.Source.StartActivity(Telemetry.WidgetSigningTelemetry.BlobReadSpan);
@@ -50,7 +50,7 @@ internal sealed class QueueBlobStore
         var claims = _storage.ClaimsContainer;
         if (!string.Equals(claims.Name, claim.Container, StringComparison.Ordinal))
         {
-            throw new MessageRejectedException($"Claim checks may only point into the container '{claims.Name}'.", $"$.{ClaimCheck.MemberName}.container");
+            throw Problems.MessageRejected($"Claim checks may only point into the container '{claims.Name}'.", $"$.{ClaimCheck.MemberName}.container");
         }
 
         var blob = ClaimCheckBlobName.Resolve(claims, claim.Blob);
@@ -63,14 +63,14 @@ internal sealed class QueueBlobStore
             }
             catch (RequestFailedException ex) when (ex.Status == (int)HttpStatusCode.NotFound)
             {
-                throw new MessageRejectedException(
+                throw Problems.MessageRejected(
                     $"The claim check points to '{claim.Container}/{EchoText.Of(claim.Blob, 256)}', which does not exist.", $"$.{ClaimCheck.MemberName}.blob", ex);
             }
 
             if (properties.BlobType != BlobType.Block)
             {
                 // An append or page blob can change under us and reads differently: a producer error, not a transient one.
-                throw new MessageRejectedException(
+                throw Problems.MessageRejected(
                     $"The claim-check blob is a {properties.BlobType} blob; only block blobs are accepted.", $"$.{ClaimCheck.MemberName}.blob");
             }
 
@@ -78,7 +78,7 @@ internal sealed class QueueBlobStore
             var limit = _options.MaxClaimCheckBytes;
             if (length > limit)
             {
-                throw new MessageRejectedException(
+                throw Problems.MessageRejected(
                     $"The claim-check blob holds {length} bytes; at most {limit} are accepted ({QueueOptions.SectionName}:{nameof(QueueOptions.MaxClaimCheckBytes)}).",
                     $"$.{ClaimCheck.MemberName}.blob");
             }

@@ -2,7 +2,7 @@ using System.Diagnostics;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using WidgetSigning.Audit;
-using WidgetSigning.Envelopes;
+using WidgetSigning.Primitives;
 using WidgetSigning.Signing;
 using WidgetSigning.Telemetry;
 
@@ -64,16 +64,13 @@ public sealed class QueueSigningHandler
                 signature = await _processor.SignAsync(message, cancellationToken).ConfigureAwait(false);
                 output = QueueSigningProcessor.EncodeOutput(signature);
             }
-            catch (EnvelopeFormatException ex)
+            catch (ProblemException ex) when (ex.Is(Problems.Types.InvalidEnvelope) || ex.Is(Problems.Types.MessageRejected))
             {
-                await RejectAsync(message, ex.Message, ex.JsonPath, cancellationToken).ConfigureAwait(false);
-                NotSigned(span, started, SignOutcome.Refused, InvalidEnvelopeProblem);
-                return;
-            }
-            catch (MessageRejectedException ex)
-            {
-                await RejectAsync(message, ex.Message, ex.JsonPath, cancellationToken).ConfigureAwait(false);
-                NotSigned(span, started, SignOutcome.Refused, MessageRejectedProblem);
+                // Queue rejections that are not an invalid envelope (undecodable text, a bad claim check, a receiver not
+                // allowed or unknown, a canonical form over the bound) share one problem type in the refusals metric;
+                // the reason is in the rejected message and the audit record.
+                await RejectAsync(message, ex.Message, ex.Problem.JsonPath ?? "$", cancellationToken).ConfigureAwait(false);
+                NotSigned(span, started, SignOutcome.Refused, ex.Problem.Type);
                 return;
             }
 
@@ -106,7 +103,7 @@ public sealed class QueueSigningHandler
             // (A cancellation is the trigger's to judge: shutdown releases, a lost lease leaves the message to its new holder.)
             // Transient: the trigger makes the message visible again after visibilityTimeout or, on the last attempt, poisons it.
             QueueFunctionLog.AttemptFailed(_logger, ex, FunctionName, message.Id, message.DequeueCount);
-            span?.SetStatus(ActivityStatusCode.Error, ex.GetType().Name);
+            span?.SetStatus(ActivityStatusCode.Error, ex is ProblemException problem ? SigningMetrics.ShortName(problem.Problem.Type) : ex.GetType().Name);
             _metrics.NotSigned(WidgetSigningTelemetry.QueueSource, _form, SignOutcome.Failed, Stopwatch.GetElapsedTime(started));
             if (message.DequeueCount >= _maxDequeueCount)
             {
@@ -116,14 +113,6 @@ public sealed class QueueSigningHandler
             throw;
         }
     }
-
-    // Queue rejections that are not an invalid envelope (undecodable text, a bad claim check, a receiver not allowed or
-    // unknown, a canonical form over the bound) share one problem type in the refusals metric; the reason is in the
-    // rejected message and the audit record.
-    private const string MessageRejectedProblem = "urn:widget-signing:problem:message-rejected";
-
-    // The problem type /api/sign answers an invalid envelope with (Http/ProblemTypes; queues do not depend on Http/).
-    private const string InvalidEnvelopeProblem = "urn:widget-signing:problem:invalid-envelope";
 
     private void NotSigned(Activity? span, long started, SignOutcome outcome, string problemType)
     {

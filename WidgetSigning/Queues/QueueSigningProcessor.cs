@@ -11,8 +11,8 @@ namespace WidgetSigning.Queues;
 /// Signs one queue message, host-independently: resolves a claim check by streaming its blob into the pool, reads
 /// the envelope with <see cref="WidgetEnvelopeReader"/> and signs it as it is read with <see cref="EnvelopeSigner"/> (the
 /// same core and path as <c>/api/sign</c>), puts the canonical bytes inline or in a blob, and sends the output or the rejection.
-/// Permanent failures surface as <see cref="EnvelopeFormatException"/> or <see cref="MessageRejectedException"/>;
-/// anything else is transient. Queues and containers are those of <see cref="WidgetStorageClients"/>.
+/// Permanent failures surface as a <see cref="ProblemException"/> of <see cref="Problems.Types.InvalidEnvelope"/> or
+/// <see cref="Problems.Types.MessageRejected"/>; anything else is transient. Queues and containers are those of <see cref="WidgetStorageClients"/>.
 /// </summary>
 internal sealed class QueueSigningProcessor
 {
@@ -58,9 +58,9 @@ internal sealed class QueueSigningProcessor
     internal string InputQueue => _storage.Names.WidgetInputQueue;
 
     /// <summary>Signs <paramref name="message"/> and returns the output message to forward.</summary>
-    /// <exception cref="EnvelopeFormatException">The envelope is invalid (permanent).</exception>
-    /// <exception cref="MessageRejectedException">The message is not a usable envelope or claim check, its canonical form exceeds the bound, or its output would not fit a queue message (permanent).</exception>
-    /// <exception cref="Keys.SigningKeyUnavailableException">No key yet (transient).</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidEnvelope"/>: the envelope is invalid (permanent).</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.MessageRejected"/>: the message is not a usable envelope or claim check, its canonical form exceeds the bound, or its output would not fit a queue message (permanent).</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.KeyUnavailable"/>: no key yet (transient).</exception>
     /// <exception cref="MessageReleasedException">The memory budget has no room now: hand the message back, not a failure.</exception>
     public async Task<SignatureMessage> SignAsync(SigningQueueMessage message, CancellationToken cancellationToken)
     {
@@ -68,14 +68,14 @@ internal sealed class QueueSigningProcessor
         {
             return await SignWithinBudgetAsync(message, cancellationToken).ConfigureAwait(false);
         }
-        catch (MemoryBudgetExceededException ex)
+        catch (ProblemException ex) when (ex.Is(Problems.Types.MemoryBudget))
         {
             // Not the message's fault and not a failure: it comes back after RetryAfter, its blocks already back in the pool.
-            throw new MessageReleasedException(ex.Message, ex.RetryAfter, ex);
+            throw new MessageReleasedException(ex.Message, ex.Problem.RetryAfter!.Value, ex);
         }
-        catch (CanonicalTooLargeException ex)
+        catch (ProblemException ex) when (ex.Is(Problems.Types.CanonicalTooLarge))
         {
-            throw new MessageRejectedException(ex.Message, "$", ex);
+            throw Problems.MessageRejected(ex.Message, "$", ex);
         }
     }
 
@@ -85,7 +85,7 @@ internal sealed class QueueSigningProcessor
         ArgumentNullException.ThrowIfNull(message);
         if (message.DecodeError is not null)
         {
-            throw new MessageRejectedException(message.DecodeError, "$");
+            throw Problems.MessageRejected(message.DecodeError, "$");
         }
 
         // A message takes no wait: with the budget spent, it goes straight back to the queue for another instance or later.
@@ -108,7 +108,7 @@ internal sealed class QueueSigningProcessor
 
             // Named in the claim check, or the queue's default; checked before any blob is read.
             IReadOnlyList<Keys.ReceiverId> receivers = named
-                ?? (_defaultReceiver is { } fallback ? [fallback] : throw new MessageRejectedException(
+                ?? (_defaultReceiver is { } fallback ? [fallback] : throw Problems.MessageRejected(
                     $"The message names no receiver and this deployment has no default receiver (settings {QueueOptions.SectionName}:{nameof(QueueOptions.DefaultReceiver)}, {Keys.ReceiverOptions.SectionName}:{nameof(Keys.ReceiverOptions.DefaultReceiver)}): name them in the claim-check form's '{ClaimCheck.ReceiversMemberName}'.",
                     "$"));
 
@@ -117,7 +117,7 @@ internal sealed class QueueSigningProcessor
             {
                 if (!_allowedReceivers.Contains(receiver.Value))
                 {
-                    throw new MessageRejectedException(
+                    throw Problems.MessageRejected(
                         $"Receiver '{receiver.Value}' is not allowed on queue '{_storage.Names.WidgetInputQueue}' (setting {QueueOptions.SectionName}:{nameof(QueueOptions.AllowedReceivers)}); nothing was signed.",
                         $"$.{ClaimCheck.ReceiversMemberName}");
                 }
@@ -140,20 +140,20 @@ internal sealed class QueueSigningProcessor
                 var sign = new SignRequest { Receivers = receivers, Forms = _options.SignatureForms, IdSeed = seed, Lease = lease };
                 signed = await _signer.SignAsync(body, sign, cancellationToken).ConfigureAwait(false);
             }
-            catch (Keys.UnknownReceiverException ex)
+            catch (ProblemException ex) when (ex.Is(Problems.Types.UnknownReceiver))
             {
                 // The producer named a receiver that has no key: nothing is signed for any of them.
-                throw new MessageRejectedException(ex.Message, $"$.{ClaimCheck.ReceiversMemberName}", ex);
+                throw Problems.MessageRejected(ex.Message, $"$.{ClaimCheck.ReceiversMemberName}", ex);
             }
-            catch (Keys.ReceiverLookupsLimitedException ex)
+            catch (ProblemException ex) when (ex.Is(Problems.Types.ReceiverLookupsLimited))
             {
                 // Not the message's fault: it comes back once lookups are allowed again.
-                throw new MessageReleasedException(ex.Message, ex.RetryAfter, ex);
+                throw new MessageReleasedException(ex.Message, ex.Problem.RetryAfter!.Value, ex);
             }
-            catch (EnvelopeFormatException ex) when (claim is not null)
+            catch (ProblemException ex) when (ex.Is(Problems.Types.InvalidEnvelope) && claim is not null)
             {
                 // Say where the bad envelope is; the path is within the blob's JSON.
-                throw new EnvelopeFormatException($"The envelope in '{claim.Container}/{EchoText.Of(claim.Blob, 256)}' is invalid: {ex.Message}", ex.JsonPath, ex);
+                throw Problems.InvalidEnvelope($"The envelope in '{claim.Container}/{EchoText.Of(claim.Blob, 256)}' is invalid: {ex.Message}", ex.Problem.JsonPath ?? "$", ex);
             }
 
             lease = null;
@@ -233,14 +233,14 @@ internal sealed class QueueSigningProcessor
     /// with several receivers, canonical bytes moved to a blob) make an oversized output impossible; this check stays so
     /// that a bound changed later is a rejection, not a poison.
     /// </summary>
-    /// <exception cref="MessageRejectedException">The output would exceed 64 KiB.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.MessageRejected"/>: the output would exceed 64 KiB.</exception>
     public static string EncodeOutput(SignatureMessage signature)
     {
         ArgumentNullException.ThrowIfNull(signature);
         var text = QueueMessageDecoder.Encode(signature.ToJson());
         if (text.Length > QueueOptions.MaxQueueMessageChars)
         {
-            throw new MessageRejectedException(
+            throw Problems.MessageRejected(
                 $"The signature's output message would be {text.Length} characters; a queue message holds at most {QueueOptions.MaxQueueMessageChars} (shorten the claim-check name or lower {QueueOptions.SectionName}:{nameof(QueueOptions.InlineCanonicalMaxBytes)}).",
                 "$");
         }
@@ -271,7 +271,7 @@ internal sealed class QueueSigningProcessor
                 ClaimCheck.TryRead(message, _storage.Names.WidgetClaimsContainer, out claim);
             }
         }
-        catch (MessageRejectedException)
+        catch (ProblemException ex) when (ex.Is(Problems.Types.MessageRejected))
         {
             // A malformed claim check: its body is what gets kept.
         }

@@ -1,5 +1,7 @@
 using System.Buffers;
 using Microsoft.IO;
+using WidgetSigning.Envelopes;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Signing;
 
@@ -16,7 +18,9 @@ internal sealed class BudgetedBufferWriter(RecyclableMemoryStream destination, E
         destination.Advance(count);
         if (destination.Length > maxBytes)
         {
-            throw new CanonicalTooLargeException(maxBytes);
+            throw Problems.CanonicalTooLarge(
+                $"The envelope's canonical form is larger than {maxBytes} bytes, the limit (setting {EnvelopeOptions.MaxCanonicalBytesSetting}); " +
+                "characters written as escapes (U+0085, U+2028, U+2029) count six bytes each. Nothing was signed; sign it in parts.");
         }
     }
 

@@ -1,3 +1,5 @@
+using WidgetSigning.Primitives;
+
 namespace WidgetSigning.Signing;
 
 /// <summary>
@@ -16,7 +18,7 @@ internal sealed class EnvelopeBudgetLease : IDisposable
     public long Charged => Volatile.Read(ref _charged);
 
     /// <summary>Charges up to <paramref name="bytes"/> in total, at once or not at all.</summary>
-    /// <exception cref="MemoryBudgetExceededException">The budget has no room.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.MemoryBudget"/>: the budget has no room.</exception>
     public void Cover(long bytes)
     {
         if (bytes > _charged && !TryCover(bytes))
@@ -42,7 +44,7 @@ internal sealed class EnvelopeBudgetLease : IDisposable
     }
 
     /// <summary>Charges up to <paramref name="bytes"/> in total, waiting up to the budget's <c>MaxWait</c> for room.</summary>
-    /// <exception cref="MemoryBudgetExceededException">Still no room after the wait.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.MemoryBudget"/>: still no room after the wait.</exception>
     public ValueTask CoverAsync(long bytes, CancellationToken cancellationToken) =>
         bytes <= _charged || TryCover(bytes) ? ValueTask.CompletedTask : WaitAsync(bytes, cancellationToken);
 

@@ -1,4 +1,5 @@
 using Microsoft.Extensions.Logging;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Signing;
 
@@ -61,13 +62,13 @@ internal sealed class EnvelopeMemoryBudget
 
     internal static TimeSpan Poll => PollInterval;
 
-    internal MemoryBudgetExceededException Exceeded(long requested)
+    internal ProblemException Exceeded(long requested)
     {
         if (_logger is not null)
         {
             SigningLog.BudgetSpent(_logger, requested, InUse, Capacity, MemoryBudgetOptions.MaxBytesInFlightSetting);
         }
 
-        return new MemoryBudgetExceededException(Capacity, RetryAfter);
+        return Problems.MemoryBudget($"The instance is at its memory budget for envelopes in flight ({Capacity} bytes, setting {MemoryBudgetOptions.MaxBytesInFlightSetting}); try again shortly.", RetryAfter);
     }
 }

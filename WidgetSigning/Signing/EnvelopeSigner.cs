@@ -4,6 +4,7 @@ using WidgetSigning.SpareCores;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Microsoft.IO;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Signing;
 
@@ -64,12 +65,12 @@ internal sealed class EnvelopeSigner
     /// only if the budget has room for both now. Once the body is disposed, the lease keeps only what the canonical form takes.
     /// </para>
     /// </summary>
-    /// <exception cref="EnvelopeFormatException">The body is not a valid envelope.</exception>
-    /// <exception cref="UnknownReceiverException">A receiver has no key; nothing is signed.</exception>
-    /// <exception cref="SigningKeyUnavailableException">A receiver's key cannot sign now; nothing is signed.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidEnvelope"/>: the body is not a valid envelope.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.UnknownReceiver"/>: a receiver has no key; nothing is signed.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.KeyUnavailable"/>: a receiver's key cannot sign now; nothing is signed.</exception>
     /// <exception cref="ArgumentException">The request's <see cref="SignRequest.WebhookId"/> breaks <see cref="StandardWebhooks.IsValidId"/>.</exception>
-    /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
-    /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.CanonicalTooLarge"/>: the canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.MemoryBudget"/>: the memory budget has no room for the canonical form.</exception>
     [System.Diagnostics.CodeAnalysis.SuppressMessage("Reliability", "CA2000:Dispose objects before losing scope", Justification = "The signed envelope is the result: the caller owns it through the ValueTask.")]
     public ValueTask<SignedEnvelope> SignAsync(Stream utf8Json, SignRequest request, CancellationToken cancellationToken)
     {
@@ -122,11 +123,11 @@ internal sealed class EnvelopeSigner
     /// Signs <paramref name="envelope"/>, already in memory, as <see cref="SignAsync(Stream, SignRequest, CancellationToken)"/>
     /// signs a body once read. Dispose the result.
     /// </summary>
-    /// <exception cref="UnknownReceiverException">A receiver has no key; nothing is signed.</exception>
-    /// <exception cref="SigningKeyUnavailableException">A receiver's key cannot sign now; nothing is signed.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.UnknownReceiver"/>: a receiver has no key; nothing is signed.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.KeyUnavailable"/>: a receiver's key cannot sign now; nothing is signed.</exception>
     /// <exception cref="ArgumentException">The request's <see cref="SignRequest.WebhookId"/> breaks <see cref="StandardWebhooks.IsValidId"/>.</exception>
-    /// <exception cref="CanonicalTooLargeException">The canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
-    /// <exception cref="MemoryBudgetExceededException">The memory budget has no room for the canonical form.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.CanonicalTooLarge"/>: the canonical form would exceed <see cref="EnvelopeOptions.MaxCanonicalBytes"/>.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.MemoryBudget"/>: the memory budget has no room for the canonical form.</exception>
     public async ValueTask<SignedEnvelope> SignAsync(WidgetEnvelope envelope, SignRequest request, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(envelope);

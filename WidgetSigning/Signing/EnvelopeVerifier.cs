@@ -1,6 +1,7 @@
 using WidgetSigning.Envelopes;
 using WidgetSigning.Keys;
 using Microsoft.IO;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Signing;
 
@@ -38,8 +39,8 @@ internal sealed class EnvelopeVerifier
     /// <paramref name="keyId"/>, or, without a key id, under every key of that receiver still accepted (newest first). No
     /// other receiver's key is ever tried: a signature made for another receiver is invalid here.
     /// </summary>
-    /// <exception cref="UnknownReceiverException">No key exists for <paramref name="receiver"/>.</exception>
-    /// <exception cref="SigningKeyUnavailableException">The receiver's keys could not be obtained yet.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.UnknownReceiver"/>: no key exists for <paramref name="receiver"/>.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.KeyUnavailable"/>: the receiver's keys could not be obtained yet.</exception>
     /// <remarks>
     /// With <paramref name="webhook"/>, its timestamp must be within <c>Webhooks:TimestampTolerance</c> of now and one of its
     /// <c>v1</c> entries must match <c>id.timestamp.</c> + the canonical bytes under a key; with both, both must hold.

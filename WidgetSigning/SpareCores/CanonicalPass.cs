@@ -2,6 +2,7 @@ using System.Buffers;
 using Microsoft.IO;
 using WidgetSigning.Envelopes;
 using WidgetSigning.Hashing;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.SpareCores;
 
@@ -39,7 +40,7 @@ internal sealed class CanonicalPass
     /// run. No widget outlives its run, and a failure to write is thrown only once reading has succeeded.
     /// </summary>
     /// <returns>The number of widgets.</returns>
-    /// <exception cref="EnvelopeFormatException">The body is not a valid envelope.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidEnvelope"/>: the body is not a valid envelope.</exception>
     public int ReadBehind(Stream body, WidgetEnvelopeReader reader, IBufferWriter<byte> destination, HashTargets hashes)
     {
         var bytes = body.Length - body.Position;

@@ -1,6 +1,7 @@
 using System.Buffers;
 using Microsoft.IO;
 using WidgetSigning.Envelopes;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.SpareCores;
 
@@ -85,7 +86,7 @@ internal sealed class ScanAheadStream : ScannedStream, IThreadPoolWorkItem
     /// <see cref="WidgetEnvelopeReader.ReadInto(Stream, IWidgetSink)"/>. The body stays unchanged until this returns.
     /// </summary>
     /// <returns>The number of widgets read.</returns>
-    /// <exception cref="EnvelopeFormatException">The body is not a valid envelope.</exception>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidEnvelope"/>: the body is not a valid envelope.</exception>
     public static int ReadInto(WidgetEnvelopeReader reader, RecyclableMemoryStream pooled, IWidgetSink sink, SpareCoreCounters counters)
     {
         ArgumentNullException.ThrowIfNull(reader);

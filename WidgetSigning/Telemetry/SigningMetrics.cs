@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
+using WidgetSigning.Primitives;
 
 namespace WidgetSigning.Telemetry;
 
@@ -47,7 +48,7 @@ internal sealed class SigningMetrics
     private static readonly double[] AgeBuckets = [0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600];
 
     private const string OtherReceiver = "(other)";
-    private const string ProblemPrefix = "urn:widget-signing:problem:";
+    private const string ProblemPrefix = Problems.Types.Prefix;
 
     private readonly Meter _meter;
     private readonly Counter<long> _signatures;
