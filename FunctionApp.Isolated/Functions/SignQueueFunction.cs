@@ -28,8 +28,8 @@ public sealed class SignQueueFunction(QueueSigningHandler handler, WidgetStorage
         while (true)
         {
             var input = new SigningQueueMessage(message.MessageId, checked((int)message.DequeueCount), message.InsertedOn, message.Body.ToMemory());
-            await handler.HandleAsync(input, cancellationToken).ConfigureAwait(false);
-            if (input.ReleasedFor is not { } retryAfter)
+            var outcome = await handler.HandleAsync(input, cancellationToken).ConfigureAwait(false);
+            if (outcome.ReleasedFor is not { } retryAfter)
             {
                 return;
             }

@@ -6,8 +6,9 @@ namespace FunctionApp.Functions;
 
 /// <summary>
 /// The in-process adapter of queue signing, on our trigger (<see cref="WidgetQueueTriggerAttribute"/>); the work is the
-/// core's <see cref="QueueSigningHandler"/>. A message it marks released (<see cref="SigningQueueMessage.ReleasedFor"/>)
-/// is handed back by the trigger without a failure.
+/// core's <see cref="QueueSigningHandler"/>. A released outcome is marked on the message
+/// (<see cref="SigningQueueMessage.ReleasedFor"/>): a WebJobs function returns nothing to our listener but the message it
+/// was given, and the listener hands a marked message back without a failure.
 /// </summary>
 public sealed class SignQueueFunction(QueueSigningHandler handler)
 {
@@ -16,7 +17,15 @@ public sealed class SignQueueFunction(QueueSigningHandler handler)
 
     /// <summary>The queue trigger; every queue and container is on the <c>WidgetStorage</c> connection.</summary>
     [FunctionName(Name)]
-    public Task RunAsync(
+    public async Task RunAsync(
         [WidgetQueueTrigger("%" + QueueNames.InputSetting + "%", Connection = QueueOptions.ConnectionSetting)] SigningQueueMessage message,
-        CancellationToken cancellationToken) => handler.HandleAsync(message, cancellationToken);
+        CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(message);
+        var outcome = await handler.HandleAsync(message, cancellationToken).ConfigureAwait(false);
+        if (outcome.ReleasedFor is { } retryAfter)
+        {
+            message.Release(retryAfter);
+        }
+    }
 }

@@ -52,11 +52,11 @@ public sealed class KeysHandler
     {
         var request = call.Request;
         var visible = await call.VisibleReceiversAsync().ConfigureAwait(false);
-        if (request.Query.TryGetValue(SignRequestOptions.ReceiverParameter, out var named) && named.Count > 0)
+        if (request.Query.TryGetValue(QueryParameters.ReceiverParameter, out var named) && named.Count > 0)
         {
             // One receiver: its keys, or its problem (403 not granted, 404 unknown, 503 unavailable) as the answer.
             // The grant first, as sign checks it: a receiver not granted looks the same whether it exists or not.
-            var receiver = SignRequestOptions.Receiver(request, new ReceiverOptions { DefaultReceiver = null, MaxPerRequest = 1 });
+            var receiver = QueryParameters.Receiver(request, new ReceiverOptions { DefaultReceiver = null, MaxPerRequest = 1 });
             call.Receivers = [receiver];
             if (visible is not null && !visible.Contains(receiver.Value))
             {

@@ -56,10 +56,10 @@ public sealed class SignHandler
         EnvelopeBudgetLease? lease = _reader.Budget.Lease();
         try
         {
-            var canonicalBody = SignRequestOptions.WantsCanonicalBody(request);
-            var forms = SignRequestOptions.Forms(request, _reader.Options.SignatureForms);
+            var canonicalBody = QueryParameters.WantsCanonicalBody(request);
+            var forms = QueryParameters.Forms(request, _reader.Options.SignatureForms);
             call.Form = SignatureFormNames.NameOf(forms);
-            var receivers = SignRequestOptions.Receivers(request, _receivers);
+            var receivers = QueryParameters.Receivers(request, _receivers);
 
             // Before any key is looked up, so a receiver not granted is refused alike whether it exists or not.
             await call.EnsureGrantedAsync(receivers).ConfigureAwait(false);

@@ -48,7 +48,7 @@ public sealed class VerifyHandler
         var request = call.Request;
 
         // The cheap fields first: a malformed signature is refused before the body is read.
-        var receiver = SignRequestOptions.Receiver(request, _receivers);
+        var receiver = QueryParameters.Receiver(request, _receivers);
 
         // Before any key is looked up, as sign does: a receiver not granted looks the same whether it exists or not.
         await call.EnsureGrantedAsync([receiver]).ConfigureAwait(false);

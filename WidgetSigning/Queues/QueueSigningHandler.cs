@@ -12,8 +12,8 @@ namespace WidgetSigning.Queues;
 /// One queue message's run, whatever the host's trigger: each message on <c>WidgetInputQueue</c> (an envelope inline or
 /// a claim check) is signed by the same core as <c>/api/sign</c> and forwarded to <c>WidgetOutputQueue</c>. Invalid input
 /// is a permanent failure: it goes to <c>WidgetRejectedQueue</c> with the reason and the run completes, so it is not
-/// retried. A <see cref="MessageReleasedException"/> marks the message released (<see cref="SigningQueueMessage.Release"/>)
-/// for the host's adapter to hand back without a failure. Anything else throws, so the trigger retries it and, after
+/// retried. A <see cref="MessageReleasedException"/> is the outcome <see cref="QueueOutcome.Released"/>, for the host's
+/// adapter to hand the message back without a failure. Anything else throws, so the trigger retries it and, after
 /// host.json <c>maxDequeueCount</c>, moves it to <c>&lt;input&gt;-poison</c>.
 /// </summary>
 public sealed class QueueSigningHandler
@@ -46,8 +46,8 @@ public sealed class QueueSigningHandler
         _time = time;
     }
 
-    /// <summary>Signs and forwards, or rejects, or releases one message; throws for what the trigger should retry.</summary>
-    public async Task HandleAsync(SigningQueueMessage message, CancellationToken cancellationToken)
+    /// <summary>Signs and forwards, or rejects, or releases one message, and says which; throws for what the trigger should retry.</summary>
+    public async Task<QueueOutcome> HandleAsync(SigningQueueMessage message, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(message);
         var started = Stopwatch.GetTimestamp();
@@ -71,7 +71,7 @@ public sealed class QueueSigningHandler
                 // the reason is in the rejected message and the audit record.
                 await RejectAsync(message, ex.Message, ex.Problem.JsonPath ?? "$", cancellationToken).ConfigureAwait(false);
                 NotSigned(span, started, SignOutcome.Refused, ex.Problem.Type);
-                return;
+                return QueueOutcome.Rejected;
             }
 
             // The last step that may still be cancelled: once sent, the trigger deletes the input; a crash in between
@@ -92,11 +92,12 @@ public sealed class QueueSigningHandler
                 CanonicalSha256 = signature.CanonicalSha256,
             });
             _metrics.Signed(WidgetSigningTelemetry.QueueSource, _form, signature.Receivers.Select(r => r.Receiver.Value), signature.CanonicalLength, Stopwatch.GetElapsedTime(started));
+            return QueueOutcome.Forwarded;
         }
         catch (MessageReleasedException ex)
         {
             // Not the message's fault (e.g. the memory budget is spent): hand it back, no failure, never poison.
-            message.Release(ex.RetryAfter);
+            return QueueOutcome.Released(ex.RetryAfter);
         }
         catch (Exception ex) when (ex is not OperationCanceledException)
         {

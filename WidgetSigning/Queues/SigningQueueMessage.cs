@@ -42,8 +42,9 @@ public sealed class SigningQueueMessage
     public string? DecodeError { get; }
 
     /// <summary>
-    /// Set when the run hands the message back (<see cref="MessageReleasedException"/>): the trigger makes it visible
-    /// again after this delay, counts no failure and never poisons it for that. Null otherwise.
+    /// Set by the in-process adapter when the run's outcome is <see cref="QueueOutcome.Released"/> (a WebJobs function
+    /// hands its listener nothing else): the trigger makes it visible again after this delay, counts no failure and never
+    /// poisons it for that. Null otherwise.
     /// </summary>
     public TimeSpan? ReleasedFor { get; private set; }
 

@@ -5,8 +5,8 @@ using WidgetSigning.Signing;
 
 namespace WidgetSigning.Http;
 
-/// <summary>The query options of <c>/api/sign</c>.</summary>
-internal static class SignRequestOptions
+/// <summary>The query parameters of <c>/api/sign</c>, <c>/api/verify</c> and <c>/api/keys</c>, parsed and checked: each a 400 naming it when invalid.</summary>
+internal static class QueryParameters
 {
     /// <summary>The query parameter that selects the response body.</summary>
     public const string OutputParameter = "output";
