@@ -32,10 +32,10 @@ public class EndToEndBenchmarks
     private byte[] _body = null!;
     private MemoryStream _requestBody = null!;
 
-    /// <summary>Builds the body (the seed's envelope as the seed serializes it), wires DI, and checks both sign alike.</summary>
     /// <summary>Who did the spare core's work for the production-wired function (after <see cref="Setup"/>).</summary>
     internal SpareCoreCounters SpareCoreCounters => _services.GetRequiredService<SpareCorePolicy>().Counters;
 
+    /// <summary>Builds the body (the seed's envelope as the seed serializes it), wires DI, and checks both sign alike.</summary>
     [GlobalSetup]
     public void Setup()
     {
