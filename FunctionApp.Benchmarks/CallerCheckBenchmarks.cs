@@ -98,7 +98,7 @@ public class CallerCheckBenchmarks
     [Benchmark]
     public async Task<CallerIdentity> CallerChecks_Alone()
     {
-        var caller = await _authenticator.AuthenticateAsync(_checksOnly.Request, AppRoles.Sign, CancellationToken.None).ConfigureAwait(false);
+        var caller = CallerAuthenticator.RequireRole(await _authenticator.IdentifyAsync(_checksOnly.Request, CancellationToken.None).ConfigureAwait(false), AppRoles.Sign);
         await _grants.EnsureGrantedAsync(caller, _defaultReceiver, CancellationToken.None).ConfigureAwait(false);
         return caller;
     }

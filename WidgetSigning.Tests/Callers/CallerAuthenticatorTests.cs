@@ -2,6 +2,7 @@ using FunctionApp.Tests.TestKit;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.Options;
 using Microsoft.Extensions.Primitives;
+using WidgetSigning.Tests.Support;
 using WidgetSigning.Callers;
 using WidgetSigning.Primitives;
 

@@ -6,6 +6,7 @@ using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
+using WidgetSigning.Tests.Support;
 using WidgetSigning.Callers;
 using WidgetSigning.Primitives;
 

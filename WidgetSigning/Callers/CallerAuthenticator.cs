@@ -39,16 +39,6 @@ internal sealed class CallerAuthenticator
         _policy = policy;
     }
 
-    /// <summary>The caller of <paramref name="request"/>, who holds <paramref name="role"/>.</summary>
-    /// <exception cref="ProblemException"><see cref="Problems.Types.Unauthenticated"/>: no token, or not a valid one (401).</exception>
-    /// <exception cref="ProblemException"><see cref="Problems.Types.RoleRequired"/>: a valid token without <paramref name="role"/> (403).</exception>
-    /// <exception cref="ProblemException"><see cref="Problems.Types.AuthUnavailable"/>: the issuer's keys could not be obtained (503).</exception>
-    public async ValueTask<CallerIdentity> AuthenticateAsync(HttpRequest request, string role, CancellationToken cancellationToken)
-    {
-        ArgumentException.ThrowIfNullOrEmpty(role);
-        return RequireRole(await IdentifyAsync(request, cancellationToken).ConfigureAwait(false), role);
-    }
-
     /// <summary>The caller of <paramref name="request"/>, whatever its roles (<see cref="RequireRole"/> checks one).</summary>
     /// <exception cref="ProblemException"><see cref="Problems.Types.Unauthenticated"/>: no token, or not a valid one (401).</exception>
     /// <exception cref="ProblemException"><see cref="Problems.Types.AuthUnavailable"/>: the issuer's keys could not be obtained (503).</exception>
@@ -88,6 +78,7 @@ internal sealed class CallerAuthenticator
     public static CallerIdentity RequireRole(CallerIdentity caller, string role)
     {
         ArgumentNullException.ThrowIfNull(caller);
+        ArgumentException.ThrowIfNullOrEmpty(role);
         return caller.HasRole(role) ? caller : throw Problems.RoleRequired(role);
     }
 
