@@ -96,7 +96,7 @@ internal sealed class EnvelopeSigner
             }
 
             // Otherwise read first: a bad body is a 400 even while the keys are still loading (or failing).
-            envelope = behind is null ? _reader.Read(utf8Json) : null;
+            envelope = behind is null ? _pass.Read(utf8Json, _reader) : null;
         }
         catch when (keysAsked && !pendingKeys.IsCompletedSuccessfully)
         {

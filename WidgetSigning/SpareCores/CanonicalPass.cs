@@ -78,6 +78,17 @@ internal sealed class CanonicalPass
     }
 
     /// <summary>
+    /// Reads the envelope in <paramref name="body"/> whole, to be signed once read (<see cref="Write"/>), counted as a
+    /// signature in flight while it reads: this core is busy, so no other signature should count on it as spare.
+    /// </summary>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.InvalidEnvelope"/>: the body is not a valid envelope.</exception>
+    public WidgetEnvelope Read(Stream body, WidgetEnvelopeReader reader)
+    {
+        using var inFlight = _spareCores.Enter();
+        return reader.Read(body);
+    }
+
+    /// <summary>
     /// Writes <paramref name="envelope"/> to <paramref name="destination"/>, hashing into <paramref name="hashes"/>; with a
     /// spare core for its <paramref name="estimate"/>d size, the hashing is shared with that core
     /// (<see cref="OverlappedHashingBufferWriter"/>) so both finish together.
