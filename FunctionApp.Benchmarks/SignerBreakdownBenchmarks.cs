@@ -78,7 +78,7 @@ public class SignerBreakdownBenchmarks
     [Benchmark]
     public long Writer_Staged_IntoPooledBlocks()
     {
-        using var stream = _streams.GetStream("breakdown", BenchmarkSigning.EstimateCanonicalLength(_data.Ours));
+        using var stream = _streams.GetStream("breakdown", WidgetSigning.Envelopes.CanonicalUtf8Writer.MinimumLength(_data.Ours));
         WidgetSigning.Envelopes.CanonicalUtf8Writer.Write(_data.Ours, (Stream)stream);
         return stream.Length;
     }
@@ -87,7 +87,7 @@ public class SignerBreakdownBenchmarks
     [Benchmark]
     public long Writer_Direct_IntoPooledBlocks()
     {
-        using var stream = _streams.GetStream("breakdown", BenchmarkSigning.EstimateCanonicalLength(_data.Ours));
+        using var stream = _streams.GetStream("breakdown", WidgetSigning.Envelopes.CanonicalUtf8Writer.MinimumLength(_data.Ours));
         CanonicalUtf8Writer.Write(_data.Ours, (System.Buffers.IBufferWriter<byte>)stream);
         return stream.Length;
     }

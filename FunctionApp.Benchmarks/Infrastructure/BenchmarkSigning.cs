@@ -27,7 +27,4 @@ internal static class BenchmarkSigning
 
     /// <summary>The first <paramref name="count"/> receivers of their own (<c>r0</c>, <c>r1</c>, …).</summary>
     public static ReceiverId[] Receivers(int count) => [.. Enumerable.Range(0, count).Select(i => ReceiverId.Parse($"r{i}"))];
-
-    /// <summary>The canonical length's lower bound the signer sizes its stream from: <c>{"widgets":[]}</c> and the fixed members of each widget.</summary>
-    public static long EstimateCanonicalLength(WidgetEnvelope envelope) => 14 + ((long)envelope.Widgets.Count * WidgetSigning.SpareCores.CanonicalPass.MinimumWidgetBytes);
 }

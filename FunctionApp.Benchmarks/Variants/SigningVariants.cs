@@ -20,7 +20,7 @@ internal static class SigningVariants
     /// <summary>The first signer's way: a 16 KB staging buffer copied into the blocks with <c>Write</c>, then every block hashed afterwards.</summary>
     public static string StagedThenHash(RecyclableMemoryStreamManager streams, WidgetEnvelope envelope, SigningKey key)
     {
-        using var stream = streams.GetStream(Tag, Estimate(envelope));
+        using var stream = streams.GetStream(Tag, CanonicalUtf8Writer.MinimumLength(envelope));
         CanonicalUtf8Writer.Write(envelope, (Stream)stream);
         return key.Sign(stream.GetReadOnlySequence()).ToHex();
     }
@@ -28,7 +28,7 @@ internal static class SigningVariants
     /// <summary>Written into the blocks through <c>GetSpan</c>/<c>Advance</c> (no staging copy), then hashed afterwards.</summary>
     public static string DirectThenHash(RecyclableMemoryStreamManager streams, WidgetEnvelope envelope, SigningKey key)
     {
-        using var stream = streams.GetStream(Tag, Estimate(envelope));
+        using var stream = streams.GetStream(Tag, CanonicalUtf8Writer.MinimumLength(envelope));
         CanonicalUtf8Writer.Write(envelope, (System.Buffers.IBufferWriter<byte>)stream);
         return key.Sign(stream.GetReadOnlySequence()).ToHex();
     }
@@ -36,14 +36,14 @@ internal static class SigningVariants
     /// <summary>Written into the blocks, each block hashed as soon as it is full (production).</summary>
     public static string DirectHashPerBlock(RecyclableMemoryStreamManager streams, WidgetEnvelope envelope, SigningKey key)
     {
-        using var stream = streams.GetStream(Tag, Estimate(envelope));
+        using var stream = streams.GetStream(Tag, CanonicalUtf8Writer.MinimumLength(envelope));
         return SignWhileWriting(key, stream, envelope, 0).ToHex();
     }
 
     /// <summary>As <see cref="DirectHashPerBlock"/>, but hashed every <paramref name="chunk"/> bytes (closer to L1 than a 64 KB block).</summary>
     public static string DirectHashPerChunk(RecyclableMemoryStreamManager streams, WidgetEnvelope envelope, SigningKey key, int chunk)
     {
-        using var stream = streams.GetStream(Tag, Estimate(envelope));
+        using var stream = streams.GetStream(Tag, CanonicalUtf8Writer.MinimumLength(envelope));
         var limited = new ChunkLimitingBufferWriter(stream, chunk);
         return SignWhileWriting(key, limited, envelope, 0).ToHex();
     }
@@ -51,7 +51,7 @@ internal static class SigningVariants
     /// <summary>Written on this thread while a thread-pool thread hashes each committed chunk of <paramref name="chunk"/> bytes, whatever the load.</summary>
     public static string Overlapped(RecyclableMemoryStreamManager streams, WidgetEnvelope envelope, SigningKey key, int chunk)
     {
-        using var stream = streams.GetStream(Tag, Estimate(envelope));
+        using var stream = streams.GetStream(Tag, CanonicalUtf8Writer.MinimumLength(envelope));
         return SignWhileWriting(key, stream, envelope, chunk).ToHex();
     }
 
@@ -62,7 +62,7 @@ internal static class SigningVariants
     /// </summary>
     public static string TwoMacsShared(RecyclableMemoryStreamManager streams, WidgetEnvelope envelope, SigningKey key, byte[] prefix)
     {
-        using var stream = streams.GetStream(Tag, Estimate(envelope));
+        using var stream = streams.GetStream(Tag, CanonicalUtf8Writer.MinimumLength(envelope));
         var macs = RentTwo(key, prefix);
         WidgetSigning.SpareCores.OverlappedHashingBufferWriter.Write(stream, new HashTargets(macs, 0, 2), 16 * 1024, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks));
         return Complete(key, macs);
@@ -82,9 +82,6 @@ internal static class SigningVariants
         webhook.GetHashAndReset(mac);
         return System.Security.Cryptography.HMACSHA256.HashData(Infrastructure.BenchmarkData.KeyBytes, canonical)[0] + mac[0];
     }
-
-    // The canonical length's lower bound the signer sizes its stream from: {"widgets":[]} and 231 bytes per widget.
-    private static long Estimate(WidgetEnvelope envelope) => 14 + ((long)envelope.Widgets.Count * WidgetSigning.SpareCores.CanonicalPass.MinimumWidgetBytes);
 
     // One key's HMAC fed while the bytes are written: per committed span, or with chunk above 0 on another core too.
     private static Signature SignWhileWriting(SigningKey key, System.Buffers.IBufferWriter<byte> destination, WidgetEnvelope envelope, int chunk)

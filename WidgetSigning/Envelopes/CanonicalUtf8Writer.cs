@@ -26,10 +26,18 @@ namespace WidgetSigning.Envelopes;
 /// </summary>
 internal static class CanonicalUtf8Writer
 {
+    /// <summary>A lower bound on one widget's canonical bytes: every member present, empty strings, a whole-second date.</summary>
+    public const int MinimumWidgetBytes = 231;
+
+    // {"widgets":[]}
+    private const int MinimumEnvelopeBytes = 14;
     // Newtonsoft's default escaping with a double quote: '"', '\\', every char below U+0020, U+0085, U+2028, U+2029.
     private static readonly SearchValues<char> Escaped = SearchValues.Create(
         "\"\\\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\u0008\u0009\u000a\u000b\u000c\u000d\u000e\u000f" +
         "\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001a\u001b\u001c\u001d\u001e\u001f\u0085\u2028\u2029");
+
+    /// <summary>A lower bound on <paramref name="envelope"/>'s canonical length (each widget's fixed members), to size a stream up front.</summary>
+    public static long MinimumLength(WidgetEnvelope envelope) => MinimumEnvelopeBytes + ((long)envelope.Widgets.Count * MinimumWidgetBytes);
 
     /// <summary>Writes through a pooled 16 KB staging buffer into <paramref name="destination"/>.</summary>
     public static void Write(WidgetEnvelope envelope, Stream destination)

@@ -17,9 +17,6 @@ internal sealed class EnvelopeSigner
 {
     private const string StreamTag = "canonical-envelope";
 
-    // {"widgets":[]}: with CanonicalPass.MinimumWidgetBytes per widget, a lower bound on the canonical length.
-    private const int MinimumEnvelopeBytes = 14;
-
     private readonly RecyclableMemoryStreamManager _streams;
     private readonly IReceiverKeySource _keys;
     private readonly WidgetEnvelopeReader _reader;
@@ -155,7 +152,7 @@ internal sealed class EnvelopeSigner
         {
             // Sized up front from a lower bound (each widget's fixed members), so the stream doesn't grow its block
             // list one block at a time on large envelopes.
-            var estimate = Math.Min(MinimumEnvelopeBytes + ((long)envelope.Widgets.Count * CanonicalPass.MinimumWidgetBytes), _maxCanonicalBytes);
+            var estimate = Math.Min(CanonicalUtf8Writer.MinimumLength(envelope), _maxCanonicalBytes);
             lease?.Cover(estimate);
             canonical = _streams.GetStream(StreamTag, estimate);
             _pass.Write(envelope, new BudgetedBufferWriter(canonical, lease, _maxCanonicalBytes), macs.All, estimate);

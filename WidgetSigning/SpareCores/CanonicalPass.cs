@@ -14,9 +14,6 @@ namespace WidgetSigning.SpareCores;
 /// </summary>
 internal sealed class CanonicalPass
 {
-    /// <summary>A lower bound on one widget's canonical bytes: every member present, empty strings, a whole-second date.</summary>
-    public const int MinimumWidgetBytes = 231;
-
     // 16 KB chunks start the hashing on the other core sooner than 64 KB blocks.
     private const int OverlapChunkBytes = 16 * 1024;
 
@@ -50,7 +47,7 @@ internal sealed class CanonicalPass
         try
         {
             pipeline = new SigningPipeline(
-                new HashingBufferWriter(destination, hashes), (int)Math.Min(bytes / MinimumWidgetBytes, MaxHandOverWidgets), _spareCores, inline: !helper);
+                new HashingBufferWriter(destination, hashes), (int)Math.Min(bytes / CanonicalUtf8Writer.MinimumWidgetBytes, MaxHandOverWidgets), _spareCores, inline: !helper);
             if (helper)
             {
                 pipeline.Start();
