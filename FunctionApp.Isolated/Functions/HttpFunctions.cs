@@ -9,7 +9,7 @@ namespace FunctionApp.Isolated.Functions;
 /// The isolated worker's HTTP adapters, through the ASP.NET Core integration: the request is the worker's own Kestrel
 /// request, so its body is read as a stream into the pool, never bound to a string. The work is the core's handlers.
 /// </summary>
-public sealed class HttpFunctions(SignHandler sign, VerifyHandler verify, KeysHandler keys)
+public sealed class HttpFunctions(SignHandler sign, VerifyHandler verify, KeysHandler keys, PublicKeysHandler publicKeys)
 {
     /// <summary><c>POST /api/sign</c> (<see cref="SignHandler"/>).</summary>
     [Function(SignHandler.FunctionName)]
@@ -25,4 +25,9 @@ public sealed class HttpFunctions(SignHandler sign, VerifyHandler verify, KeysHa
     [Function(KeysHandler.FunctionName)]
     public Task<IActionResult> KeysAsync(
         [HttpTrigger(AuthorizationLevel.Function, "get", Route = "keys")] HttpRequest request) => keys.HandleAsync(request);
+
+    /// <summary><c>GET /api/receivers/{receiver}/jwks</c> (<see cref="PublicKeysHandler"/>): anonymous, public keys only.</summary>
+    [Function(PublicKeysHandler.FunctionName)]
+    public Task<IActionResult> PublicKeysAsync(
+        [HttpTrigger(AuthorizationLevel.Anonymous, "get", Route = PublicKeysHandler.Route)] HttpRequest request, string receiver) => publicKeys.HandleAsync(request, receiver);
 }

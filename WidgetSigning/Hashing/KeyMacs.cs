@@ -73,10 +73,10 @@ internal sealed class KeyMacs
     /// <summary>All of them.</summary>
     public HashTargets All => new(_hashes, 0, _hashes.Length);
 
-    /// <summary>Where receiver <paramref name="receiver"/>'s keys start among all keys (its current key, then its staged ones).</summary>
+    /// <summary>Where receiver <paramref name="receiver"/>'s HMAC keys start among all keys (its current key, then its staged ones; each only with an HMAC part).</summary>
     public int FirstKeyOf(int receiver) => _firstKey[receiver];
 
-    /// <summary>How many keys receiver <paramref name="receiver"/> signs with.</summary>
+    /// <summary>How many HMAC keys receiver <paramref name="receiver"/> signs with (none when its keys are Ed25519 only).</summary>
     public int KeyCountOf(int receiver) => (receiver + 1 < _firstKey.Length ? _firstKey[receiver + 1] : _keys.Length) - _firstKey[receiver];
 
     /// <summary>Key <paramref name="key"/> among all keys (as <see cref="FirstKeyOf"/> counts).</summary>
@@ -153,13 +153,18 @@ internal sealed class KeyMacs
 
     private SigningKey KeyOf(int index) => _keys[index / _perKey];
 
+    // Only the keys with an HMAC part: an Ed25519-only version signs after the pass, over the written bytes.
     private static (SigningKey[] Keys, int[] FirstKey) Flatten(IReadOnlyList<ReceiverKeys> receivers)
     {
         ArgumentOutOfRangeException.ThrowIfZero(receivers.Count);
         var count = 0;
         foreach (var receiver in receivers)
         {
-            count += 1 + receiver.Keys.Staged.Count;
+            count += receiver.Keys.Current.HasHmac ? 1 : 0;
+            foreach (var staged in receiver.Keys.Staged)
+            {
+                count += staged.HasHmac ? 1 : 0;
+            }
         }
 
         var keys = new SigningKey[count];
@@ -168,10 +173,17 @@ internal sealed class KeyMacs
         for (var r = 0; r < receivers.Count; r++)
         {
             first[r] = at;
-            keys[at++] = receivers[r].Keys.Current;
+            if (receivers[r].Keys.Current.HasHmac)
+            {
+                keys[at++] = receivers[r].Keys.Current;
+            }
+
             foreach (var staged in receivers[r].Keys.Staged)
             {
-                keys[at++] = staged;
+                if (staged.HasHmac)
+                {
+                    keys[at++] = staged;
+                }
             }
         }
 

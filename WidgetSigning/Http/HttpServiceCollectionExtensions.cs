@@ -19,7 +19,7 @@ public static class HttpServiceCollectionExtensions
     /// <summary>
     /// Adds <see cref="HttpOptions"/> (validated at start), the caller checks (<see cref="CallerServiceCollectionExtensions.AddWidgetCallers"/>),
     /// the audit log, the <see cref="HttpEnvelopeReader"/> and the handlers each
-    /// host's HTTP functions call (<see cref="SignHandler"/>, <see cref="VerifyHandler"/>, <see cref="KeysHandler"/>).
+    /// host's HTTP functions call (<see cref="SignHandler"/>, <see cref="VerifyHandler"/>, <see cref="KeysHandler"/>, <see cref="PublicKeysHandler"/>).
     /// </summary>
     public static IServiceCollection AddWidgetHttp(this IServiceCollection services, IConfiguration configuration)
     {
@@ -45,6 +45,9 @@ public static class HttpServiceCollectionExtensions
         services.TryAddSingleton(sp => new VerifyHandler(
             sp.GetRequiredService<HttpEnvelopeReader>(), sp.GetRequiredService<EnvelopeVerifier>(), sp.GetRequiredService<IOptions<ReceiverOptions>>(), sp.GetRequiredService<HttpOperation>(), sp.GetRequiredService<ILogger<VerifyHandler>>()));
         services.TryAddSingleton(sp => new KeysHandler(sp.GetRequiredService<IReceiverKeySource>(), sp.GetRequiredService<HttpOperation>(), sp.GetRequiredService<ILogger<KeysHandler>>()));
+        services.TryAddSingleton(sp => new PublicKeysHandler(
+            sp.GetRequiredService<IReceiverKeySource>(), sp.GetRequiredService<IOptions<KeyVaultOptions>>().Value.RefreshInterval, sp.GetService<TimeProvider>() ?? TimeProvider.System,
+            sp.GetRequiredService<Telemetry.SigningMetrics>(), sp.GetRequiredService<ILogger<PublicKeysHandler>>()));
         return services;
     }
 }

@@ -6,7 +6,7 @@ internal static class SignatureHeaders
     /// <summary>The 64 lowercase hex digits of the signature.</summary>
     public const string Signature = "X-Signature";
 
-    /// <summary>Always <c>HMACSHA256</c>.</summary>
+    /// <summary>The schemes the answer carries: <c>HMACSHA256</c>, <c>Ed25519</c>, or both, space-separated.</summary>
     public const string Algorithm = "X-Signature-Algorithm";
 
     /// <summary>The id of the key that signed (<c>local</c> or the Key Vault secret version).</summary>
@@ -17,6 +17,21 @@ internal static class SignatureHeaders
     /// for each staged key, separated by <c>", "</c>.
     /// </summary>
     public const string Signatures = "X-Signatures";
+
+    /// <summary>
+    /// The base64 of the current key's Ed25519 signature over the canonical bytes alone, for a receiver with an Ed25519
+    /// key. Its own name, so no HMAC checker reads it as an HMAC.
+    /// </summary>
+    public const string Ed25519Signature = "X-Signature-Ed25519";
+
+    /// <summary>
+    /// Every Ed25519 signature, labelled: <c>current:&lt;keyId&gt;:&lt;base64&gt;</c>, then
+    /// <c>retiring:&lt;keyId&gt;:&lt;base64&gt;</c> for a key still signing after a rotation, separated by <c>", "</c>.
+    /// </summary>
+    public const string Ed25519Signatures = "X-Signatures-Ed25519";
+
+    /// <summary>With several receivers: the prefix of each receiver's labelled Ed25519 signatures, <c>X-Signatures-Ed25519-For-&lt;id&gt;</c>.</summary>
+    public const string Ed25519SignaturesForPrefix = "X-Signatures-Ed25519-For-";
 
     /// <summary>The number of widgets signed.</summary>
     public const string WidgetCount = "X-Widget-Count";

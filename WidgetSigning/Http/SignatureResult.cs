@@ -53,10 +53,16 @@ internal sealed class SignatureResult : IActionResult
                 // One receiver: the standard headers, exactly what its library and openssl check.
                 headers[SignatureHeaders.Receiver] = _signed.Receiver.Value;
                 headers[SignatureHeaders.KeyId] = _signed.KeyId;
-                if (plain)
+                if (_signed.HasHmacSignature)
                 {
                     headers[SignatureHeaders.Signature] = _signed.Signature.ToHex();
                     headers[SignatureHeaders.Signatures] = Labelled(_signed.Signatures);
+                }
+
+                if (plain && _signed.Ed25519Signatures.Count > 0)
+                {
+                    headers[SignatureHeaders.Ed25519Signature] = _signed.Ed25519Signatures[0].ToBase64();
+                    headers[SignatureHeaders.Ed25519Signatures] = Labelled(_signed.Ed25519Signatures);
                 }
 
                 if (webhook is not null)
@@ -70,9 +76,14 @@ internal sealed class SignatureResult : IActionResult
                 headers[SignatureHeaders.Receivers] = string.Join(", ", _signed.Receivers.Select(r => r.Receiver.Value));
                 foreach (var receiver in _signed.Receivers)
                 {
-                    if (plain)
+                    if (plain && receiver.Signatures.Count > 0)
                     {
                         headers[SignatureHeaders.SignaturesForPrefix + receiver.Receiver.Value] = Labelled(receiver.Signatures);
+                    }
+
+                    if (plain && receiver.Ed25519Signatures.Count > 0)
+                    {
+                        headers[SignatureHeaders.Ed25519SignaturesForPrefix + receiver.Receiver.Value] = Labelled(receiver.Ed25519Signatures);
                     }
 
                     if (receiver.WebhookHeader is { } header)
@@ -104,7 +115,7 @@ internal sealed class SignatureResult : IActionResult
                     json.WriteValue(_signed.Receiver.Value);
                     json.WritePropertyName("keyId");
                     json.WriteValue(_signed.KeyId);
-                    if (plain)
+                    if (_signed.HasHmacSignature)
                     {
                         json.WritePropertyName("signature");
                         json.WriteValue(_signed.Signature.ToHex());
@@ -117,7 +128,7 @@ internal sealed class SignatureResult : IActionResult
                 json.WriteValue(_signed.CanonicalLength);
                 if (single)
                 {
-                    SignatureJson.WriteSignatures(json, plain ? _signed.Signatures : null, webhook);
+                    SignatureJson.WriteSignatures(json, _signed.HasHmacSignature ? _signed.Signatures : null, webhook, plain ? _signed.Ed25519Signatures : null);
                 }
                 else
                 {
@@ -139,6 +150,9 @@ internal sealed class SignatureResult : IActionResult
 
     private static string Labelled(IReadOnlyList<KeySignature> signatures) =>
         string.Join(", ", signatures.Select(s => $"{s.StateName}:{s.KeyId}:{s.Signature.ToHex()}"));
+
+    private static string Labelled(IReadOnlyList<Ed25519KeySignature> signatures) =>
+        string.Join(", ", signatures.Select(s => $"{s.StateName}:{s.KeyId}:{s.ToBase64()}"));
 
     // A client that reads the canonical bytes more slowly than the minimum rate would hold the pooled blocks (and the
     // budget) as long as it liked: past the time allowed, the connection is closed and everything goes back.

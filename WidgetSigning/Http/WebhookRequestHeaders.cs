@@ -76,11 +76,23 @@ internal static class WebhookRequestHeaders
         }
 
         var entries = new List<Signature>(parts.Length);
+        var ed25519 = new List<byte[]>();
         foreach (var part in parts)
         {
             var entry = part.AsSpan();
+            if (entry.StartsWith(StandardWebhooks.Ed25519VersionPrefix, StringComparison.Ordinal))
+            {
+                var value = new byte[Keys.Ed25519Key.SignatureBytes + 2];
+                if (!Convert.TryFromBase64Chars(entry[StandardWebhooks.Ed25519VersionPrefix.Length..], value, out var length) || length != Keys.Ed25519Key.SignatureBytes)
+                {
+                    throw Problems.InvalidRequest($"A {StandardWebhooks.Ed25519VersionPrefix} entry of the {StandardWebhooks.SignatureHeader} header must be base64 of {Keys.Ed25519Key.SignatureBytes} bytes.");
+                }
 
-            // Entries of other versions (v1a, …) are skipped, as the spec asks of a verifier.
+                ed25519.Add(value[..Keys.Ed25519Key.SignatureBytes]);
+                continue;
+            }
+
+            // Entries of other versions are skipped, as the spec asks of a verifier.
             if (!entry.StartsWith(StandardWebhooks.VersionPrefix, StringComparison.Ordinal))
             {
                 continue;
@@ -94,12 +106,12 @@ internal static class WebhookRequestHeaders
             entries.Add(parsed);
         }
 
-        if (entries.Count == 0)
+        if (entries.Count == 0 && ed25519.Count == 0)
         {
-            throw Problems.InvalidRequest($"The {StandardWebhooks.SignatureHeader} header has no {StandardWebhooks.VersionPrefix}<base64> entry.");
+            throw Problems.InvalidRequest($"The {StandardWebhooks.SignatureHeader} header has no {StandardWebhooks.VersionPrefix}<base64> or {StandardWebhooks.Ed25519VersionPrefix}<base64> entry.");
         }
 
-        return new WebhookClaim(id, seconds, entries);
+        return new WebhookClaim(id, seconds, entries) { Ed25519Signatures = ed25519 };
     }
 
     private static string? Single(HttpRequest request, string name)

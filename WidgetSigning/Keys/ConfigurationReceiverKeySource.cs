@@ -57,7 +57,7 @@ internal sealed class ConfigurationReceiverKeySource : IReceiverKeySource
     public IReadOnlyList<KeyDescription>? DescribeLoadedKeys(ReceiverId receiver)
     {
         ArgumentNullException.ThrowIfNull(receiver);
-        return _keys.TryGetValue(receiver.Value, out var key) ? [new KeyDescription(key.KeyId, KeyState.Current, null, null, key.CreatedOn)] : null;
+        return _keys.TryGetValue(receiver.Value, out var key) ? [new KeyDescription(key.KeyId, KeyState.Current, null, null, key.CreatedOn) { PublicKey = key.Ed25519 }] : null;
     }
 
     /// <inheritdoc />
@@ -98,32 +98,14 @@ internal sealed class ConfigurationReceiverKeySource : IReceiverKeySource
     }
 
     /// <summary>Turns <paramref name="setting"/>'s value into a key, or fails naming the setting (never echoing the value).</summary>
-    internal static SigningKey Parse(string? base64, string setting)
+    internal static SigningKey Parse(string? value, string setting)
     {
-        if (string.IsNullOrWhiteSpace(base64))
+        if (string.IsNullOrWhiteSpace(value))
         {
-            throw Fail($"{setting} is not set. Set it to base64 of at least {SigningKey.MinimumKeyBytes} random bytes (openssl rand -base64 32), or configure Key Vault.");
+            throw Fail($"{setting} is not set. Set it to base64 of at least {SigningKey.MinimumKeyBytes} random bytes (openssl rand -base64 32), a whsk_ Ed25519 key, or configure Key Vault.");
         }
 
-        var buffer = new byte[(base64.Length * 3 / 4) + 3];
-        try
-        {
-            if (!Convert.TryFromBase64String(base64.Trim(), buffer, out var length))
-            {
-                throw Fail($"{setting} is not valid base64.");
-            }
-
-            if (length < SigningKey.MinimumKeyBytes)
-            {
-                throw Fail($"{setting} decodes to {length} bytes; at least {SigningKey.MinimumKeyBytes} are required.");
-            }
-
-            return new SigningKey(LocalKeyId, buffer.AsSpan(0, length));
-        }
-        finally
-        {
-            System.Security.Cryptography.CryptographicOperations.ZeroMemory(buffer);
-        }
+        return KeyMaterial.TryDecode(value, LocalKeyId, null, out var reason) ?? throw Fail($"{setting} is refused: {reason}.");
     }
 
     private static OptionsValidationException Fail(string message) =>

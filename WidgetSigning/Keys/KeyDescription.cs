@@ -6,4 +6,11 @@ namespace WidgetSigning.Keys;
 /// <param name="NotBefore">Key Vault's <c>nbf</c>, if set.</param>
 /// <param name="ExpiresOn">Key Vault's <c>exp</c>, if set.</param>
 /// <param name="CreatedOn">When the version was created, where known.</param>
-internal sealed record KeyDescription(string KeyId, KeyState State, DateTimeOffset? NotBefore, DateTimeOffset? ExpiresOn, DateTimeOffset? CreatedOn);
+internal sealed record KeyDescription(string KeyId, KeyState State, DateTimeOffset? NotBefore, DateTimeOffset? ExpiresOn, DateTimeOffset? CreatedOn)
+{
+    /// <summary>The version's Ed25519 key, for its public half (the receiver's key set); null for an HMAC-only version.</summary>
+    public Ed25519Key? PublicKey { get; init; }
+
+    /// <summary>When a retiring version was replaced (its last signature, but for the Ed25519 overlap); null otherwise.</summary>
+    public DateTimeOffset? ReplacedOn { get; init; }
+}

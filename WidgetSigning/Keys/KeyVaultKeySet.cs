@@ -78,6 +78,29 @@ internal sealed class KeyVaultKeySet
         return keys;
     }
 
+    /// <summary>
+    /// The retiring keys whose Ed25519 part still signs at <paramref name="now"/>: replaced less than
+    /// <paramref name="overlap"/> ago, so a receiver whose key set predates the rotation still finds an entry it can check.
+    /// </summary>
+    public IReadOnlyList<SigningKey> OverlapAt(DateTimeOffset now, TimeSpan overlap)
+    {
+        List<SigningKey>? keys = null;
+        if (CurrentAt(now) is null)
+        {
+            return [];
+        }
+
+        foreach (var previous in Previous)
+        {
+            if (previous.Key.Ed25519 is not null && now - previous.ReplacedOn < overlap && previous.Window.Contains(now))
+            {
+                (keys ??= []).Add(previous.Key);
+            }
+        }
+
+        return keys ?? (IReadOnlyList<SigningKey>)[];
+    }
+
     /// <summary>Why <see cref="CurrentAt"/> gives null at <paramref name="now"/>; null when it does not.</summary>
     public string? UnusableAt(DateTimeOffset now) => CurrentAt(now) is not null
         ? null
@@ -160,14 +183,14 @@ internal sealed class KeyVaultKeySet
         var keys = new List<KeyDescription>(Previous.Count + Staged.Count + 1);
         if (CurrentAt(now) is { } current)
         {
-            keys.Add(new KeyDescription(current.KeyId, KeyState.Current, CurrentWindow.NotBefore, CurrentWindow.ExpiresOn, current.CreatedOn));
+            keys.Add(new KeyDescription(current.KeyId, KeyState.Current, CurrentWindow.NotBefore, CurrentWindow.ExpiresOn, current.CreatedOn) { PublicKey = current.Ed25519 });
         }
 
         foreach (var staged in Staged)
         {
             if (staged.Window.ExpiresOn is null || now < staged.Window.ExpiresOn)
             {
-                keys.Add(new KeyDescription(staged.Key.KeyId, KeyState.Staged, staged.Window.NotBefore, staged.Window.ExpiresOn, staged.Key.CreatedOn));
+                keys.Add(new KeyDescription(staged.Key.KeyId, KeyState.Staged, staged.Window.NotBefore, staged.Window.ExpiresOn, staged.Key.CreatedOn) { PublicKey = staged.Key.Ed25519 });
             }
         }
 
@@ -175,7 +198,7 @@ internal sealed class KeyVaultKeySet
         {
             if (previous.IsAccepted(now, maxAge))
             {
-                keys.Add(new KeyDescription(previous.Key.KeyId, KeyState.Retiring, previous.Window.NotBefore, previous.Window.ExpiresOn, previous.Key.CreatedOn));
+                keys.Add(new KeyDescription(previous.Key.KeyId, KeyState.Retiring, previous.Window.NotBefore, previous.Window.ExpiresOn, previous.Key.CreatedOn) { PublicKey = previous.Key.Ed25519, ReplacedOn = previous.ReplacedOn });
             }
         }
 

@@ -94,7 +94,7 @@ internal sealed class KeyVaultSecretKeys : IDisposable
         var keys = await GetKeysAsync(cancellationToken).ConfigureAwait(false);
         var now = _time.GetUtcNow();
         var current = keys.CurrentAt(now) ?? throw Unavailable($"The current version of Key Vault secret '{_secretName}' is not usable: {keys.UnusableAt(now)}.");
-        return new SigningKeys(current, keys.StagedAt(now));
+        return new SigningKeys(current, keys.StagedAt(now)) { Overlap = keys.OverlapAt(now, Ed25519Overlap(_options)) };
     }
 
     /// <summary>Every key the secret holds, with its state and window; never key material.</summary>
@@ -122,6 +122,12 @@ internal sealed class KeyVaultSecretKeys : IDisposable
         var keys = await GetKeysAsync(cancellationToken).ConfigureAwait(false);
         return keys.Verification(_time.GetUtcNow(), _options.MaxVersionAge);
     }
+
+    /// <summary>
+    /// How long a replaced Ed25519 key keeps signing beside its successor: the key set's cache lifetime (one refresh
+    /// interval, the set's <c>max-age</c>) plus the time every instance takes to load the successor and publish it (one more).
+    /// </summary>
+    internal static TimeSpan Ed25519Overlap(KeyVaultOptions options) => options.RefreshInterval * 2;
 
     /// <summary>Stops the refresh timer.</summary>
     public void Dispose()
@@ -439,7 +445,7 @@ internal sealed class KeyVaultSecretKeys : IDisposable
 
     private SigningKey? Decode(KeyVaultSecret secret, out string reason)
     {
-        var key = KeyMaterial.TryDecode(secret.Value, secret.Properties.Version, secret.Properties.CreatedOn, out reason);
+        var key = KeyMaterial.TryDecode(secret.Value, secret.Properties.Version, secret.Properties.CreatedOn, out reason, secret.Properties.ContentType);
         if (key is null)
         {
             KeysLog.Refused(_logger, _secretName, secret.Properties.Version, reason);

@@ -216,7 +216,7 @@ internal sealed class QueueSigningProcessor
             Algorithm = signed.Algorithm,
             KeyId = signed.KeyId,
             Receivers = signed.Receivers,
-            Signature = signed.Forms.HasPlain() ? signed.Signature.ToHex() : null,
+            Signature = signed.HasHmacSignature ? signed.Signature.ToHex() : null,
             WidgetCount = signed.WidgetCount,
             CanonicalLength = signed.CanonicalLength,
             CanonicalSha256 = signed.CanonicalSha256.ToHex(),

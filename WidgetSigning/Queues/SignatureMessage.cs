@@ -102,11 +102,12 @@ internal sealed class SignatureMessage
 
             if (single)
             {
-                SignatureJson.WriteSignatures(json, Signature is null ? null : Signatures, Webhook);
+                SignatureJson.WriteSignatures(json, Signature is null ? null : Signatures, Webhook, Receivers.Count == 1 ? Receivers[0].Ed25519Signatures : null);
             }
             else
             {
-                SignatureJson.WriteReceivers(json, Receivers, Signature is not null, Webhook);
+                // Each receiver's plain signatures are empty when that form was not made.
+                SignatureJson.WriteReceivers(json, Receivers, plain: true, Webhook);
             }
 
             QueueJson.WriteBlob(json, "canonicalBlob", CanonicalBlob);

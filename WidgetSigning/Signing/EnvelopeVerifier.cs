@@ -94,21 +94,70 @@ internal sealed class EnvelopeVerifier
         foreach (var key in candidates)
         {
             // Signature.FixedTimeEquals: CryptographicOperations.FixedTimeEquals, so timing says nothing about how many bytes matched.
-            if (signature is { } hex && hexMatch is null && key.Sign(bytes).FixedTimeEquals(hex))
+            if (signature is { } hex && hexMatch is null && key.HasHmac && key.Sign(bytes).FixedTimeEquals(hex))
             {
                 hexMatch = key;
             }
 
-            if (webhook is not null && webhookMatch is null && MatchesWebhook(key, webhook, bytes))
+            if (webhook is not null && webhookMatch is null && key.HasHmac && MatchesWebhook(key, webhook, bytes))
             {
                 webhookMatch = key;
             }
         }
 
+        var viaEd25519 = false;
+        if (webhook is { Ed25519Signatures.Count: > 0 } && webhookMatch is null && candidates.Any(k => k.Ed25519 is not null))
+        {
+            webhookMatch = MatchEd25519(candidates, webhook, canonical);
+            viaEd25519 = webhookMatch is not null;
+        }
+
         var valid = (signature is null || hexMatch is not null) && (webhook is null || webhookMatch is not null);
-        return valid
+        var algorithm = signature is null && webhook is { Signatures.Count: 0 } ? SignatureAlgorithms.Ed25519 : SignedEnvelope.AlgorithmName;
+        if (valid && hexMatch is null && viaEd25519)
+        {
+            algorithm = SignatureAlgorithms.Ed25519;
+        }
+
+        return (valid
             ? VerificationOutcome.Valid((hexMatch ?? webhookMatch)!.KeyId, count)
-            : VerificationOutcome.Invalid(keyId, VerificationFailure.SignatureMismatch, count);
+            : VerificationOutcome.Invalid(keyId, VerificationFailure.SignatureMismatch, count)).For(algorithm);
+    }
+
+    // v1a: pure Ed25519 takes its message whole, so id.timestamp. and the canonical bytes are joined in a pooled copy.
+    private static SigningKey? MatchEd25519(IReadOnlyList<SigningKey> candidates, WebhookClaim webhook, RecyclableMemoryStream canonical)
+    {
+        Span<byte> prefix = stackalloc byte[StandardWebhooks.MaxPrefixBytes];
+        var prefixLength = StandardWebhooks.WritePrefix(prefix, webhook.Id, webhook.Timestamp);
+        var length = checked(prefixLength + (int)canonical.Length);
+        var message = System.Buffers.ArrayPool<byte>.Shared.Rent(length);
+        try
+        {
+            prefix[..prefixLength].CopyTo(message);
+            canonical.Position = 0;
+            canonical.ReadExactly(message, prefixLength, (int)canonical.Length);
+            foreach (var key in candidates)
+            {
+                if (key.Ed25519 is not { } ed25519)
+                {
+                    continue;
+                }
+
+                foreach (var claimed in webhook.Ed25519Signatures)
+                {
+                    if (ed25519.Verify(message.AsSpan(0, length), claimed))
+                    {
+                        return key;
+                    }
+                }
+            }
+
+            return null;
+        }
+        finally
+        {
+            System.Buffers.ArrayPool<byte>.Shared.Return(message);
+        }
     }
 
     private static bool MatchesWebhook(SigningKey key, WebhookClaim webhook, System.Buffers.ReadOnlySequence<byte> canonical)

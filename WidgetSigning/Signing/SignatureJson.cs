@@ -13,12 +13,14 @@ internal static class SignatureJson
     /// Writes <c>"signatures":[…]</c> when there is a plain form (<paramref name="signatures"/> not null) and
     /// <c>"webhook":{…}</c> when there is a Standard Webhooks one, into the open object: only the forms made.
     /// </summary>
-    public static void WriteSignatures(JsonWriter json, IReadOnlyList<KeySignature>? signatures, WebhookSignature? webhook)
+    public static void WriteSignatures(JsonWriter json, IReadOnlyList<KeySignature>? signatures, WebhookSignature? webhook, IReadOnlyList<Ed25519KeySignature>? ed25519 = null)
     {
         if (signatures is not null)
         {
             WriteLabelled(json, signatures);
         }
+
+        WriteEd25519(json, ed25519);
 
         if (webhook is not null)
         {
@@ -47,12 +49,20 @@ internal static class SignatureJson
             json.WriteValue(receiver.Receiver.Value);
             json.WritePropertyName("keyId");
             json.WriteValue(receiver.KeyId);
-            if (plain)
+            if (plain && receiver.Signatures.Count > 0)
             {
                 json.WritePropertyName("signature");
                 json.WriteValue(receiver.Signatures[0].Signature.ToHex());
                 WriteLabelled(json, receiver.Signatures);
             }
+
+            if (receiver.HasEd25519)
+            {
+                json.WritePropertyName("algorithm");
+                json.WriteValue(receiver.Algorithm);
+            }
+
+            WriteEd25519(json, plain ? receiver.Ed25519Signatures : null);
 
             if (receiver.WebhookHeader is { } header)
             {
@@ -60,6 +70,33 @@ internal static class SignatureJson
                 json.WriteValue(header);
             }
 
+            json.WriteEndObject();
+        }
+
+        json.WriteEndArray();
+    }
+
+    // "ed25519Signature" (the current key's, base64) and "ed25519Signatures" (each labelled); nothing for an HMAC-only receiver.
+    private static void WriteEd25519(JsonWriter json, IReadOnlyList<Ed25519KeySignature>? signatures)
+    {
+        if (signatures is null || signatures.Count == 0)
+        {
+            return;
+        }
+
+        json.WritePropertyName("ed25519Signature");
+        json.WriteValue(signatures[0].ToBase64());
+        json.WritePropertyName("ed25519Signatures");
+        json.WriteStartArray();
+        foreach (var labelled in signatures)
+        {
+            json.WriteStartObject();
+            json.WritePropertyName("keyId");
+            json.WriteValue(labelled.KeyId);
+            json.WritePropertyName("state");
+            json.WriteValue(labelled.StateName);
+            json.WritePropertyName("signature");
+            json.WriteValue(labelled.ToBase64());
             json.WriteEndObject();
         }
 

@@ -50,14 +50,23 @@ internal sealed class SignedEnvelope : IDisposable, IAsyncDisposable
     /// </summary>
     public WebhookSignature? Webhook { get; }
 
-    /// <summary>Always <see cref="AlgorithmName"/>.</summary>
-    public string Algorithm => AlgorithmName;
+    /// <summary>
+    /// The schemes the answer carries (<see cref="SignatureAlgorithms"/>): <see cref="AlgorithmName"/> when every
+    /// receiver's keys are HMAC, as before there was a choice.
+    /// </summary>
+    public string Algorithm => SignatureAlgorithms.Of(Receivers.Any(r => r.HasHmac), Receivers.Any(r => r.HasEd25519));
+
+    /// <summary>The first receiver's plain Ed25519 signatures (<c>X-Signature-Ed25519</c>); empty without that form or without Ed25519 keys.</summary>
+    public IReadOnlyList<Ed25519KeySignature> Ed25519Signatures => Receivers[0].Ed25519Signatures;
+
+    /// <summary>Whether the first receiver's plain HMAC signature (<see cref="Signature"/>) was made.</summary>
+    public bool HasHmacSignature => Forms.HasPlain() && Receivers[0].Signatures.Count > 0;
 
     /// <summary>The first receiver's current key's HMAC-SHA256 of the canonical bytes (<c>X-Signature</c>).</summary>
     /// <exception cref="InvalidOperationException">The plain form was not made (<see cref="Forms"/> is <see cref="SignatureForms.Webhook"/>): no such MAC was computed.</exception>
-    public Signature Signature => Forms.HasPlain()
+    public Signature Signature => HasHmacSignature
         ? Receivers[0].Signatures[0].Signature
-        : throw new InvalidOperationException($"No plain signature was made: the forms made are '{SignatureFormNames.NameOf(Forms)}'.");
+        : throw new InvalidOperationException($"No plain HMAC signature was made: the forms made are '{SignatureFormNames.NameOf(Forms)}', the schemes '{Algorithm}'.");
 
     /// <summary>The id of the first receiver's current key, which made <see cref="Signature"/> and its first <c>webhook-signature</c> entry.</summary>
     public string KeyId => Receivers[0].KeyId;

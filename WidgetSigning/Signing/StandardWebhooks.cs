@@ -24,6 +24,9 @@ internal static class StandardWebhooks
     /// <summary>The version prefix of an HMAC-SHA256 entry.</summary>
     public const string VersionPrefix = "v1,";
 
+    /// <summary>The version prefix of an Ed25519 entry.</summary>
+    public const string Ed25519VersionPrefix = "v1a,";
+
     /// <summary>The longest id accepted (an <c>Idempotency-Key</c>, a queue message id, a generated <c>msg_</c> id).</summary>
     public const int MaxIdLength = 128;
 

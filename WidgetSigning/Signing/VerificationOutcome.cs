@@ -23,8 +23,11 @@ internal sealed class VerificationOutcome
     /// <summary>How many widgets the envelope holds.</summary>
     public int WidgetCount { get; }
 
-    /// <summary>Always <c>HMACSHA256</c>.</summary>
-    public string Algorithm => SignedEnvelope.AlgorithmName;
+    /// <summary>The scheme checked: <c>HMACSHA256</c>, or <c>Ed25519</c> when a <c>v1a</c> entry matched (or only <c>v1a</c> entries were offered).</summary>
+    public string Algorithm { get; private init; } = SignedEnvelope.AlgorithmName;
+
+    /// <summary>This outcome, naming <paramref name="algorithm"/> as the scheme checked.</summary>
+    public VerificationOutcome For(string algorithm) => new(IsValid, KeyId, Failure, WidgetCount) { Algorithm = algorithm };
 
     /// <summary>A match under <paramref name="keyId"/>.</summary>
     public static VerificationOutcome Valid(string keyId, int widgetCount) => new(true, keyId, VerificationFailure.None, widgetCount);

@@ -24,6 +24,9 @@ public static class WidgetSigningTelemetry
     /// <summary>The span of one <c>/api/keys</c> call.</summary>
     public const string KeysSpan = "widgetsigning.keys";
 
+    /// <summary>The span of one <c>GET /api/receivers/{receiver}/jwks</c>.</summary>
+    public const string PublicKeysSpan = "widgetsigning.public_keys";
+
     /// <summary>Span: one refresh of a Key Vault secret's versions.</summary>
     public const string KeyVaultRefreshSpan = "widgetsigning.keyvault.refresh";
 

@@ -1,0 +1,108 @@
+using System.Buffers;
+using Microsoft.IO;
+using WidgetSigning.Keys;
+
+namespace WidgetSigning.Signing;
+
+/// <summary>
+/// The Ed25519 signatures of one envelope, made after the HMAC pass over the written bytes. Pure Ed25519 reads its
+/// message twice (RFC 8032 §5.1.6: once for the nonce, once for the challenge) and the library takes it whole, so the
+/// canonical bytes are copied once into a pooled array behind the <c>id.timestamp.</c> prefix: the plain form signs
+/// the bytes alone, <c>v1a</c> the prefix and the bytes, from the same copy.
+/// </summary>
+internal static class Ed25519Pass
+{
+    /// <summary>Each receiver's Ed25519 keys that sign now: its current key's, then each overlapping retiring key's.</summary>
+    public static List<(SigningKey Key, KeyState State)>? SignersOf(ReceiverKeys keys)
+    {
+        List<(SigningKey, KeyState)>? signers = null;
+        if (keys.Keys.Current.Ed25519 is not null)
+        {
+            (signers = []).Add((keys.Keys.Current, KeyState.Current));
+        }
+
+        foreach (var retiring in keys.Keys.Overlap)
+        {
+            if (retiring.Ed25519 is not null)
+            {
+                (signers ??= []).Add((retiring, KeyState.Retiring));
+            }
+        }
+
+        return signers;
+    }
+
+    /// <summary>Whether any receiver has an Ed25519 key that signs now.</summary>
+    public static bool Needed(ReceiverKeys[] keys)
+    {
+        foreach (var receiver in keys)
+        {
+            if (receiver.Keys.Current.Ed25519 is not null || receiver.Keys.Overlap.Count > 0)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    /// <summary>
+    /// Signs for every receiver: per receiver, the plain signatures (with <paramref name="plain"/>) and the <c>v1a</c>
+    /// signatures over <paramref name="prefix"/> and the bytes (when <paramref name="prefix"/> is not empty). The copy is
+    /// charged to <paramref name="lease"/> while it exists.
+    /// </summary>
+    public static (Ed25519KeySignature[] Plain, byte[][] Prefixed)[] Sign(
+        RecyclableMemoryStream canonical, ReceiverKeys[] keys, bool plain, ReadOnlySpan<byte> prefix, EnvelopeBudgetLease? lease)
+    {
+        var results = new (Ed25519KeySignature[], byte[][])[keys.Length];
+        var length = checked((int)canonical.Length + prefix.Length);
+        var held = lease?.Charged ?? 0;
+        lease?.Cover(held + length);
+        var message = ArrayPool<byte>.Shared.Rent(length);
+        try
+        {
+            prefix.CopyTo(message);
+            canonical.Position = 0;
+            canonical.ReadExactly(message, prefix.Length, (int)canonical.Length);
+            var bytes = message.AsSpan(prefix.Length, length - prefix.Length);
+            var prefixed = message.AsSpan(0, length);
+            for (var r = 0; r < keys.Length; r++)
+            {
+                var signers = SignersOf(keys[r]);
+                if (signers is null)
+                {
+                    results[r] = ([], []);
+                    continue;
+                }
+
+                var plainSignatures = plain ? new Ed25519KeySignature[signers.Count] : [];
+                var v1a = prefix.IsEmpty ? [] : new byte[signers.Count][];
+                for (var i = 0; i < signers.Count; i++)
+                {
+                    var (key, state) = signers[i];
+                    if (plain)
+                    {
+                        var value = new byte[Ed25519Key.SignatureBytes];
+                        key.Ed25519!.Sign(bytes, value);
+                        plainSignatures[i] = new Ed25519KeySignature(key.KeyId, state, value);
+                    }
+
+                    if (!prefix.IsEmpty)
+                    {
+                        v1a[i] = new byte[Ed25519Key.SignatureBytes];
+                        key.Ed25519!.Sign(prefixed, v1a[i]);
+                    }
+                }
+
+                results[r] = (plainSignatures, v1a);
+            }
+
+            return results;
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(message);
+            lease?.ShrinkTo(held);
+        }
+    }
+}
