@@ -62,10 +62,13 @@ public sealed partial class ReadmeFlowTests
         // Assert: api.md's sign request, the receivers' openssl and library checks, the contract's openssl line, the
         // troubleshooting page's queue peek.
         Assert.Contains("curl -sS -f -X POST \"http://localhost:7071/api/sign\"", Assert.Single(blocks["api.md"]), StringComparison.Ordinal);
-        Assert.Equal(3, blocks["receivers.md"].Count);
+        Assert.Equal(5, blocks["receivers.md"].Count);
         Assert.Contains("&& echo \"X-Signature OK\"", blocks["receivers.md"][0], StringComparison.Ordinal);
         Assert.Contains("&& echo \"webhook-signature OK\"", blocks["receivers.md"][1], StringComparison.Ordinal);
         Assert.StartsWith("node scripts/verify-webhook.mjs", blocks["receivers.md"][2], StringComparison.Ordinal);
+        Assert.Contains("api/receivers/partner-c/jwks", blocks["receivers.md"][3], StringComparison.Ordinal);
+        Assert.Contains("webhook-signature v1a OK", blocks["receivers.md"][3], StringComparison.Ordinal);
+        Assert.Contains("X-Signature-Ed25519 OK", blocks["receivers.md"][4], StringComparison.Ordinal);
         Assert.Contains("openssl dgst -sha256 -mac HMAC", Assert.Single(blocks["signing-contract.md"]), StringComparison.Ordinal);
         Assert.Contains("peekMessages", Assert.Single(blocks["troubleshooting.md"]), StringComparison.Ordinal);
     }
