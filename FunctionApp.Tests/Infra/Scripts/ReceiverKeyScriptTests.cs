@@ -1,5 +1,7 @@
+using System.Diagnostics;
 using System.Globalization;
 using System.Text.RegularExpressions;
+using FunctionApp.Tests.TestKit;
 
 namespace FunctionApp.Tests.Infra.Scripts;
 
@@ -370,10 +372,163 @@ public sealed partial class ReceiverKeyScriptTests : IDisposable
         Assert.Empty(_az.Calls);
     }
 
+    [Fact]
+    public async Task Add_SchemeEd25519_StoresAWhskSeedAndPrintsOnlyItsPublicKey()
+    {
+        // Act
+        var run = await RunAsync([("FAKE_AZ_KV_SHOW", "missing")], "add", Vault, Receiver, "--scheme", "ed25519");
+
+        // Assert
+        Assert.True(run.ExitCode == 0, run.Error);
+        var stored = Assert.IsType<string>(_az.KeyVaultStoredSecret);
+        Assert.Matches("^whsk_[A-Za-z0-9+/]{43}=$", stored);
+        var seed = Convert.FromBase64String(stored["whsk_".Length..]);
+        Assert.Equal(32, seed.Length);
+        var whpk = Assert.Single(WhpkLine().Matches(run.Output)).Groups["key"].Value;
+        Assert.Equal(await PublicKeyOfAsync(seed), whpk);
+        var seedText = stored["whsk_".Length..];
+        Assert.DoesNotContain(seedText, run.Output, StringComparison.Ordinal);
+        Assert.DoesNotContain(seedText, run.Error, StringComparison.Ordinal);
+        Assert.DoesNotContain(seedText, string.Join('\n', _az.Calls), StringComparison.Ordinal);
+        Assert.DoesNotContain("whsk_", run.Output + run.Error, StringComparison.Ordinal);
+        Assert.DoesNotContain("whsec_", run.Output, StringComparison.Ordinal);
+        Assert.Contains("not secret", run.Output, StringComparison.Ordinal);
+        Assert.Contains("/api/receivers/partner-a/jwks", run.Output, StringComparison.Ordinal);
+        Assert.Empty(_az.Violations);
+    }
+
+    [Fact]
+    public async Task Add_SchemeEd25519_SetsTheEd25519ContentTypeFromAPrivateFileItDeletes()
+    {
+        // Act
+        var run = await RunAsync([("FAKE_AZ_KV_SHOW", "missing")], "add", Vault, Receiver, "--scheme", "ed25519");
+
+        // Assert
+        Assert.True(run.ExitCode == 0, run.Error);
+        var set = Assert.Single(_az.Calls, c => c.StartsWith("keyvault secret set ", StringComparison.Ordinal));
+        Assert.StartsWith("keyvault secret set --vault-name kv-test --name receiver-partner-a --file ", set, StringComparison.Ordinal);
+        Assert.Contains("--encoding utf-8 --content-type application/x-ed25519-key; encoding=whsk --expires ", set, StringComparison.Ordinal);
+        Assert.Equal("600", _az.KeyVaultValueFileMode);
+        var file = Argument(set, "--file");
+        Assert.False(File.Exists(file), "the key's temporary file is left behind");
+        Assert.False(Directory.Exists(Path.GetDirectoryName(file)), "the key's temporary directory is left behind");
+    }
+
+    [Fact]
+    public async Task Add_SchemeHmac_StoresAndPrintsAWhsecKeyAsWithoutTheOption()
+    {
+        // Act
+        var run = await RunAsync([("FAKE_AZ_KV_SHOW", "missing")], "add", Vault, Receiver, "--scheme", "hmac");
+
+        // Assert
+        Assert.True(run.ExitCode == 0, run.Error);
+        var set = Assert.Single(_az.Calls, c => c.StartsWith("keyvault secret set ", StringComparison.Ordinal));
+        Assert.Contains("--content-type application/x-hmac-sha256-key; encoding=base64 ", set, StringComparison.Ordinal);
+        Assert.Equal(_az.KeyVaultStoredSecret, Assert.Single(WhsecLine().Matches(run.Output)).Groups["key"].Value);
+        Assert.DoesNotContain("whpk_", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Stage_SchemeEd25519_AddsAVersionWithThatNotBeforeAndSaysItIsPublishedAtOnce()
+    {
+        // Arrange
+        var notBefore = DateTimeOffset.UtcNow.AddDays(7).ToString("yyyy-MM-ddTHH:mm:ssZ", CultureInfo.InvariantCulture);
+
+        // Act
+        var run = await RunAsync([("FAKE_AZ_KV_SHOW", "exists")], "stage", Vault, Receiver, "--not-before", notBefore, "--scheme", "ed25519");
+
+        // Assert
+        Assert.True(run.ExitCode == 0, run.Error);
+        var set = Assert.Single(_az.Calls, c => c.StartsWith("keyvault secret set ", StringComparison.Ordinal));
+        Assert.Equal(notBefore, Argument(set, "--not-before"));
+        Assert.Contains("--content-type application/x-ed25519-key; encoding=whsk ", set, StringComparison.Ordinal);
+        var stored = Assert.IsType<string>(_az.KeyVaultStoredSecret);
+        var whpk = Assert.Single(WhpkLine().Matches(run.Output)).Groups["key"].Value;
+        Assert.Equal(await PublicKeyOfAsync(Convert.FromBase64String(stored["whsk_".Length..])), whpk);
+        Assert.DoesNotContain("whsk_", run.Output + run.Error, StringComparison.Ordinal);
+        Assert.Contains("published in the key set", run.Output, StringComparison.Ordinal);
+        Assert.Contains("signs from its not-before", run.Output, StringComparison.Ordinal);
+        Assert.Empty(_az.Violations);
+    }
+
+    [Theory]
+    [InlineData(-5)]
+    [InlineData(5)]
+    [InlineData(19)]
+    [InlineData(24)]
+    public async Task Stage_SchemeEd25519NotBeforeTooSoon_RefusedNamingNotBeforeWithoutCallingAz(int minutes)
+    {
+        // Arrange
+        var notBefore = DateTimeOffset.UtcNow.AddMinutes(minutes).ToString("yyyy-MM-ddTHH:mm:ssZ", CultureInfo.InvariantCulture);
+
+        // Act
+        var run = await RunAsync([("FAKE_AZ_KV_SHOW", "exists")], "stage", Vault, Receiver, "--scheme", "ed25519", "--not-before", notBefore);
+
+        // Assert
+        AssertRefusedNaming(run, "--not-before");
+        Assert.DoesNotContain("whpk_", run.Output, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("rsa")]
+    [InlineData("HMAC")]
+    [InlineData("Ed25519")]
+    [InlineData("ed25519 ")]
+    [InlineData("")]
+    public async Task Add_SchemeUnknown_RefusedNamingScheme(string scheme)
+    {
+        // Act
+        var run = await RunAsync([("FAKE_AZ_KV_SHOW", "missing")], "add", Vault, Receiver, "--scheme", scheme);
+
+        // Assert
+        AssertRefusedNaming(run, "--scheme");
+    }
+
+    [Theory]
+    [InlineData("revoke", "--version", Version)]
+    [InlineData("list")]
+    public async Task Run_SchemeOnRevokeOrList_RefusedNamingSchemeWithoutCallingAz(string command, params string[] options)
+    {
+        // Act
+        var run = await RunAsync([("FAKE_AZ_KV_SHOW", "exists")], [command, Vault, Receiver, .. options, "--scheme", "hmac"]);
+
+        // Assert
+        AssertRefusedNaming(run, "--scheme");
+    }
+
     public void Dispose() => _az.Dispose();
 
     [GeneratedRegex(@"^whsec_(?<key>[A-Za-z0-9+/=]+)$", RegexOptions.Multiline)]
     private static partial Regex WhsecLine();
+
+    [GeneratedRegex(@"^whpk_(?<key>[A-Za-z0-9+/=]+)$", RegexOptions.Multiline)]
+    private static partial Regex WhpkLine();
+
+    /// <summary>
+    /// The base64 Ed25519 public key of <paramref name="seed"/>, derived by Node's crypto (not openssl, which made it),
+    /// the seed passed in the environment rather than on node's command line.
+    /// </summary>
+    private static async Task<string> PublicKeyOfAsync(byte[] seed)
+    {
+        var start = new ProcessStartInfo("node")
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            RedirectStandardInput = true,
+            UseShellExecute = false,
+        };
+        start.ArgumentList.Add("-e");
+        start.ArgumentList.Add("""
+            const crypto = require('crypto');
+            const der = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.from(process.env.SEED, 'base64')]);
+            const key = crypto.createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+            process.stdout.write(crypto.createPublicKey(key).export({ format: 'der', type: 'spki' }).subarray(-32).toString('base64'));
+            """);
+        start.Environment["SEED"] = Convert.ToBase64String(seed);
+        var run = await ExternalTool.RunAsync(start, "node");
+        Assert.True(run.ExitCode == 0, run.Error);
+        return run.Output;
+    }
 
     private static int Occurrences(string text, string value) =>
         (text.Length - text.Replace(value, string.Empty, StringComparison.Ordinal).Length) / value.Length;
