@@ -19,7 +19,9 @@ public sealed partial class ReadmeFlowTests
         var blocks = FlowBlock().Matches(readme).Select(m => m.Groups["body"].Value).ToList();
 
         // Assert
-        Assert.Equal(4, blocks.Count);
+        Assert.Equal(5, blocks.Count);
+        Assert.Contains("http://localhost:7071/api/receivers/partner-c/jwks", blocks[4], StringComparison.Ordinal);
+        Assert.Contains("openssl pkeyutl -verify -pubin", blocks[4], StringComparison.Ordinal);
         Assert.Contains("curl -sS -f -X POST \"http://localhost:7071/api/sign?receiver=partner-a&output=canonical\"", blocks[0], StringComparison.Ordinal);
         Assert.Contains("vectors/one-widget/input.json", blocks[0], StringComparison.Ordinal);
         Assert.Contains("openssl dgst -sha256 -mac HMAC", blocks[1], StringComparison.Ordinal);

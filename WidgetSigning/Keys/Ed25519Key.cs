@@ -89,12 +89,13 @@ internal sealed class Ed25519Key
 
     /// <summary>Signs <paramref name="message"/> into <paramref name="signature"/> (<see cref="SignatureBytes"/>).</summary>
     public void Sign(ReadOnlySpan<byte> message, Span<byte> signature) =>
-        // With the public key given, the library does not derive it again: one scalar multiplication per signature.
-        Ed25519.Sign(_seed, _public, message, signature);
+        // With the public key given, the library does not derive it again: one scalar multiplication per signature. The
+        // spans are typed: with a byte[] second argument the overload taken would be Ed25519ctx's (a context, not a key).
+        Ed25519.Sign((ReadOnlySpan<byte>)_seed, (ReadOnlySpan<byte>)_public, message, signature);
 
     /// <summary>Whether <paramref name="signature"/> is this key's over <paramref name="message"/>.</summary>
     public bool Verify(ReadOnlySpan<byte> message, ReadOnlySpan<byte> signature) =>
-        signature.Length == SignatureBytes && Ed25519.Verify(signature, _public, message);
+        signature.Length == SignatureBytes && Ed25519.Verify(signature, (ReadOnlySpan<byte>)_public, message);
 
     /// <inheritdoc />
     public override string ToString() => $"Ed25519Key({PublicKeyText})";
