@@ -40,7 +40,8 @@ public sealed class WebhookHeaderTests
         { "msg_1", new string('9', 13), OneWidgetWebhook.Signature, "webhook-timestamp header must be" },
         { "msg_1", "1795000259", "v1,not-base64", "must be base64 of 32 bytes" },
         { "msg_1", "1795000259", "v1," + Convert.ToBase64String(new byte[31]), "must be base64 of 32 bytes" },
-        { "msg_1", "1795000259", "v1a,abc", "has no v1,<base64> entry" },
+        { "msg_1", "1795000259", "v1a,abc", "must be base64 of 64 bytes" },
+        { "msg_1", "1795000259", "v2,abc", "has no v1,<base64> or v1a,<base64> entry" },
         { "msg_1", "1795000259", string.Join(' ', Enumerable.Repeat(OneWidgetWebhook.Signature, 17)), "more than 16 entries" },
         { "msg_1", "1795000259", "v1," + new string('A', 1100), "longer than 1024 characters" },
     };

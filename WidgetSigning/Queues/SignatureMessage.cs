@@ -17,7 +17,7 @@ internal sealed class SignatureMessage
     /// <summary>The input message's dequeue count when it was signed (greater than 1 on a retry).</summary>
     public required int DequeueCount { get; init; }
 
-    /// <summary>Always <c>HMACSHA256</c>.</summary>
+    /// <summary>The schemes the message's signatures use: <c>HMACSHA256</c>, <c>Ed25519</c>, or both, space-separated.</summary>
     public required string Algorithm { get; init; }
 
     /// <summary>The id of the key that signed (the current key).</summary>
