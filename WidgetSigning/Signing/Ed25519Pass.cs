@@ -48,13 +48,35 @@ internal static class Ed25519Pass
 
     /// <summary>
     /// Signs for every receiver: per receiver, the plain signatures (with <paramref name="plain"/>) and the <c>v1a</c>
-    /// signatures over <paramref name="prefix"/> and the bytes (when <paramref name="prefix"/> is not empty). The copy is
-    /// charged to <paramref name="lease"/> while it exists.
+    /// signatures over <paramref name="prefix"/> and the bytes (when <paramref name="prefix"/> is not empty), each an
+    /// independent job that <paramref name="pass"/> may share with a spare core. The copy is charged to
+    /// <paramref name="lease"/> while it exists.
     /// </summary>
     public static (Ed25519KeySignature[] Plain, byte[][] Prefixed)[] Sign(
-        RecyclableMemoryStream canonical, ReceiverKeys[] keys, bool plain, ReadOnlySpan<byte> prefix, EnvelopeBudgetLease? lease)
+        RecyclableMemoryStream canonical, ReceiverKeys[] keys, bool plain, ReadOnlySpan<byte> prefix, EnvelopeBudgetLease? lease, SpareCores.CanonicalPass pass)
     {
-        var results = new (Ed25519KeySignature[], byte[][])[keys.Length];
+        var results = new (Ed25519KeySignature[] Plain, byte[][] Prefixed)[keys.Length];
+        var jobs = new List<(SigningKey Key, int Receiver, int Index, bool Prefixed)>();
+        for (var r = 0; r < keys.Length; r++)
+        {
+            var signers = SignersOf(keys[r]);
+            results[r] = (plain && signers is not null ? new Ed25519KeySignature[signers.Count] : [], prefix.IsEmpty || signers is null ? [] : new byte[signers.Count][]);
+            for (var i = 0; signers is not null && i < signers.Count; i++)
+            {
+                if (plain)
+                {
+                    results[r].Plain[i] = new Ed25519KeySignature(signers[i].Key.KeyId, signers[i].State, new byte[Ed25519Key.SignatureBytes]);
+                    jobs.Add((signers[i].Key, r, i, false));
+                }
+
+                if (!prefix.IsEmpty)
+                {
+                    results[r].Prefixed[i] = new byte[Ed25519Key.SignatureBytes];
+                    jobs.Add((signers[i].Key, r, i, true));
+                }
+            }
+        }
+
         var length = checked((int)canonical.Length + prefix.Length);
         var held = lease?.Charged ?? 0;
         lease?.Cover(held + length);
@@ -64,38 +86,19 @@ internal static class Ed25519Pass
             prefix.CopyTo(message);
             canonical.Position = 0;
             canonical.ReadExactly(message, prefix.Length, (int)canonical.Length);
-            var bytes = message.AsSpan(prefix.Length, length - prefix.Length);
-            var prefixed = message.AsSpan(0, length);
-            for (var r = 0; r < keys.Length; r++)
+            var prefixLength = prefix.Length;
+            pass.Run(jobs.Count, canonical.Length, j =>
             {
-                var signers = SignersOf(keys[r]);
-                if (signers is null)
+                var (key, r, i, prefixed) = jobs[j];
+                if (prefixed)
                 {
-                    results[r] = ([], []);
-                    continue;
+                    key.Ed25519!.Sign(message.AsSpan(0, length), results[r].Prefixed[i]);
                 }
-
-                var plainSignatures = plain ? new Ed25519KeySignature[signers.Count] : [];
-                var v1a = prefix.IsEmpty ? [] : new byte[signers.Count][];
-                for (var i = 0; i < signers.Count; i++)
+                else
                 {
-                    var (key, state) = signers[i];
-                    if (plain)
-                    {
-                        var value = new byte[Ed25519Key.SignatureBytes];
-                        key.Ed25519!.Sign(bytes, value);
-                        plainSignatures[i] = new Ed25519KeySignature(key.KeyId, state, value);
-                    }
-
-                    if (!prefix.IsEmpty)
-                    {
-                        v1a[i] = new byte[Ed25519Key.SignatureBytes];
-                        key.Ed25519!.Sign(prefixed, v1a[i]);
-                    }
+                    key.Ed25519!.Sign(message.AsSpan(prefixLength, length - prefixLength), results[r].Plain[i].Value);
                 }
-
-                results[r] = (plainSignatures, v1a);
-            }
+            });
 
             return results;
         }

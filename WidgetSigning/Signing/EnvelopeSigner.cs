@@ -156,7 +156,7 @@ internal sealed class EnvelopeSigner
             lease?.Cover(estimate);
             canonical = _streams.GetStream(StreamTag, estimate);
             _pass.Write(envelope, new BudgetedBufferWriter(canonical, lease, _maxCanonicalBytes), macs.All, estimate);
-            return SignatureSeal.Seal(canonical, macs, keys, plan, timestamp, envelope.Widgets.Count, lease, _logger);
+            return SignatureSeal.Seal(canonical, macs, keys, plan, timestamp, envelope.Widgets.Count, lease, _logger, _pass);
         }
         catch
         {
@@ -188,7 +188,7 @@ internal sealed class EnvelopeSigner
         try
         {
             var count = _pass.ReadBehind(utf8Json, _reader, new BudgetedBufferWriter(canonical, lease, _maxCanonicalBytes, held), macs.All);
-            return SignatureSeal.Seal(canonical, macs, keys, plan, timestamp, count, lease, _logger);
+            return SignatureSeal.Seal(canonical, macs, keys, plan, timestamp, count, lease, _logger, _pass);
         }
         catch
         {

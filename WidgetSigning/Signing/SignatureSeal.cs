@@ -16,7 +16,7 @@ internal static class SignatureSeal
     /// for every receiver. The result owns <paramref name="canonical"/> and <paramref name="lease"/>.
     /// </summary>
     public static SignedEnvelope Seal(
-        RecyclableMemoryStream canonical, KeyMacs macs, ReceiverKeys[] keys, SignPlan plan, long timestamp, int widgetCount, EnvelopeBudgetLease? lease, ILogger logger)
+        RecyclableMemoryStream canonical, KeyMacs macs, ReceiverKeys[] keys, SignPlan plan, long timestamp, int widgetCount, EnvelopeBudgetLease? lease, ILogger logger, SpareCores.CanonicalPass pass)
     {
         var values = macs.Complete();
         var plain = plan.Forms.HasPlain();
@@ -36,7 +36,7 @@ internal static class SignatureSeal
         {
             Span<byte> prefix = stackalloc byte[StandardWebhooks.MaxPrefixBytes];
             var prefixLength = webhookId is null ? 0 : StandardWebhooks.WritePrefix(prefix, webhookId, timestamp);
-            ed25519 = Ed25519Pass.Sign(canonical, keys, plain, prefix[..prefixLength], lease);
+            ed25519 = Ed25519Pass.Sign(canonical, keys, plain, prefix[..prefixLength], lease, pass);
         }
 
         var receivers = new ReceiverSignature[keys.Length];

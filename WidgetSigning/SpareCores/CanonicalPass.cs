@@ -102,4 +102,38 @@ internal sealed class CanonicalPass
             CanonicalUtf8Writer.Write(envelope, new HashingBufferWriter(destination, hashes));
         }
     }
+
+    /// <summary>
+    /// Runs <paramref name="count"/> independent jobs over <paramref name="bytes"/> already written (Ed25519's signatures,
+    /// each reading them whole), here, or shared with a spare core when one pays for that many bytes: both cores take the
+    /// next job until none is left.
+    /// </summary>
+    public void Run(int count, long bytes, Action<int> job)
+    {
+        ArgumentNullException.ThrowIfNull(job);
+        using var inFlight = _spareCores.Enter();
+        if (count < 2 || !inFlight.SpareCoreFor(bytes))
+        {
+            for (var i = 0; i < count; i++)
+            {
+                job(i);
+            }
+
+            return;
+        }
+
+        var next = -1;
+        void Drain()
+        {
+            int i;
+            while ((i = Interlocked.Increment(ref next)) < count)
+            {
+                job(i);
+            }
+        }
+
+        var helper = Task.Run(Drain);
+        Drain();
+        helper.GetAwaiter().GetResult();
+    }
 }
