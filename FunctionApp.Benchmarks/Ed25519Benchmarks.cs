@@ -57,7 +57,7 @@ public class Ed25519Benchmarks
         _signature = new byte[Ed25519Key.SignatureBytes];
         using (var signed = _services.GetRequiredService<EnvelopeSigner>().SignAsync(_data.Ours, new SignRequest { Receivers = [ReceiverId.Parse("hmac")], Forms = SignatureForms.Plain }, CancellationToken.None).AsTask().GetAwaiter().GetResult())
         {
-            _canonical = signed.GetCanonicalBytes().ToArray();
+            _canonical = System.Buffers.BuffersExtensions.ToArray(signed.GetCanonicalBytes());
         }
 
         foreach (var query in new[] { "?receiver=hmac", "?receiver=ed25519", "?receiver=ed25519&forms=webhook", "?receiver=both" })

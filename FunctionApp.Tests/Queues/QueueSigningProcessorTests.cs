@@ -579,6 +579,26 @@ public sealed class QueueSigningProcessorTests
         Assert.All(receivers, r => Assert.Equal(HmacHex(keys[(string)r["receiver"]!], canonical), (string?)r["signature"]));
     }
 
+    [Fact]
+    public async Task SignAsync_Ed25519Receiver_OutputNamesReceiverAndSchemeWithV1aAndPlainSignature()
+    {
+        // Arrange: partner-c holds an Ed25519 key only (the known answer's, computed with Node's crypto).
+        var vector = Ed25519Vector.Load("one-widget");
+        var (processor, names) = Create(new() { ["Signing:LocalKeys:partner-c"] = vector.Secret });
+        var message = await ClaimCheckMessageAsync(names, "m-ed25519", vector.Vector, "\"receivers\":[\"partner-c\"]");
+
+        // Act
+        var signed = await processor.SignAsync(message, CancellationToken.None);
+
+        // Assert: no HMAC member at all; the Ed25519 signature over the canonical bytes is the known answer.
+        var json = JObject.Parse(signed.ToJson());
+        Assert.Equal("Ed25519", (string?)json["algorithm"]);
+        Assert.Equal("partner-c", (string?)json["receiver"]);
+        Assert.Null(json["signature"]);
+        Assert.Equal(vector.PlainSignature, (string?)json["ed25519Signature"]);
+        Assert.Matches("^v1a,[A-Za-z0-9+/]{86}==$", (string?)json["webhook"]!["signature"]);
+    }
+
     private (QueueSigningProcessor Processor, QueueNames Names) Create(Dictionary<string, string?> settings)
     {
         var (processor, names, _) = CreateWithServices(settings);
