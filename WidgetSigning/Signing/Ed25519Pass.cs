@@ -1,14 +1,12 @@
-using System.Buffers;
 using Microsoft.IO;
 using WidgetSigning.Keys;
 
 namespace WidgetSigning.Signing;
 
 /// <summary>
-/// The Ed25519 signatures of one envelope, made after the HMAC pass over the written bytes. Pure Ed25519 reads its
-/// message twice (RFC 8032 §5.1.6: once for the nonce, once for the challenge) and the library takes it whole, so the
-/// canonical bytes are copied once into a pooled array behind the <c>id.timestamp.</c> prefix: the plain form signs
-/// the bytes alone, <c>v1a</c> the prefix and the bytes, from the same copy.
+/// The Ed25519 signatures of one envelope, made after the HMAC pass over the written bytes, from one copy of them
+/// behind the <c>id.timestamp.</c> prefix (<see cref="Ed25519Message"/>): the plain form signs the bytes alone,
+/// <c>v1a</c> the prefix and the bytes.
 /// </summary>
 internal static class Ed25519Pass
 {
@@ -77,15 +75,11 @@ internal static class Ed25519Pass
             }
         }
 
-        var length = checked((int)canonical.Length + prefix.Length);
         var held = lease?.Charged ?? 0;
-        lease?.Cover(held + length);
-        var message = ArrayPool<byte>.Shared.Rent(length);
+        lease?.Cover(held + canonical.Length + prefix.Length);
+        var message = Ed25519Message.Rent(prefix, canonical, out var length);
         try
         {
-            prefix.CopyTo(message);
-            canonical.Position = 0;
-            canonical.ReadExactly(message, prefix.Length, (int)canonical.Length);
             var prefixLength = prefix.Length;
             pass.Run(jobs.Count, canonical.Length, j =>
             {
@@ -104,7 +98,7 @@ internal static class Ed25519Pass
         }
         finally
         {
-            ArrayPool<byte>.Shared.Return(message);
+            Ed25519Message.Return(message);
             lease?.ShrinkTo(held);
         }
     }

@@ -124,18 +124,13 @@ internal sealed class EnvelopeVerifier
             : VerificationOutcome.Invalid(keyId, VerificationFailure.SignatureMismatch, count)).For(algorithm);
     }
 
-    // v1a: pure Ed25519 takes its message whole, so id.timestamp. and the canonical bytes are joined in a pooled copy.
+    // v1a: each entry tried under each of the receiver's Ed25519 keys, over one copy of id.timestamp. and the bytes.
     private static SigningKey? MatchEd25519(IReadOnlyList<SigningKey> candidates, WebhookClaim webhook, RecyclableMemoryStream canonical)
     {
         Span<byte> prefix = stackalloc byte[StandardWebhooks.MaxPrefixBytes];
-        var prefixLength = StandardWebhooks.WritePrefix(prefix, webhook.Id, webhook.Timestamp);
-        var length = checked(prefixLength + (int)canonical.Length);
-        var message = System.Buffers.ArrayPool<byte>.Shared.Rent(length);
+        var message = Ed25519Message.Rent(prefix[..StandardWebhooks.WritePrefix(prefix, webhook.Id, webhook.Timestamp)], canonical, out var length);
         try
         {
-            prefix[..prefixLength].CopyTo(message);
-            canonical.Position = 0;
-            canonical.ReadExactly(message, prefixLength, (int)canonical.Length);
             foreach (var key in candidates)
             {
                 if (key.Ed25519 is not { } ed25519)
@@ -156,7 +151,7 @@ internal sealed class EnvelopeVerifier
         }
         finally
         {
-            System.Buffers.ArrayPool<byte>.Shared.Return(message);
+            Ed25519Message.Return(message);
         }
     }
 

@@ -18,7 +18,7 @@
 # stage print the PUBLIC key (whpk_ + base64 of its 32 bytes), which is not secret, and the key set the receiver
 # fetches it from (GET /api/receivers/<receiver-id>/jwks on the function app): nothing secret is handed over. The app
 # publishes a staged version in the set at once and signs with it from its not-before, so stage refuses a not-before
-# less than the set's refresh (10 minutes) plus the app's KeyVault:RefreshInterval (15 minutes) ahead.
+# less than two KeyVault:RefreshIntervals (the set's max-age is one; 30 minutes by default) ahead.
 # Each new version gets an expiry (SIGNING_KEY_LIFETIME_DAYS, 365 by default, after it becomes current) so a
 # "Key Vault secrets should have an expiration date" policy admits it.
 #
@@ -45,9 +45,9 @@ ed25519_content_type="application/x-ed25519-key; encoding=whsk"
 # How far ahead a version may be staged: a rotation is planned in days or weeks, not years.
 max_stage_days=365
 # How far ahead an Ed25519 version must be staged: the app lists it in the key set from its next Key Vault refresh
-# (KeyVault:RefreshInterval, 15 minutes by default) and a receiver re-reads the set after its max-age (10 minutes by
-# default), so by then every receiver has the public key it verifies with.
-ed25519_min_stage_minutes=25
+# (KeyVault:RefreshInterval, 15 minutes by default) and a receiver re-reads the set after its max-age (one such
+# interval), so by then every receiver has the public key it verifies with.
+ed25519_min_stage_minutes=30
 # The DER framing openssl wraps an Ed25519 key in (RFC 8410): PKCS#8 private key (48 bytes) and SPKI public key
 # (44 bytes), each ending in the 32 raw key bytes.
 ed25519_pkcs8_prefix=302e020100300506032b657004220420
@@ -104,7 +104,7 @@ case "$command" in
     (( nbf_epoch > now )) || fail "--not-before must be in the future (it is when the new key becomes current)"
     (( nbf_epoch <= now + max_stage_days * 86400 )) || fail "--not-before must be at most $max_stage_days days ahead"
     [[ "$scheme" != ed25519 ]] || (( nbf_epoch >= now + ed25519_min_stage_minutes * 60 )) \
-      || fail "--not-before must be at least $ed25519_min_stage_minutes minutes ahead with --scheme ed25519: receivers need time to fetch the new public key from the key set (its refresh, 10 minutes, plus the app's KeyVault:RefreshInterval, 15 minutes by default)"
+      || fail "--not-before must be at least $ed25519_min_stage_minutes minutes ahead with --scheme ed25519: receivers need time to fetch the new public key from the key set (two of the app's KeyVault:RefreshInterval, 15 minutes by default: one for the app to load it, one for the set's max-age)"
     ;;
   revoke)
     [[ -n "$version" ]] || fail "revoke needs --version <version> (32 hex digits; see the list command)"
@@ -204,7 +204,7 @@ case "$command" in
     [[ "$state" == exists ]] \
       || fail "secret '$secret' does not exist in vault '$vault'; use add for a new receiver"
     if [[ "$scheme" == ed25519 ]]; then
-      staged_message="Staged a new Ed25519 version of '$secret', current from $not_before. It is published in the key set of receiver '$receiver' at once and signs from its not-before ($not_before); that is at least the set's refresh interval (10 minutes by default) plus the app's KeyVault:RefreshInterval (15 minutes by default) away, so the receiver has it before it signs."
+      staged_message="Staged a new Ed25519 version of '$secret', current from $not_before. It is published in the key set of receiver '$receiver' at once and signs from its not-before ($not_before); that is at least two of the app's KeyVault:RefreshInterval (the set's max-age is one) away, so the receiver has it before it signs."
     else
       staged_message="Staged a new version of '$secret', current from $not_before. Until then the app signs for receiver '$receiver' with both keys: the receiver must accept both its old secret and this one until $not_before, and may drop the old one after."
     fi

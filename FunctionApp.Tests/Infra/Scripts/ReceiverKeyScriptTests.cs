@@ -456,6 +456,7 @@ public sealed partial class ReceiverKeyScriptTests : IDisposable
     [InlineData(5)]
     [InlineData(19)]
     [InlineData(24)]
+    [InlineData(29)]
     public async Task Stage_SchemeEd25519NotBeforeTooSoon_RefusedNamingNotBeforeWithoutCallingAz(int minutes)
     {
         // Arrange
