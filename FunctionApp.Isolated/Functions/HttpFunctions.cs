@@ -29,5 +29,5 @@ public sealed class HttpFunctions(SignHandler sign, VerifyHandler verify, KeysHa
     /// <summary><c>GET /api/receivers/{receiver}/jwks</c> (<see cref="PublicKeysHandler"/>): anonymous, public keys only.</summary>
     [Function(PublicKeysHandler.FunctionName)]
     public Task<IActionResult> PublicKeysAsync(
-        [HttpTrigger(AuthorizationLevel.Anonymous, "get", Route = PublicKeysHandler.Route)] HttpRequest request, string receiver) => publicKeys.HandleAsync(request, receiver);
+        [HttpTrigger(AuthorizationLevel.Anonymous, "get", Route = PublicKeysHandler.Route)] HttpRequest request) => publicKeys.HandleAsync(request);
 }

@@ -15,5 +15,5 @@ public sealed class PublicKeysFunction(PublicKeysHandler handler)
     /// <summary>The HTTP trigger: anonymous, public keys only.</summary>
     [FunctionName(Name)]
     public Task<IActionResult> RunAsync(
-        [HttpTrigger(AuthorizationLevel.Anonymous, "get", Route = PublicKeysHandler.Route)] HttpRequest request, string receiver) => handler.HandleAsync(request, receiver);
+        [HttpTrigger(AuthorizationLevel.Anonymous, "get", Route = PublicKeysHandler.Route)] HttpRequest request) => handler.HandleAsync(request);
 }

@@ -48,10 +48,14 @@ public sealed class PublicKeysHandler
         _lookups = new LookupTokenBucket(MaxLookupsPerSecond, time.GetUtcNow());
     }
 
-    /// <summary>Answers the set of <paramref name="receiver"/> (the route's value); any refusal is a problem result.</summary>
-    public async Task<IActionResult> HandleAsync(HttpRequest request, string? receiver)
+    /// <summary>
+    /// Answers the set of the receiver the path names (<c>…/receivers/{receiver}/jwks</c>, read from the path itself, so
+    /// every host answers alike whatever route binding it offers); any refusal is a problem result.
+    /// </summary>
+    public async Task<IActionResult> HandleAsync(HttpRequest request)
     {
         ArgumentNullException.ThrowIfNull(request);
+        var receiver = ReceiverInPath(request.Path.Value);
         using var span = WidgetSigningTelemetry.Source.StartActivity(WidgetSigningTelemetry.PublicKeysSpan);
         try
         {
@@ -72,6 +76,19 @@ public sealed class PublicKeysHandler
             span?.SetStatus(System.Diagnostics.ActivityStatusCode.Error, SigningMetrics.ShortName(problem.Type));
             return problem;
         }
+    }
+
+    // The segment before the last one ("jwks"); null when the path has no such shape. Bounded by the host's URL limit.
+    private static string? ReceiverInPath(string? path)
+    {
+        if (path is null || !path.EndsWith("/jwks", StringComparison.Ordinal))
+        {
+            return null;
+        }
+
+        var rest = path.AsSpan(0, path.Length - "/jwks".Length);
+        var slash = rest.LastIndexOf('/');
+        return slash < 0 ? null : rest[(slash + 1)..].ToString();
     }
 
     private ValueTask<IReadOnlyList<KeyDescription>> LookUpAsync(ReceiverId receiver, CancellationToken cancellationToken)

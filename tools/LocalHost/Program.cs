@@ -186,7 +186,7 @@ catch (Exception e) when (e is not OutOfMemoryException)
 var address = host.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
 foreach (var line in routeLines)
 {
-    Console.WriteLine(string.Format(System.Globalization.CultureInfo.InvariantCulture, line, address));
+    Console.WriteLine(line.Replace("{0}", address, StringComparison.Ordinal));
 }
 
 Console.WriteLine($"LocalHost ready: {address}/api/ (pid {Environment.ProcessId}; Ctrl-C stops)");

@@ -133,7 +133,7 @@ try
     var address = web.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
     foreach (var line in lines)
     {
-        Console.WriteLine(string.Format(System.Globalization.CultureInfo.InvariantCulture, line, address));
+        Console.WriteLine(line.Replace("{0}", address, StringComparison.Ordinal));
     }
 
     Console.WriteLine($"WorkerHost ready: {address}/{routePrefix}/ (pid {Environment.ProcessId}; Ctrl-C stops)");
