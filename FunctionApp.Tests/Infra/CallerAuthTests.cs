@@ -24,7 +24,7 @@ public sealed class CallerAuthTests
         Assert.True((bool)auth["platform"]!["enabled"]!);
         Assert.True((bool)auth["globalValidation"]!["requireAuthentication"]!);
         Assert.Equal("Return401", (string?)auth["globalValidation"]!["unauthenticatedClientAction"]);
-        Assert.Null(auth["globalValidation"]!["excludedPaths"]);
+        Assert.Equal(["/api/receivers/*"], auth["globalValidation"]!["excludedPaths"]!.AsArray().Select(p => (string)p!));
         Assert.True((bool)auth["httpSettings"]!["requireHttps"]!);
         Assert.False((bool)auth["login"]!["tokenStore"]!["enabled"]!);
         var entra = auth["identityProviders"]!["azureActiveDirectory"]!;

@@ -311,6 +311,11 @@ resource authSettings 'Microsoft.Web/sites/config@2025-03-01' = {
     globalValidation: {
       requireAuthentication: true
       unauthenticatedClientAction: 'Return401'
+      // Receivers' public key sets (GET /api/receivers/{receiver}/jwks) are anonymous: a receiver holds no token of
+      // ours. Only that anonymous function answers under this path (docs/api.md says why it may).
+      excludedPaths: [
+        '/api/receivers/*'
+      ]
     }
     httpSettings: {
       requireHttps: true

@@ -20,6 +20,7 @@ namespace LocalHost;
 internal sealed class PlatformAuthentication
 {
     private const string PrincipalHeader = "X-MS-CLIENT-PRINCIPAL";
+    private const string ExcludedPath = "/api/receivers";
     private const string RoleLong = "http://schemas.microsoft.com/ws/2008/06/identity/claims/role";
 
     private static readonly Dictionary<string, string> Mapped = new(StringComparer.Ordinal)
@@ -67,6 +68,13 @@ internal sealed class PlatformAuthentication
         foreach (var name in context.Request.Headers.Keys.Where(k => k.StartsWith(PrincipalHeader, StringComparison.OrdinalIgnoreCase)).ToList())
         {
             context.Request.Headers.Remove(name);
+        }
+
+        // infra/'s authsettingsV2 excludes /api/receivers/* (the anonymous public key sets): no principal, no 401.
+        if (context.Request.Path.StartsWithSegments(ExcludedPath, StringComparison.Ordinal))
+        {
+            await next(context).ConfigureAwait(false);
+            return;
         }
 
         var principal = await ValidateAsync(context.Request.Headers.Authorization, context.RequestAborted).ConfigureAwait(false);
