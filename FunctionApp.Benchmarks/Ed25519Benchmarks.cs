@@ -33,6 +33,9 @@ public class Ed25519Benchmarks
     private byte[] _signature = null!;
     private Ed25519Key _key = null!;
     private MemoryStream _requestBody = null!;
+    private Microsoft.IO.RecyclableMemoryStream _pooledCanonical = null!;
+    private ReceiverKeys[] _ed25519Keys = null!;
+    private WidgetSigning.SpareCores.CanonicalPass _pass = null!;
 
     /// <summary>Widgets per envelope.</summary>
     [Params(2, 3000)]
@@ -53,14 +56,18 @@ public class Ed25519Benchmarks
         }).Build();
         _services = new ServiceCollection().AddLogging().AddWidgetSigning(configuration).AddWidgetHttp(configuration).BuildServiceProvider();
         _handler = _services.GetRequiredService<SignHandler>();
-        _key = KeyMaterial.TryDecode(Ed25519Secret, "bench", null, out _)!.Ed25519!;
+        var signingKey = KeyMaterial.TryDecode(Ed25519Secret, "bench", null, out _)!;
+        _key = signingKey.Ed25519!;
+        _ed25519Keys = [new ReceiverKeys(ReceiverId.Parse("ed25519"), new SigningKeys(signingKey, []))];
+        _pass = _services.GetRequiredService<WidgetSigning.SpareCores.CanonicalPass>();
         _signature = new byte[Ed25519Key.SignatureBytes];
         using (var signed = _services.GetRequiredService<EnvelopeSigner>().SignAsync(_data.Ours, new SignRequest { Receivers = [ReceiverId.Parse("hmac")], Forms = SignatureForms.Plain }, CancellationToken.None).AsTask().GetAwaiter().GetResult())
         {
             _canonical = System.Buffers.BuffersExtensions.ToArray(signed.GetCanonicalBytes());
         }
 
-        foreach (var query in new[] { "?receiver=hmac", "?receiver=ed25519", "?receiver=ed25519&forms=webhook", "?receiver=both" })
+        _pooledCanonical = _services.GetRequiredService<Microsoft.IO.RecyclableMemoryStreamManager>().GetStream("bench-canonical", _canonical);
+        foreach (var query in new[] { "?receiver=hmac", "?receiver=hmac&forms=webhook", "?receiver=ed25519", "?receiver=ed25519&forms=webhook", "?receiver=both" })
         {
             var status = InvokeAsync(query).GetAwaiter().GetResult().Response.StatusCode;
             if (status != StatusCodes.Status200OK)
@@ -74,6 +81,7 @@ public class Ed25519Benchmarks
     [GlobalCleanup]
     public void Cleanup()
     {
+        _pooledCanonical.Dispose();
         _services.Dispose();
         _requestBody.Dispose();
     }
@@ -90,6 +98,28 @@ public class Ed25519Benchmarks
         return _signature;
     }
 
+    /// <summary>Where time goes: the one copy of the pooled canonical blocks behind the <c>id.timestamp.</c> prefix that Ed25519 signs from.</summary>
+    [Benchmark]
+    public int Part_CopyCanonicalBehindPrefix()
+    {
+        var message = Ed25519Message.Rent("msg_0123456789abcdef0123456789abcdef.1795000259."u8, _pooledCanonical, out var length);
+        Ed25519Message.Return(message);
+        return length;
+    }
+
+    /// <summary>
+    /// Production's Ed25519 stage for one <c>v1a</c> signature (<see cref="Ed25519Pass"/>: the copy behind the prefix and
+    /// the signature), over the pooled canonical blocks: what a <c>v1a</c> adds to a request, against the floor.
+    /// </summary>
+    [Benchmark]
+    public object Part_Ed25519Pass_V1a() =>
+        Ed25519Pass.Sign(_pooledCanonical, _ed25519Keys, plain: false, "msg_0123456789abcdef0123456789abcdef.1795000259."u8, null, _pass);
+
+    /// <summary>The same stage for both forms: the plain and the <c>v1a</c> signature, shared with a spare core when one is.</summary>
+    [Benchmark]
+    public object Part_Ed25519Pass_BothForms() =>
+        Ed25519Pass.Sign(_pooledCanonical, _ed25519Keys, plain: true, "msg_0123456789abcdef0123456789abcdef.1795000259."u8, null, _pass);
+
     /// <summary>For scale: one HMAC-SHA256 over the same bytes.</summary>
     [Benchmark]
     public byte[] Floor_HmacSha256_CanonicalInMemory() => HMACSHA256.HashData(BenchmarkData.KeyBytes, _canonical);
@@ -97,6 +127,10 @@ public class Ed25519Benchmarks
     /// <summary>A request for an HMAC receiver, both forms (<c>X-Signature</c> and <c>v1,</c>).</summary>
     [Benchmark]
     public Task Request_Hmac() => InvokeAsync("?receiver=hmac");
+
+    /// <summary>A request for an HMAC receiver, the Standard Webhooks form alone: one <c>v1</c> MAC (what <see cref="Request_Ed25519_V1aOnly"/> adds to).</summary>
+    [Benchmark]
+    public Task Request_Hmac_V1Only() => InvokeAsync("?receiver=hmac&forms=webhook");
 
     /// <summary>A request for an Ed25519 receiver, both forms: <c>X-Signature-Ed25519</c> and <c>v1a,</c>, two signatures.</summary>
     [Benchmark]
