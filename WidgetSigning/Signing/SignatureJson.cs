@@ -86,21 +86,7 @@ internal static class SignatureJson
 
         json.WritePropertyName("ed25519Signature");
         json.WriteValue(signatures[0].ToBase64());
-        json.WritePropertyName("ed25519Signatures");
-        json.WriteStartArray();
-        foreach (var labelled in signatures)
-        {
-            json.WriteStartObject();
-            json.WritePropertyName("keyId");
-            json.WriteValue(labelled.KeyId);
-            json.WritePropertyName("state");
-            json.WriteValue(labelled.StateName);
-            json.WritePropertyName("signature");
-            json.WriteValue(labelled.ToBase64());
-            json.WriteEndObject();
-        }
-
-        json.WriteEndArray();
+        WriteEntries(json, "ed25519Signatures", signatures.Select(s => (s.KeyId, s.StateName, s.ToBase64())));
     }
 
     private static void WriteWebhook(JsonWriter json, WebhookSignature webhook, bool withSignature)
@@ -120,19 +106,23 @@ internal static class SignatureJson
         json.WriteEndObject();
     }
 
-    private static void WriteLabelled(JsonWriter json, IReadOnlyList<KeySignature> signatures)
+    private static void WriteLabelled(JsonWriter json, IReadOnlyList<KeySignature> signatures) =>
+        WriteEntries(json, "signatures", signatures.Select(s => (s.KeyId, s.StateName, s.Signature.ToHex())));
+
+    // Each key's signature as {"keyId","state","signature"}, in order.
+    private static void WriteEntries(JsonWriter json, string name, IEnumerable<(string KeyId, string State, string Signature)> entries)
     {
-        json.WritePropertyName("signatures");
+        json.WritePropertyName(name);
         json.WriteStartArray();
-        foreach (var labelled in signatures)
+        foreach (var (keyId, state, signature) in entries)
         {
             json.WriteStartObject();
             json.WritePropertyName("keyId");
-            json.WriteValue(labelled.KeyId);
+            json.WriteValue(keyId);
             json.WritePropertyName("state");
-            json.WriteValue(labelled.StateName);
+            json.WriteValue(state);
             json.WritePropertyName("signature");
-            json.WriteValue(labelled.Signature.ToHex());
+            json.WriteValue(signature);
             json.WriteEndObject();
         }
 
