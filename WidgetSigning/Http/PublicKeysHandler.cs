@@ -93,16 +93,14 @@ public sealed class PublicKeysHandler
 
     private ValueTask<IReadOnlyList<KeyDescription>> LookUpAsync(ReceiverId receiver, CancellationToken cancellationToken)
     {
+        bool allowed;
         TimeSpan retryAfter;
         lock (_gate)
         {
-            if (_lookups.TryTake(_time.GetUtcNow(), out retryAfter))
-            {
-                retryAfter = TimeSpan.Zero;
-            }
+            allowed = _lookups.TryTake(_time.GetUtcNow(), out retryAfter);
         }
 
-        return retryAfter == TimeSpan.Zero
+        return allowed
             ? _keys.DescribeKeysAsync(receiver, cancellationToken)
             : throw Problems.ReceiverLookupsLimited(
                 $"Receiver '{receiver.Value}' is not loaded on this instance, and key set requests may look up {MaxLookupsPerSecond} receiver per second.", retryAfter);

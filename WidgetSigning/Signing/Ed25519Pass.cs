@@ -58,8 +58,14 @@ internal static class Ed25519Pass
         for (var r = 0; r < keys.Length; r++)
         {
             var signers = SignersOf(keys[r]);
-            results[r] = (plain && signers is not null ? new Ed25519KeySignature[signers.Count] : [], prefix.IsEmpty || signers is null ? [] : new byte[signers.Count][]);
-            for (var i = 0; signers is not null && i < signers.Count; i++)
+            if (signers is null)
+            {
+                results[r] = ([], []);
+                continue;
+            }
+
+            results[r] = (plain ? new Ed25519KeySignature[signers.Count] : [], prefix.IsEmpty ? [] : new byte[signers.Count][]);
+            for (var i = 0; i < signers.Count; i++)
             {
                 if (plain)
                 {

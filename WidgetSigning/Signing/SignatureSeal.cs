@@ -57,7 +57,7 @@ internal static class SignatureSeal
 
             var (ed25519Plain, v1a) = ed25519 is null ? ([], []) : ed25519[r];
             var header = webhookId is null ? null : WebhookSignatureHeader.Format(macs, values, first, count, webhookId, timestamp, bytes, plan.Seed is null, v1a);
-            receivers[r] = new ReceiverSignature(keys[r].Receiver, current.KeyId, labelled, header) { Ed25519Signatures = ed25519Plain, HasHmac = count > 0, HasEd25519 = Ed25519Pass.SignersOf(keys[r]) is not null };
+            receivers[r] = new ReceiverSignature(keys[r].Receiver, current.KeyId, labelled, header) { Ed25519Signatures = ed25519Plain, HasHmac = count > 0, HasEd25519 = ed25519Plain.Length > 0 || v1a.Length > 0 };
             SigningLog.Signed(logger, widgetCount, canonical.Length, keys[r].Receiver.Value, current.KeyId);
         }
 

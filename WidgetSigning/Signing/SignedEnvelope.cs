@@ -25,6 +25,7 @@ internal sealed class SignedEnvelope : IDisposable, IAsyncDisposable
         WidgetCount = widgetCount;
         CanonicalLength = canonical.Length;
         CanonicalSha256 = canonicalSha256;
+        Algorithm = AlgorithmOf(receivers);
         var first = receivers[0];
         Webhook = webhookId is null ? null : new WebhookSignature(webhookId, timestamp, first.WebhookHeader!);
     }
@@ -54,7 +55,7 @@ internal sealed class SignedEnvelope : IDisposable, IAsyncDisposable
     /// The schemes the answer carries (<see cref="SignatureAlgorithms"/>): <see cref="AlgorithmName"/> when every
     /// receiver's keys are HMAC, as before there was a choice.
     /// </summary>
-    public string Algorithm => SignatureAlgorithms.Of(Receivers.Any(r => r.HasHmac), Receivers.Any(r => r.HasEd25519));
+    public string Algorithm { get; }
 
     /// <summary>The first receiver's plain Ed25519 signatures (<c>X-Signature-Ed25519</c>); empty without that form or without Ed25519 keys.</summary>
     public IReadOnlyList<Ed25519KeySignature> Ed25519Signatures => Receivers[0].Ed25519Signatures;
@@ -82,6 +83,19 @@ internal sealed class SignedEnvelope : IDisposable, IAsyncDisposable
     /// that wrote them; audit records name the envelope by it.
     /// </summary>
     public Signature CanonicalSha256 { get; }
+
+    // Once per signature, read by every answer (headers, JSON, queue message).
+    private static string AlgorithmOf(IReadOnlyList<ReceiverSignature> receivers)
+    {
+        bool hmac = false, ed25519 = false;
+        foreach (var receiver in receivers)
+        {
+            hmac |= receiver.HasHmac;
+            ed25519 |= receiver.HasEd25519;
+        }
+
+        return SignatureAlgorithms.Of(hmac, ed25519);
+    }
 
     /// <summary>Copies the canonical bytes to <paramref name="destination"/> straight from the pooled blocks.</summary>
     public Task CopyCanonicalToAsync(Stream destination, CancellationToken cancellationToken)
