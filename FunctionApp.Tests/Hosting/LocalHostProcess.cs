@@ -59,6 +59,13 @@ public sealed partial class LocalHostProcess : IAsyncDisposable
             start.ArgumentList.Add(argument);
         }
 
+        // The sample's audit store is Azurite on the default port, which these tests do not start: unless a test sets
+        // the store up itself, the development-only switch turns it off (event 7001 is still logged).
+        if (!environment.Keys.Any(k => k.StartsWith("Audit__", StringComparison.Ordinal)))
+        {
+            start.Environment["Audit__Disabled"] = "true";
+        }
+
         foreach (var (key, value) in environment)
         {
             start.Environment[key] = value;

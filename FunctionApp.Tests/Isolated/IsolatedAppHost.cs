@@ -54,6 +54,11 @@ public sealed partial class IsolatedAppHost : IAsyncDisposable
             values["AzureWebJobsStorage"] = storage;
             values["WidgetStorage"] = storage;
         }
+        else
+        {
+            // No storage, no audit store: the development-only switch, as a developer without Azurite would set it.
+            values["Audit:Disabled"] = "true";
+        }
 
         foreach (var (key, value) in overrides ?? new Dictionary<string, string>())
         {

@@ -52,6 +52,9 @@ public sealed class FunctionsTestHost : IAsyncDisposable
             appSettings["Auth:Audience"] = "7a1e0000-0000-4000-8000-0000000000f2";
         }
 
+        // Tests that do not configure the audit store run without one (none of them has storage); event 7001 is still logged.
+        var auditStoreOff = !appSettings.Keys.Any(k => k.StartsWith("Audit:", StringComparison.Ordinal));
+
         var setup = new FunctionsHostSetup
         {
             ApplicationRootPath = AppContext.BaseDirectory,
@@ -63,6 +66,11 @@ public sealed class FunctionsTestHost : IAsyncDisposable
             .ConfigureLogging(b => b.AddProvider(logs).SetMinimumLevel(LogLevel.Debug))
             .ConfigureServices(services =>
             {
+                if (auditStoreOff)
+                {
+                    services.AddSingleton(TestAudit.Off());
+                }
+
                 overrides?.Invoke(services);
                 if (callerChecksOff)
                 {

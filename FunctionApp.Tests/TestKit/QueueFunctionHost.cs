@@ -73,6 +73,8 @@ public sealed class QueueFunctionHost : QueueTestHost, IAsyncDisposable
             ["AzureWebJobsStorage"] = azurite.ConnectionString,
             [QueueOptions.ConnectionSetting] = azurite.ConnectionString,
             ["Signing:LocalKey"] = Vector.KeyBase64,
+            ["Audit:LocalSigningKey"] = TestAudit.LocalSigningKey,
+            ["Audit:Container"] = prefix + "-audit",
             ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
             ["Auth:TenantId"] = "7a1e0000-0000-4000-8000-0000000000f1",
             ["Auth:Audience"] = "7a1e0000-0000-4000-8000-0000000000f2",

@@ -1,6 +1,4 @@
-using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
-using WidgetSigning.Audit;
 using WidgetSigning.Callers;
 using WidgetSigning.Http;
 using WidgetSigning.Primitives;
@@ -13,7 +11,7 @@ internal static class TestAuthorizers
     public static HttpOperation Open() => new(
         new CallerAuthenticator(new RefusingValidator(), Options.Create(new AuthOptions { Disabled = true })),
         new CallerGrants(new NoGrants(), Options.Create(new GrantOptions()), TimeProvider.System),
-        new AuditLog(NullLoggerFactory.Instance),
+        TestAudit.Off(),
         TestServices.Metrics());
 
     private sealed class RefusingValidator : ITokenValidator

@@ -38,6 +38,12 @@ internal sealed record AuditRecord
     /// <summary>What was signed, when something was.</summary>
     public SignedEnvelope? Signed { get; init; }
 
+    /// <summary>Each receiver with the key and algorithm that signed for it, when <see cref="Signed"/> is not given (a queue message).</summary>
+    public IReadOnlyList<ReceiverSignature>? SignedBy { get; init; }
+
+    /// <summary>Each receiver that was signed for, with its key and algorithm: <see cref="Signed"/>'s, else those given.</summary>
+    public IReadOnlyList<ReceiverSignature> SignedReceivers => Signed?.Receivers ?? SignedBy ?? [];
+
     /// <summary>The widget count, when <see cref="Signed"/> is not given (verify, a queue message).</summary>
     public int? WidgetCount { get; init; }
 

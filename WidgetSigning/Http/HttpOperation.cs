@@ -10,18 +10,18 @@ namespace WidgetSigning.Http;
 /// <summary>
 /// What every HTTP endpoint does around its own work, in one place: the span, the caller's token and app role, then the
 /// handler; a client-caused failure becomes its problem answer, logged (a client that went away as such), counted, and
-/// audited naming the caller and the receivers asked for; a success leaves its audit record. Each handler is then "a
+/// audited naming the caller and the receivers asked for; a success answers only once its audit record is durable. Each handler is then "a
 /// validated caller and a request in, a result out".
 /// </summary>
 internal sealed class HttpOperation
 {
     private readonly CallerAuthenticator _authenticator;
     private readonly CallerGrants _grants;
-    private readonly AuditLog _audit;
+    private readonly AuditTrail _audit;
     private readonly SigningMetrics _metrics;
 
     /// <summary>Creates the runner (a singleton in DI).</summary>
-    public HttpOperation(CallerAuthenticator authenticator, CallerGrants grants, AuditLog audit, SigningMetrics metrics)
+    public HttpOperation(CallerAuthenticator authenticator, CallerGrants grants, AuditTrail audit, SigningMetrics metrics)
     {
         _authenticator = authenticator;
         _grants = grants;
@@ -45,12 +45,18 @@ internal sealed class HttpOperation
             call.Caller = caller;
             var result = await handle(call).ConfigureAwait(false);
             var record = call.Record ?? throw new InvalidOperationException($"{endpoint.Function} answered without its audit record.");
-            Audit(request, record with
+            // A signature leaves only once its record is durable: a store that cannot take it makes this a 503.
+            await AuditAsync(request, record with
             {
                 Operation = endpoint.Operation,
                 Status = StatusCodes.Status200OK,
                 Caller = caller,
-            });
+            }).ConfigureAwait(false);
+            if (record.Signed is { } signed)
+            {
+                call.Signed(signed);
+            }
+
             return result;
         }
         catch (Exception ex) when (ProblemMapper.TryMap(ex, call.Aborted, out var problem))
@@ -72,7 +78,7 @@ internal sealed class HttpOperation
                 _metrics.NotSigned(WidgetSigningTelemetry.HttpSource, form, outcome, call.Elapsed);
             }
 
-            Audit(request, new AuditRecord
+            await AuditAsync(request, new AuditRecord
             {
                 Operation = endpoint.Operation,
                 Outcome = AuditOutcome.Refused,
@@ -80,12 +86,12 @@ internal sealed class HttpOperation
                 Problem = problem.Type,
                 Caller = caller,
                 Receivers = call.Receivers is { } receivers ? string.Join(",", receivers.Select(r => r.Value)) : string.Empty,
-            });
+            }).ConfigureAwait(false);
             return problem;
         }
     }
 
     // The trace the record belongs to: the current span's (AuditRecord.TraceId), else the request's own identifier.
-    private void Audit(HttpRequest request, AuditRecord record) =>
-        _audit.Write(record.TraceId.Length > 0 ? record : record with { TraceId = request.HttpContext.TraceIdentifier });
+    private Task AuditAsync(HttpRequest request, AuditRecord record) =>
+        _audit.RecordAsync(record.TraceId.Length > 0 ? record : record with { TraceId = request.HttpContext.TraceIdentifier });
 }

@@ -35,7 +35,7 @@ public static class HttpServiceCollectionExtensions
             .ValidateOnStart();
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<HttpOptions>, HttpBodyCapacityValidator>());
         services.AddWidgetCallers(configuration);
-        services.TryAddSingleton<AuditLog>();
+        services.AddWidgetAudit(configuration);
         services.TryAddSingleton<HttpOperation>();
         services.TryAddSingleton<HttpEnvelopeReader>();
 

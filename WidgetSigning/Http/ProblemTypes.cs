@@ -65,4 +65,7 @@ public static class ProblemTypes
 
     /// <summary>503: the caller's grants could not be read; retry after <c>Retry-After</c>.</summary>
     public const string GrantsUnavailable = Problems.Types.GrantsUnavailable;
+
+    /// <summary>503: the signature's audit record could not be made durable in the audit store; nothing was answered with it. Retry after <c>Retry-After</c>.</summary>
+    public const string AuditUnavailable = Problems.Types.AuditUnavailable;
 }

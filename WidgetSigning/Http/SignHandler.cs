@@ -81,7 +81,6 @@ public sealed class SignHandler
             request.HttpContext.Response.RegisterForDispose(signed);
             HttpLog.Signed(_logger, FunctionName, signed.WidgetCount, string.Join(",", signed.Receivers.Select(r => r.Receiver.Value)), signed.KeyId);
             call.Record = new AuditRecord { Operation = AuditOperation, Outcome = AuditOutcome.Signed, Signed = signed };
-            call.Signed(signed);
             return new SignatureResult(signed, canonicalBody, _reader.Options);
         }
         finally

@@ -136,6 +136,13 @@ internal static class Problems
         new(new Problem(Types.GrantsUnavailable, StatusCodes.Status503ServiceUnavailable, "Grants cannot be read now.", "The caller's grants could not be read; try again later.") { RetryAfter = TimeSpan.FromSeconds(10) }, null, innerException);
 
     /// <summary>
+    /// 503: the signature's audit record could not be made durable in time (the audit store did not answer); nothing
+    /// was answered with the signature. The queue releases the message.
+    /// </summary>
+    public static ProblemException AuditUnavailable(string detail, TimeSpan retryAfter, Exception? innerException = null) =>
+        new(new Problem(Types.AuditUnavailable, StatusCodes.Status503ServiceUnavailable, "The audit store is not available.", detail) { RetryAfter = retryAfter }, null, innerException);
+
+    /// <summary>
     /// A queue message that can never be signed (a malformed claim check, a missing or oversized claim blob, undecodable
     /// text, a receiver not allowed): it goes to the rejected queue with <paramref name="reason"/>. Never an HTTP answer.
     /// </summary>
@@ -198,6 +205,9 @@ internal static class Problems
 
         /// <summary>503: the caller's grants could not be read.</summary>
         public const string GrantsUnavailable = Prefix + "grants-unavailable";
+
+        /// <summary>503: the signature's audit record could not be made durable.</summary>
+        public const string AuditUnavailable = Prefix + "audit-unavailable";
 
         /// <summary>Queues only: a message that can never be signed for a reason other than an invalid envelope.</summary>
         public const string MessageRejected = Prefix + "message-rejected";

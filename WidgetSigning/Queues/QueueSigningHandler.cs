@@ -24,7 +24,7 @@ public sealed class QueueSigningHandler
     private const string AuditOperation = "queue-sign";
 
     private readonly QueueSigningProcessor _processor;
-    private readonly AuditLog _audit;
+    private readonly AuditTrail _audit;
     private readonly ILogger<QueueSigningHandler> _logger;
     private readonly SigningMetrics _metrics;
     private readonly TimeProvider _time;
@@ -33,7 +33,7 @@ public sealed class QueueSigningHandler
 
     /// <summary>Creates the handler (a singleton in DI).</summary>
     internal QueueSigningHandler(
-        QueueSigningProcessor processor, AuditLog audit, ILogger<QueueSigningHandler> logger, IOptions<QueueOptions> options, SigningMetrics metrics, TimeProvider time)
+        QueueSigningProcessor processor, AuditTrail audit, ILogger<QueueSigningHandler> logger, IOptions<QueueOptions> options, SigningMetrics metrics, TimeProvider time)
     {
         ArgumentNullException.ThrowIfNull(options);
         _processor = processor;
@@ -75,22 +75,34 @@ public sealed class QueueSigningHandler
             }
 
             // The last step that may still be cancelled: once sent, the trigger deletes the input; a crash in between
-            // redelivers it, so consumers de-duplicate on messageId.
+            // redelivers it, so consumers de-duplicate on messageId (and the trail may hold its record twice).
             cancellationToken.ThrowIfCancellationRequested();
+
+            // Nothing is sent before its record is durable; a store that cannot take it releases the message.
+            try
+            {
+                await _audit.RecordAsync(new AuditRecord
+                {
+                    Operation = AuditOperation,
+                    Outcome = AuditOutcome.Signed,
+                    Queue = _processor.InputQueue,
+                    MessageId = message.Id,
+                    Receivers = AuditRecord.ReceiversOf(signature.Receivers),
+                    SignedBy = signature.Receivers,
+                    WebhookId = signature.Webhook?.Id,
+                    WidgetCount = signature.WidgetCount,
+                    CanonicalLength = signature.CanonicalLength,
+                    CanonicalSha256 = signature.CanonicalSha256,
+                }).ConfigureAwait(false);
+            }
+            catch (ProblemException ex) when (ex.Is(Problems.Types.AuditUnavailable))
+            {
+                NotSigned(span, started, SignOutcome.Failed, ex.Problem.Type);
+                return QueueOutcome.Released(ex.Problem.RetryAfter!.Value);
+            }
+
             await _processor.ForwardAsync(output, CancellationToken.None).ConfigureAwait(false);
             QueueFunctionLog.Forwarded(_logger, FunctionName, message.Id, signature.WidgetCount, signature.KeyId);
-            _audit.Write(new AuditRecord
-            {
-                Operation = AuditOperation,
-                Outcome = AuditOutcome.Signed,
-                Queue = _processor.InputQueue,
-                MessageId = message.Id,
-                Receivers = AuditRecord.ReceiversOf(signature.Receivers),
-                WebhookId = signature.Webhook?.Id,
-                WidgetCount = signature.WidgetCount,
-                CanonicalLength = signature.CanonicalLength,
-                CanonicalSha256 = signature.CanonicalSha256,
-            });
             _metrics.Signed(WidgetSigningTelemetry.QueueSource, _form, signature.Receivers.Select(r => r.Receiver.Value), signature.CanonicalLength, Stopwatch.GetElapsedTime(started));
             return QueueOutcome.Forwarded;
         }
@@ -127,13 +139,13 @@ public sealed class QueueSigningHandler
         // If writing the rejection fails, this throws: the message is retried, not dropped.
         var message = await _processor.RejectAsync(input, reason, jsonPath, cancellationToken).ConfigureAwait(false);
         QueueFunctionLog.Rejected(_logger, FunctionName, input.Id, message.JsonPath);
-        _audit.Write(new AuditRecord
+        await _audit.RecordAsync(new AuditRecord
         {
             Operation = AuditOperation,
             Outcome = AuditOutcome.Rejected,
             Problem = Primitives.EchoText.Of(reason, 200),
             Queue = _processor.InputQueue,
             MessageId = input.Id,
-        });
+        }).ConfigureAwait(false);
     }
 }

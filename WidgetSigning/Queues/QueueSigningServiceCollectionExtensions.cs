@@ -46,12 +46,12 @@ public static class QueueSigningServiceCollectionExtensions
         services.TryAddSingleton<WidgetStorageClients>();
         services.TryAddSingleton<QueueBlobStore>();
         services.TryAddSingleton<QueueSigningProcessor>();
-        services.TryAddSingleton<Audit.AuditLog>();
+        Audit.AuditServiceCollectionExtensions.AddWidgetAudit(services, configuration);
 
         // Built here rather than by reflection: its constructor is internal, so the hosts see only HandleAsync.
         services.TryAddSingleton(sp => new QueueSigningHandler(
             sp.GetRequiredService<QueueSigningProcessor>(),
-            sp.GetRequiredService<Audit.AuditLog>(),
+            sp.GetRequiredService<Audit.AuditTrail>(),
             sp.GetRequiredService<ILogger<QueueSigningHandler>>(),
             sp.GetRequiredService<IOptions<QueueOptions>>(),
             sp.GetRequiredService<Telemetry.SigningMetrics>(),

@@ -1,0 +1,203 @@
+using System.Net.Sockets;
+using System.Text;
+using System.Text.Json;
+using Azure.Core;
+using Azure.Storage.Blobs;
+using FunctionApp.Tests.TestKit;
+using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
+using Org.BouncyCastle.Math.EC.Rfc8032;
+using WidgetSigning.Audit;
+using WidgetSigning.Keys;
+using WidgetSigning.Primitives;
+using WidgetSigning.Signing;
+
+namespace FunctionApp.Tests.Audit;
+
+/// <summary>The audit trail's writer against Azurite: records durable before the caller goes on, chained, sealed, grouped.</summary>
+[Collection(AzuriteCollection.Name)]
+public sealed class AuditTrailTests
+{
+    private readonly AzuriteFixture _azurite;
+
+    public AuditTrailTests(AzuriteFixture azurite) => _azurite = azurite;
+
+    [Fact]
+    public async Task RecordAsync_SignedRecord_IsInTheStoreWhenTheCallReturns()
+    {
+        // Arrange
+        var (trail, container) = Create();
+        await using var _ = trail;
+
+        // Act
+        await trail.RecordAsync(Signed("msg_first"));
+
+        // Assert: before any other call, the stream holds the open line, the record and its seal.
+        var lines = await ReadStreamLinesAsync(container);
+        Assert.Equal(["open", "signed", "seal"], lines.Select(l => l.GetProperty("kind").GetString()));
+        Assert.Equal("msg_first", lines[1].GetProperty("webhookId").GetString());
+        Assert.Equal("partner-a", lines[1].GetProperty("receivers")[0].GetProperty("receiver").GetString());
+        Assert.Equal("HMACSHA256", lines[1].GetProperty("receivers")[0].GetProperty("algorithm").GetString());
+    }
+
+    [Fact]
+    public async Task RecordAsync_ConcurrentRecords_ShareDurableWritesAndChainInOrder()
+    {
+        // Arrange
+        var (trail, container) = Create();
+        await using var _ = trail;
+
+        // Act: 200 records at once.
+        await Task.WhenAll(Enumerable.Range(0, 200).Select(i => Task.Run(() => trail.RecordAsync(Signed($"msg_{i}")))));
+
+        // Assert: every record is there once, in fewer writes than records, each line linked to the one before and each seal signed.
+        var raw = await ReadStreamRawLinesAsync(container);
+        var lines = raw.Select(l => JsonDocument.Parse(l).RootElement).ToList();
+        var records = lines.Where(l => l.GetProperty("kind").GetString() == "signed").ToList();
+        var seals = lines.Count(l => l.GetProperty("kind").GetString() == "seal");
+        Assert.Equal(200, records.Select(r => r.GetProperty("webhookId").GetString()).Distinct().Count());
+        Assert.True(seals < 200, $"{seals} durable writes for 200 records");
+        var publicKey = PublicKey();
+        for (var i = 0; i < lines.Count; i++)
+        {
+            Assert.Equal(i, lines[i].GetProperty("seq").GetInt64());
+            if (i > 0)
+            {
+                Assert.Equal(AuditLines.Hash(Encoding.UTF8.GetBytes(raw[i - 1])), lines[i].GetProperty("prev").GetString());
+            }
+
+            if (lines[i].GetProperty("kind").GetString() == "seal")
+            {
+                var message = AuditLines.SealMessage(lines[0].GetProperty("stream").GetString()!, i, lines[i].GetProperty("prev").GetString()!);
+                var signature = Convert.FromBase64String(lines[i].GetProperty("signature").GetString()!);
+                Assert.True(Ed25519.Verify(signature, 0, publicKey, 0, message, 0, message.Length), $"seal at {i}");
+            }
+        }
+    }
+
+    [Fact]
+    public async Task RecordAsync_StoreUnreachableThenBack_RefusesMeanwhileAndRecoversWithoutRestart()
+    {
+        // Arrange: a transport that fails every request while the store is "down".
+        var down = true;
+        var options = new BlobClientOptions { Transport = new InterceptingTransport(_ =>
+        {
+            if (down)
+            {
+                throw new SocketException((int)SocketError.ConnectionRefused);
+            }
+        }) };
+        options.Retry.MaxRetries = 0;
+        var (trail, container) = Create(new AuditOptions { LocalSigningKey = TestAudit.LocalSigningKey, WriteTimeout = TimeSpan.FromSeconds(5) }, options);
+        await using var _ = trail;
+
+        // Act
+        var refused = await Assert.ThrowsAsync<ProblemException>(() => trail.RecordAsync(Signed("msg_while_down")));
+        down = false;
+        await trail.RecordAsync(Signed("msg_after"));
+
+        // Assert: 503 audit-unavailable with Retry-After while down; the next record is durable once it is back.
+        Assert.Equal(Problems.Types.AuditUnavailable, refused.Problem.Type);
+        Assert.Equal(503, refused.Problem.Status);
+        Assert.NotNull(refused.Problem.RetryAfter);
+        var lines = await ReadStreamLinesAsync(container);
+        Assert.Contains(lines, l => l.TryGetProperty("webhookId", out var id) && id.GetString() == "msg_after");
+        Assert.DoesNotContain(lines, l => l.TryGetProperty("webhookId", out var id) && id.GetString() == "msg_while_down");
+    }
+
+    [Fact]
+    public async Task RecordAsync_RefusedAndRejectedRecords_AreLoggedButNeverStored()
+    {
+        // Arrange
+        var (trail, container) = Create();
+        await using var _ = trail;
+
+        // Act: a flood of refusals, then one signature.
+        for (var i = 0; i < 500; i++)
+        {
+            await trail.RecordAsync(new AuditRecord { Operation = "sign", Outcome = AuditOutcome.Refused, Status = 401, Problem = Problems.Types.Unauthenticated });
+        }
+
+        await trail.RecordAsync(Signed("msg_only"));
+
+        // Assert: the store grows only with signatures.
+        var lines = await ReadStreamLinesAsync(container);
+        Assert.Single(lines, l => l.GetProperty("kind").GetString() == "signed");
+        Assert.Equal(3, lines.Count);
+    }
+
+    [Fact]
+    public async Task DisposeAsync_AfterRecords_WritesAnAnchorHoldingTheLastSeal()
+    {
+        // Arrange
+        var (trail, container) = Create();
+        await trail.RecordAsync(Signed("msg_anchored"));
+
+        // Act
+        await trail.DisposeAsync();
+
+        // Assert
+        var anchors = new List<string>();
+        await foreach (var blob in container.GetBlobsAsync(prefix: "anchors/"))
+        {
+            anchors.Add(blob.Name);
+        }
+
+        var anchor = JsonDocument.Parse((await container.GetBlobClient(Assert.Single(anchors)).DownloadContentAsync()).Value.Content.ToString()).RootElement;
+        var raw = await ReadStreamRawLinesAsync(container);
+        Assert.Equal(raw.Count - 1, anchor.GetProperty("seq").GetInt64());
+        Assert.Equal(AuditLines.Hash(Encoding.UTF8.GetBytes(raw[^1])), anchor.GetProperty("head").GetString());
+        Assert.Equal(AuditLines.Genesis, anchor.GetProperty("prevAnchor").GetString());
+    }
+
+    private (AuditTrail Trail, BlobContainerClient Container) Create(AuditOptions? options = null, BlobClientOptions? clientOptions = null)
+    {
+        options ??= new AuditOptions { LocalSigningKey = TestAudit.LocalSigningKey };
+        var name = "audit-" + Guid.NewGuid().ToString("N")[..12];
+        var container = new BlobServiceClient(_azurite.ConnectionString, clientOptions ?? new BlobClientOptions()).GetBlobContainerClient(name);
+        var reader = new BlobServiceClient(_azurite.ConnectionString).GetBlobContainerClient(name);
+        var trail = new AuditTrail(
+            new AuditLog(NullLoggerFactory.Instance),
+            Options.Create(options),
+            () => new AuditBlobStore(container),
+            new AuditSigningKey(options, null),
+            TimeProvider.System,
+            NullLogger<AuditTrail>.Instance,
+            "test-" + Guid.NewGuid().ToString("N")[..8]);
+        return (trail, reader);
+    }
+
+    private static AuditRecord Signed(string webhookId) => new()
+    {
+        Operation = "queue-sign",
+        Outcome = AuditOutcome.Signed,
+        Queue = "widget-envelopes",
+        MessageId = Guid.NewGuid().ToString(),
+        SignedBy = [new ReceiverSignature(ReceiverId.Parse("partner-a"), "local", [], null)],
+        WebhookId = webhookId,
+        WidgetCount = 1,
+        CanonicalLength = 492,
+        CanonicalSha256 = new string('a', 64),
+    };
+
+    private static byte[] PublicKey()
+    {
+        Assert.True(AuditSigningKey.TryParse(TestAudit.LocalSigningKey, out var key, out _));
+        return key!.PublicKey.ToArray();
+    }
+
+    private static async Task<List<string>> ReadStreamRawLinesAsync(BlobContainerClient container)
+    {
+        var lines = new List<string>();
+        await foreach (var blob in container.GetBlobsAsync(prefix: "streams/"))
+        {
+            var text = (await container.GetBlobClient(blob.Name).DownloadContentAsync()).Value.Content.ToString();
+            lines.AddRange(text.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        }
+
+        return lines;
+    }
+
+    private static async Task<List<JsonElement>> ReadStreamLinesAsync(BlobContainerClient container) =>
+        (await ReadStreamRawLinesAsync(container)).Select(l => JsonDocument.Parse(l).RootElement).ToList();
+}

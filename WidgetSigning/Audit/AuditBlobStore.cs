@@ -1,0 +1,87 @@
+using Azure;
+using Azure.Storage.Blobs;
+using Azure.Storage.Blobs.Models;
+using Azure.Storage.Blobs.Specialized;
+
+namespace WidgetSigning.Audit;
+
+/// <summary>
+/// The trail's blob operations, each create-once or append-at-a-position, so that nothing this process writes can
+/// overwrite anything: append blobs for streams, block blobs written once for anchors and keys. The container is
+/// deployed by infra/ (with its immutability policy); only where it is missing (Azurite) is it created here.
+/// </summary>
+internal sealed class AuditBlobStore
+{
+    private const string LinesContentType = "application/x-ndjson";
+    private const string JsonContentType = "application/json";
+
+    private readonly BlobContainerClient _container;
+
+    /// <summary>A store over <paramref name="container"/>.</summary>
+    public AuditBlobStore(BlobContainerClient container) => _container = container;
+
+    /// <summary>Creates the empty append blob <paramref name="name"/>; fails if it exists.</summary>
+    public Task CreateStreamAsync(string name, CancellationToken cancellationToken) => WithContainerAsync(async () =>
+        await _container.GetAppendBlobClient(name).CreateAsync(
+            new AppendBlobCreateOptions
+            {
+                HttpHeaders = new BlobHttpHeaders { ContentType = LinesContentType },
+                Conditions = new AppendBlobRequestConditions { IfNoneMatch = ETag.All },
+            },
+            cancellationToken).ConfigureAwait(false));
+
+    /// <summary>Appends <paramref name="block"/> at <paramref name="offset"/>, and only there: a write that lands elsewhere fails.</summary>
+    public async Task AppendAsync(string name, byte[] block, long offset, CancellationToken cancellationToken)
+    {
+        using var content = new MemoryStream(block, writable: false);
+        await _container.GetAppendBlobClient(name).AppendBlockAsync(
+            content,
+            new AppendBlobAppendBlockOptions { Conditions = new AppendBlobRequestConditions { IfAppendPositionEqual = offset } },
+            cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// Writes <paramref name="content"/> to <paramref name="name"/> unless the blob exists. True when it was written, or
+    /// already held exactly this content (an earlier attempt that landed although its answer was lost).
+    /// </summary>
+    public Task<bool> CreateOnceAsync(string name, byte[] content, CancellationToken cancellationToken) => WithContainerAsync(async () =>
+    {
+        var blob = _container.GetBlobClient(name);
+        try
+        {
+            await blob.UploadAsync(
+                new BinaryData(content),
+                new BlobUploadOptions
+                {
+                    HttpHeaders = new BlobHttpHeaders { ContentType = JsonContentType },
+                    Conditions = new BlobRequestConditions { IfNoneMatch = ETag.All },
+                },
+                cancellationToken).ConfigureAwait(false);
+            return true;
+        }
+        catch (RequestFailedException ex) when (ex.Status is 409 or 412)
+        {
+            var existing = await blob.DownloadContentAsync(cancellationToken).ConfigureAwait(false);
+            return existing.Value.Content.ToMemory().Span.SequenceEqual(content);
+        }
+    });
+
+    private async Task<T> WithContainerAsync<T>(Func<Task<T>> write)
+    {
+        try
+        {
+            return await write().ConfigureAwait(false);
+        }
+        catch (RequestFailedException ex) when (ex.ErrorCode == BlobErrorCode.ContainerNotFound)
+        {
+            await _container.CreateIfNotExistsAsync().ConfigureAwait(false);
+            return await write().ConfigureAwait(false);
+        }
+    }
+
+    private Task WithContainerAsync(Func<Task> write) => WithContainerAsync(async () =>
+    {
+        await write().ConfigureAwait(false);
+        return true;
+    });
+}
