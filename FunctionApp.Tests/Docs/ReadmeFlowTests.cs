@@ -19,7 +19,10 @@ public sealed partial class ReadmeFlowTests
         var blocks = FlowBlock().Matches(readme).Select(m => m.Groups["body"].Value).ToList();
 
         // Assert
-        Assert.Equal(5, blocks.Count);
+        Assert.Equal(6, blocks.Count);
+        Assert.Contains("npm run -s audit -- find", blocks[5], StringComparison.Ordinal);
+        Assert.Contains("webhook-id", blocks[5], StringComparison.Ordinal);
+        Assert.Contains("npm run -s audit -- verify", blocks[5], StringComparison.Ordinal);
         Assert.Contains("http://localhost:7071/api/receivers/partner-c/jwks", blocks[4], StringComparison.Ordinal);
         Assert.Contains("openssl pkeyutl -verify -pubin", blocks[4], StringComparison.Ordinal);
         Assert.Contains("curl -sS -f -X POST \"http://localhost:7071/api/sign?receiver=partner-a&output=canonical\"", blocks[0], StringComparison.Ordinal);

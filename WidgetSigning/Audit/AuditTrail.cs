@@ -14,7 +14,7 @@ namespace WidgetSigning.Audit;
 /// key and appends it as one block; each caller waits for its own block, at most <see cref="AuditOptions.WriteTimeout"/>.
 /// The format is docs/audit-trail.md's. A singleton in DI.
 /// </summary>
-internal sealed class AuditTrail : IAsyncDisposable
+internal sealed class AuditTrail : IAsyncDisposable, IDisposable
 {
     // An append blob holds at most 50,000 blocks; a stream rolls well before.
     internal const int MaxBlocksPerStream = 40_000;
@@ -104,7 +104,11 @@ internal sealed class AuditTrail : IAsyncDisposable
     /// <summary>Writes what is pending and a last anchor, best effort, when the host stops.</summary>
     public async ValueTask DisposeAsync()
     {
-        _pending.Writer.TryComplete();
+        if (!_pending.Writer.TryComplete())
+        {
+            return;
+        }
+
         Task? loop;
         lock (_startLock)
         {
@@ -119,6 +123,9 @@ internal sealed class AuditTrail : IAsyncDisposable
 
         _stopping.Dispose();
     }
+
+    /// <summary>As <see cref="DisposeAsync"/>, for a container disposed synchronously (the in-process host's).</summary>
+    public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
 
     private void EnsureStarted()
     {
