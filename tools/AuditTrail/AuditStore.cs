@@ -29,7 +29,9 @@ internal sealed class AuditStore
     public static AuditStore Connect(CommandLine line)
     {
         ArgumentNullException.ThrowIfNull(line);
-        var options = new BlobClientOptions();
+        // The newest service version Azurite 3.35 serves (the repo's emulator; it refuses newer ones with 400
+        // InvalidHeaderValue). Azure serves it too, and listing and reading blobs need nothing newer.
+        var options = new BlobClientOptions(BlobClientOptions.ServiceVersion.V2025_11_05);
         options.Retry.MaxRetries = 2;
         options.Retry.Delay = TimeSpan.FromMilliseconds(200);
         options.Retry.NetworkTimeout = TimeSpan.FromSeconds(60);
