@@ -207,6 +207,24 @@ public sealed class AuditTrailToolTests
     }
 
     [Fact]
+    public async Task Verify_LineLongerThan64KiB_NamesItAsABreak()
+    {
+        // Arrange
+        var container = await NewContainerAsync();
+        var writer = await CleanProcessAsync(container, "long-line-1");
+        var stream = writer.Streams[0];
+        var lines = await SpecChainWriter.ReadLinesAsync(container, stream);
+        lines[1] = Encoding.UTF8.GetBytes("{\"seq\":1,\"pad\":\"" + new string('x', 70_000) + "\"}");
+        await SpecChainWriter.RewriteStreamAsync(container, stream, lines);
+
+        // Act
+        var run = await VerifyAsync(container);
+
+        // Assert
+        AssertBreak(run, $"stream {stream} position 1: line longer than 65536 bytes");
+    }
+
+    [Fact]
     public async Task Verify_LinesAfterTheSealTheNextStreamLinksTo_ExitsZeroAndReportsThemUnacknowledged()
     {
         // Arrange
