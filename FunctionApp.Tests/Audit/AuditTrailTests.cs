@@ -2,6 +2,7 @@ using System.Net.Sockets;
 using System.Text;
 using System.Text.Json;
 using Azure.Core;
+using Azure.Core.Pipeline;
 using Azure.Storage.Blobs;
 using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -150,6 +151,55 @@ public sealed class AuditTrailTests
         Assert.Equal(AuditLines.Genesis, anchor.GetProperty("prevAnchor").GetString());
     }
 
+    [Fact]
+    public async Task RecordAsync_AppendLandedButItsAnswerLost_503ThenTheChainGoesOnAfterItAndVerifies()
+    {
+        // Arrange: the first append reaches the store, but its answer is replaced by a failure.
+        var loseNextAppendAnswer = true;
+        var options = new BlobClientOptions { Transport = new AnswerLosingTransport(request => request.Uri.Query.Contains("comp=appendblock", StringComparison.Ordinal) && loseNextAppendAnswer) };
+        options.Retry.MaxRetries = 0;
+        var (trail, container) = Create(clientOptions: options);
+
+        // Act
+        var lost = await Assert.ThrowsAsync<ProblemException>(() => trail.RecordAsync(Signed("msg_landed_unanswered")));
+        loseNextAppendAnswer = false;
+        await trail.RecordAsync(Signed("msg_after_lost_answer"));
+        await trail.DisposeAsync();
+
+        // Assert: the lost write's record is in the chain (a record whose caller saw a 503), and the checker, written
+        // from the format alone, finds the whole chain sound.
+        Assert.Equal(Problems.Types.AuditUnavailable, lost.Problem.Type);
+        var lines = await ReadStreamLinesAsync(container);
+        Assert.Equal(["msg_landed_unanswered", "msg_after_lost_answer"], lines.Where(l => l.GetProperty("kind").GetString() == "signed").Select(l => l.GetProperty("webhookId").GetString()));
+        var verify = await AuditTrailTool.RunAsync(_azurite.ConnectionString, "verify", "--container", container.Name, "--public-key", PublicKeyText());
+        Assert.True(verify.ExitCode == 0, verify.Output + verify.Error);
+        Assert.Contains("chain holds", verify.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task RecordAsync_ManyConcurrentRecordsAndAnchors_TheCheckerFindsTheChainSoundAndEachRecord()
+    {
+        // Arrange: anchors as often as allowed, so a run crosses several.
+        var (trail, container) = Create(new AuditOptions { LocalSigningKey = TestAudit.LocalSigningKey, AnchorInterval = TimeSpan.FromSeconds(5) });
+
+        // Act
+        for (var round = 0; round < 3; round++)
+        {
+            await Task.WhenAll(Enumerable.Range(0, 50).Select(i => Task.Run(() => trail.RecordAsync(Signed($"msg_r{round}_{i}")))));
+            await Task.Delay(TimeSpan.FromSeconds(5.5));
+        }
+
+        await trail.DisposeAsync();
+        var verify = await AuditTrailTool.RunAsync(_azurite.ConnectionString, "verify", "--container", container.Name, "--public-key", PublicKeyText());
+        var find = await AuditTrailTool.RunAsync(_azurite.ConnectionString, "find", "msg_r1_7", "--container", container.Name);
+
+        // Assert
+        Assert.True(verify.ExitCode == 0, verify.Output + verify.Error);
+        Assert.Contains("150 records", verify.Output, StringComparison.Ordinal);
+        Assert.True(find.ExitCode == 0, find.Output + find.Error);
+        Assert.Contains("msg_r1_7", find.Output, StringComparison.Ordinal);
+    }
+
     private (AuditTrail Trail, BlobContainerClient Container) Create(AuditOptions? options = null, BlobClientOptions? clientOptions = null)
     {
         options ??= new AuditOptions { LocalSigningKey = TestAudit.LocalSigningKey };
@@ -180,6 +230,12 @@ public sealed class AuditTrailTests
         CanonicalSha256 = new string('a', 64),
     };
 
+    private static string PublicKeyText()
+    {
+        Assert.True(AuditSigningKey.TryParse(TestAudit.LocalSigningKey, out var key, out _));
+        return key!.PublicKeyText;
+    }
+
     private static byte[] PublicKey()
     {
         Assert.True(AuditSigningKey.TryParse(TestAudit.LocalSigningKey, out var key, out _));
@@ -200,4 +256,24 @@ public sealed class AuditTrailTests
 
     private static async Task<List<JsonElement>> ReadStreamLinesAsync(BlobContainerClient container) =>
         (await ReadStreamRawLinesAsync(container)).Select(l => JsonDocument.Parse(l).RootElement).ToList();
+
+    // The real transport, which sends the request and then, when told to, drops the answer and fails instead.
+    private sealed class AnswerLosingTransport(Func<Request, bool> loseAnswer) : HttpPipelineTransport
+    {
+        private readonly HttpClientTransport _inner = new();
+
+        public override Request CreateRequest() => _inner.CreateRequest();
+
+        public override void Process(HttpMessage message) => ProcessAsync(message).AsTask().GetAwaiter().GetResult();
+
+        public override async ValueTask ProcessAsync(HttpMessage message)
+        {
+            var lose = loseAnswer(message.Request);
+            await _inner.ProcessAsync(message);
+            if (lose)
+            {
+                throw new IOException("The connection was reset after the request was sent.");
+            }
+        }
+    }
 }

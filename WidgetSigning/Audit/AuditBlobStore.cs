@@ -20,15 +20,34 @@ internal sealed class AuditBlobStore
     /// <summary>A store over <paramref name="container"/>.</summary>
     public AuditBlobStore(BlobContainerClient container) => _container = container;
 
-    /// <summary>Creates the empty append blob <paramref name="name"/>; fails if it exists.</summary>
+    /// <summary>
+    /// Creates the empty append blob <paramref name="name"/>. One that exists and is empty is taken as this call's own
+    /// earlier attempt, whose answer was lost; one with content is never reused.
+    /// </summary>
     public Task CreateStreamAsync(string name, CancellationToken cancellationToken) => WithContainerAsync(async () =>
-        await _container.GetAppendBlobClient(name).CreateAsync(
-            new AppendBlobCreateOptions
+    {
+        try
+        {
+            await _container.GetAppendBlobClient(name).CreateAsync(
+                new AppendBlobCreateOptions
+                {
+                    HttpHeaders = new BlobHttpHeaders { ContentType = LinesContentType },
+                    Conditions = new AppendBlobRequestConditions { IfNoneMatch = ETag.All },
+                },
+                cancellationToken).ConfigureAwait(false);
+        }
+        catch (RequestFailedException ex) when (ex.Status is 409 or 412)
+        {
+            if (await LengthAsync(name, cancellationToken).ConfigureAwait(false) != 0)
             {
-                HttpHeaders = new BlobHttpHeaders { ContentType = LinesContentType },
-                Conditions = new AppendBlobRequestConditions { IfNoneMatch = ETag.All },
-            },
-            cancellationToken).ConfigureAwait(false));
+                throw;
+            }
+        }
+    });
+
+    /// <summary>The length of blob <paramref name="name"/> now.</summary>
+    public async Task<long> LengthAsync(string name, CancellationToken cancellationToken) =>
+        (await _container.GetBlobClient(name).GetPropertiesAsync(cancellationToken: cancellationToken).ConfigureAwait(false)).Value.ContentLength;
 
     /// <summary>Appends <paramref name="block"/> at <paramref name="offset"/>, and only there: a write that lands elsewhere fails.</summary>
     public async Task AppendAsync(string name, byte[] block, long offset, CancellationToken cancellationToken)

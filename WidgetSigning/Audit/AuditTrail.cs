@@ -39,7 +39,8 @@ internal sealed class AuditTrail : IAsyncDisposable, IDisposable
     private long _offset;
     private long _nextSeq;
     private int _blocks;
-    private bool _roll = true;
+    private bool _streamCreated;
+    private WriteResult? _inDoubt;
     private readonly Dictionary<string, string> _lastNames = new(StringComparer.Ordinal);
     private (string Stream, long Seq, string Hash)? _acknowledged;
     private (string Stream, long Seq, string Hash)? _anchored;
@@ -200,24 +201,34 @@ internal sealed class AuditTrail : IAsyncDisposable, IDisposable
             _store ??= _storeFactory();
             if (_signingKey is null)
             {
-                _signingKey = await _key.GetAsync(token).ConfigureAwait(false);
-                _kid = AuditSigningKey.KidOf(_signingKey.PublicKey);
-                var keyBlob = AuditLines.Key(_kid, _signingKey.PublicKeyText);
-                await _store.CreateOnceAsync($"keys/{_kid}.json", keyBlob, token).ConfigureAwait(false);
+                var key = await _key.GetAsync(token).ConfigureAwait(false);
+                var kid = AuditSigningKey.KidOf(key.PublicKey);
+                await _store.CreateOnceAsync($"keys/{kid}.json", AuditLines.Key(kid, key.PublicKeyText), token).ConfigureAwait(false);
+                (_signingKey, _kid) = (key, kid);
                 AuditStoreLog.KeyInUse(_logger, _kid, _signingKey.PublicKeyText, Process);
             }
 
+            await SettleInDoubtAsync(token).ConfigureAwait(false);
             var now = _time.GetUtcNow();
+            if (_stream is null || (_nextSeq > 0 && (now.UtcDateTime.Hour != _streamHour || _blocks >= MaxBlocksPerStream)))
+            {
+                (_stream, _streamHour, _streamCreated, _offset, _blocks, _nextSeq) = (NextName("streams", now, ".jsonl"), now.UtcDateTime.Hour, false, 0, 0, 0);
+            }
+
+            if (!_streamCreated)
+            {
+                await _store.CreateStreamAsync(_stream, token).ConfigureAwait(false);
+                _streamCreated = true;
+                AuditStoreLog.StreamOpened(_logger, _stream, _acknowledged?.Stream ?? "(none)");
+            }
+
+            // A stream's first line links it to the last seal this process had acknowledged, in whichever stream.
             var lines = new List<byte[]>(batch.Count + 2);
             var seq = _nextSeq;
             var prev = _acknowledged?.Hash ?? AuditLines.Genesis;
-            if (_roll || _stream is null || now.UtcDateTime.Hour != _streamHour || _blocks >= MaxBlocksPerStream)
+            if (seq == 0)
             {
-                var name = NextName("streams", now, ".jsonl");
-                await _store.CreateStreamAsync(name, token).ConfigureAwait(false);
-                (_stream, _streamHour, _offset, _blocks, seq, _roll) = (name, now.UtcDateTime.Hour, 0, 0, 0, false);
-                AuditStoreLog.StreamOpened(_logger, name, _acknowledged?.Stream ?? "(none)");
-                lines.Add(AuditLines.Line(0, prev, AuditLines.Open(name, Process, now, _acknowledged?.Stream, _kid)));
+                lines.Add(AuditLines.Line(0, prev, AuditLines.Open(_stream, Process, now, _acknowledged?.Stream, _kid)));
                 prev = AuditLines.Hash(lines[0]);
                 seq = 1;
             }
@@ -234,22 +245,19 @@ internal sealed class AuditTrail : IAsyncDisposable, IDisposable
             var seal = AuditLines.Line(seq, prev, AuditLines.Seal(now, _kid, signature));
             lines.Add(seal);
             var block = Join(lines);
+            var after = new WriteResult(_offset + block.Length, seq + 1, (_stream, seq, AuditLines.Hash(seal)));
             try
             {
                 await _store.AppendAsync(_stream, block, _offset, token).ConfigureAwait(false);
             }
             catch
             {
-                // Whether it landed is unknown: the next write opens a new stream after the last acknowledged seal, and
-                // whatever landed here shows as written but never acknowledged (docs/audit-trail.md).
-                _roll = true;
+                // Whether it landed is unknown until the blob's length is read again (the next write does so first).
+                _inDoubt = after;
                 throw;
             }
 
-            _offset += block.Length;
-            _blocks++;
-            _nextSeq = seq + 1;
-            _acknowledged = (_stream, seq, AuditLines.Hash(seal));
+            Apply(after);
             if (_failures > 0)
             {
                 AuditStoreLog.StoreRecovered(_logger, _failures);
@@ -263,7 +271,6 @@ internal sealed class AuditTrail : IAsyncDisposable, IDisposable
         }
         catch (Exception ex)
         {
-            _roll = true;
             if (_failures++ == 0)
             {
                 AuditStoreLog.StoreFailed(_logger, _stream ?? "(none)", ex.GetType().Name, ex.Message);
@@ -274,6 +281,37 @@ internal sealed class AuditTrail : IAsyncDisposable, IDisposable
                 item.Durable.TrySetException(ex);
             }
         }
+    }
+
+    // A write whose answer was lost may have landed: the blob's length says. If it did, its records are in the chain
+    // (their callers were answered 503: records without an answer, docs/audit-trail.md); if not, the stream goes on.
+    private async Task SettleInDoubtAsync(CancellationToken cancellationToken)
+    {
+        if (_inDoubt is not { } write || _stream is null)
+        {
+            return;
+        }
+
+        var length = await _store!.LengthAsync(_stream, cancellationToken).ConfigureAwait(false);
+        _inDoubt = null;
+        if (length == write.Offset)
+        {
+            Apply(write);
+        }
+        else if (length != _offset)
+        {
+            // Not ours: something else appended. A new stream, linked to the last seal this process knows.
+            _stream = null;
+            throw new InvalidOperationException($"Audit stream was {length} bytes long, neither {_offset} nor {write.Offset}: another writer appended to it.");
+        }
+    }
+
+    private void Apply(WriteResult write)
+    {
+        _offset = write.Offset;
+        _nextSeq = write.NextSeq;
+        _acknowledged = write.Seal;
+        _blocks++;
     }
 
     private async Task AnchorAsync()
@@ -346,6 +384,8 @@ internal sealed class AuditTrail : IAsyncDisposable, IDisposable
 
         return block;
     }
+
+    private sealed record WriteResult(long Offset, long NextSeq, (string Stream, long Seq, string Hash) Seal);
 
     private sealed class Pending(byte[] body)
     {

@@ -88,6 +88,15 @@ internal sealed class ChainVerifier
         SealedStream? previous = null;
         foreach (var stream in streams)
         {
+            // A process that stopped between creating a stream and its first write leaves it empty: only its last
+            // stream may be so (an emptied earlier stream is a break, found below).
+            if (stream.Length == 0 && ReferenceEquals(stream, streams[^1]))
+            {
+                Summary.UnacknowledgedStretches.Add($"stream {stream.Name}: empty (opened, nothing written before the process stopped)");
+                lengths[stream.Name] = 0;
+                continue;
+            }
+
             // Records at positions after this one are not anchored yet: all of a stream after the last anchor's.
             var order = last is null ? 1 : string.CompareOrdinal(stream.Name, last.Stream);
             var anchoredUpTo = order > 0 ? -1 : order == 0 ? last!.Seq : long.MaxValue;
