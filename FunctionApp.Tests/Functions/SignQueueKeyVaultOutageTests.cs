@@ -45,6 +45,7 @@ public sealed class SignQueueKeyVaultOutageTests
         var time = new FakeTimeProvider(new DateTimeOffset(2026, 11, 21, 9, 0, 0, TimeSpan.Zero));
         await using var vault = await FakeKeyVaultServer.StartAsync(time.GetUtcNow);
         var version = vault.SetSecret(KeyVaultHarness.SecretName, Vector.KeyBase64);
+        vault.SetSecret("audit-signing-key", TestAudit.LocalSigningKey);
         vault.Fault = fault;
         var logs = new CapturedLogs();
         await using var host = await StartHostAsync(vault, time, logs, visibilityTimeout: "00:00:01", maxDequeueCount: 20);
@@ -94,6 +95,7 @@ public sealed class SignQueueKeyVaultOutageTests
         var time = new FakeTimeProvider(new DateTimeOffset(2026, 11, 21, 9, 0, 0, TimeSpan.Zero));
         await using var vault = await FakeKeyVaultServer.StartAsync(time.GetUtcNow);
         vault.SetSecret(KeyVaultHarness.SecretName, Vector.KeyBase64);
+        vault.SetSecret("audit-signing-key", TestAudit.LocalSigningKey);
         vault.Fault = FakeKeyVaultFault.ServerError;
         var logs = new CapturedLogs();
         await using var host = await StartHostAsync(vault, time, logs, visibilityTimeout: "00:00:01", maxDequeueCount: 3);
@@ -128,6 +130,7 @@ public sealed class SignQueueKeyVaultOutageTests
 
             // No local key to fall back on: a signature can only come from the vault.
             ["Signing:LocalKey"] = null,
+            ["Audit:LocalSigningKey"] = null,
         };
         var queues = new Dictionary<string, string?>
         {

@@ -1,3 +1,4 @@
+using WidgetSigning.Audit;
 using System.Globalization;
 using System.Text.Json.Nodes;
 using WidgetSigning.Http;
@@ -71,10 +72,12 @@ public sealed class AppSettingsTests
     {
         var required = AppOptionsCatalog.Defaults.Where(d => d.Value is null).Select(d => d.Key)
             .Where(k => !string.Equals(k, LocalKeyOptions.LocalKeySetting, StringComparison.OrdinalIgnoreCase))
+            .Where(k => !string.Equals(k, AuditOptions.LocalSigningKeySetting, StringComparison.OrdinalIgnoreCase))
             .Where(k => k != "Auth:Authority"); // the local issuer's, refused in Azure
 
         Assert.All(required, k => Assert.True(Settings.ContainsKey(k.Replace(":", "__", StringComparison.Ordinal)), $"infra does not set {k}, which has no default"));
         Assert.DoesNotContain(LocalKeyOptions.LocalKeySetting.Replace(":", "__", StringComparison.Ordinal), Settings.Keys, StringComparer.OrdinalIgnoreCase);
+        Assert.DoesNotContain(AuditOptions.LocalSigningKeySetting.Replace(":", "__", StringComparison.Ordinal), Settings.Keys, StringComparer.OrdinalIgnoreCase);
     }
 
     [Fact]

@@ -82,6 +82,7 @@ public sealed class SigningKeySourceRegistrationTests
             ["Signing:LocalKey"] = Vector.KeyBase64,
             ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
             ["Auth:Disabled"] = "true",
+            ["Audit:Disabled"] = "true",
         }).Build();
         using var provider = new ServiceCollection().AddLogging().AddWidgetSigning(configuration).BuildServiceProvider();
 

@@ -619,6 +619,7 @@ public sealed class QueueSigningProcessorTests
         settings["Signing:LocalKey"] = Vector.KeyBase64;
         settings["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development";
         settings["Auth:Disabled"] = "true";
+        settings["Audit:Disabled"] = "true";
 
         // The queue allows every receiver the test gives a key to, and those a test names to be refused as unknown.
         settings.TryAdd("Queues:AllowedReceivers", string.Join(",", settings.Keys

@@ -53,7 +53,7 @@ public sealed class FunctionsTestHost : IAsyncDisposable
         }
 
         // Tests that do not configure the audit store run without one (none of them has storage); event 7001 is still logged.
-        var auditStoreOff = !appSettings.Keys.Any(k => k.StartsWith("Audit:", StringComparison.Ordinal));
+        var auditStoreOff = !appSettings.ContainsKey("Audit:Container") && !appSettings.ContainsKey("Audit:Disabled");
 
         var setup = new FunctionsHostSetup
         {

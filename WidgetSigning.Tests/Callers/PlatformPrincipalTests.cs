@@ -342,6 +342,7 @@ public sealed class PlatformPrincipalTests
         {
             ["Auth:PlatformAuthentication"] = "true",
             ["Auth:Disabled"] = "true",
+            ["Audit:Disabled"] = "true",
             ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
         }).Build();
         using var provider = new ServiceCollection().AddLogging().AddWidgetCallers(configuration).BuildServiceProvider();

@@ -132,6 +132,7 @@ public sealed class HttpOptionsTests
         settings["Signing:LocalKey"] = Vector.KeyBase64;
         settings["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development";
         settings["Auth:Disabled"] = "true";
+        settings["Audit:Disabled"] = "true";
         var configuration = new ConfigurationBuilder().AddInMemoryCollection(settings).Build();
         return new ServiceCollection().AddLogging().AddWidgetSigning(configuration).AddWidgetHttp(configuration).BuildServiceProvider();
     }

@@ -179,6 +179,7 @@ public sealed class EnvelopeMemoryBudgetTests
         settings["Signing:LocalKey"] = Vector.KeyBase64;
         settings["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development";
         settings["Auth:Disabled"] = "true";
+        settings["Audit:Disabled"] = "true";
         var configuration = new ConfigurationBuilder().AddInMemoryCollection(settings).Build();
         return new ServiceCollection().AddLogging().AddSingleton<IConfiguration>(configuration).AddWidgetSigning(configuration).AddWidgetHttp(configuration).BuildServiceProvider();
     }

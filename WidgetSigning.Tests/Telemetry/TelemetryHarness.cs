@@ -28,6 +28,7 @@ public sealed class TelemetryHarness : IDisposable
         {
             ["AZURE_FUNCTIONS_ENVIRONMENT"] = "Development",
             ["Auth:Disabled"] = "true",
+            ["Audit:Disabled"] = "true",
             ["Signing:LocalKey"] = VectorKey,
             ["Signing:LocalKeys:partner-a"] = VectorKey,
         };
