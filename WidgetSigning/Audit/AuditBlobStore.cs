@@ -36,7 +36,7 @@ internal sealed class AuditBlobStore
                 },
                 cancellationToken).ConfigureAwait(false);
         }
-        catch (RequestFailedException ex) when (ex.Status is 409 or 412)
+        catch (RequestFailedException ex) when (ex.Status is 403 or 409 or 412)
         {
             if (await LengthAsync(name, cancellationToken).ConfigureAwait(false) != 0)
             {
@@ -78,7 +78,7 @@ internal sealed class AuditBlobStore
                 cancellationToken).ConfigureAwait(false);
             return true;
         }
-        catch (RequestFailedException ex) when (ex.Status is 409 or 412)
+        catch (RequestFailedException ex) when (ex.Status is 403 or 409 or 412)
         {
             var existing = await blob.DownloadContentAsync(cancellationToken).ConfigureAwait(false);
             return existing.Value.Content.ToMemory().Span.SequenceEqual(content);
