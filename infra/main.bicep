@@ -382,7 +382,7 @@ module flexFunctionApp 'modules/flexFunctionApp.bicep' = if (isolated) {
     claimCheckContainerName: claimCheckContainerName
     canonicalContainerName: canonicalContainerName
     rejectedContainerName: rejectedContainerName
-    auditContainerName: storage.outputs.containerNames.audit
+    auditContainerName: auditContainerName
     auditSigningSecretName: auditSigningSecretName
     tags: tags
   }
@@ -420,7 +420,7 @@ module functionApp 'modules/functionApp.bicep' = if (!isolated) {
     claimCheckContainerName: claimCheckContainerName
     canonicalContainerName: canonicalContainerName
     rejectedContainerName: rejectedContainerName
-    auditContainerName: storage.outputs.containerNames.audit
+    auditContainerName: auditContainerName
     auditSigningSecretName: auditSigningSecretName
     tags: tags
   }

@@ -113,7 +113,8 @@ public sealed partial class AuditTrailInfraTests
         var blobServices = CompiledInfra.Resources(Infra.Module("storage")).Where(r => (string?)r["type"] == "Microsoft.Storage/storageAccounts/blobServices").ToList();
 
         Assert.Equal(3, accounts.Count);
-        Assert.All(accounts, a => Assert.Null(a["properties"]!["immutableStorageWithVersioning"]));
+        Assert.All(accounts, a => Assert.Equal("[variables('accountProperties')]", (string?)a["properties"]));
+        Assert.Null(StorageTemplate["variables"]!["accountProperties"]!["immutableStorageWithVersioning"]);
         Assert.All(blobServices, b =>
         {
             var properties = b["properties"]?.AsObject();

@@ -26,11 +26,14 @@ if ! policy=$(az storage container immutability-policy show "${policy_args[@]}" 
   echo "Could not read the immutability policy of container '$container' in '$account': $policy" >&2
   exit 1
 fi
-field() { python3 -c 'import json,sys; v=json.loads(sys.argv[1]).get(sys.argv[2]); print("" if v is None else (str(v).lower() if isinstance(v, bool) else v))' "$policy" "$1"; }
-state="$(field state)"
-etag="$(field etag)"
-period="$(field immutabilityPeriodSinceCreationInDays)"
-append="$(field allowProtectedAppendWrites)"
+# One line per field, empty when absent; booleans as true/false.
+{ read -r state; read -r etag; read -r period; read -r append; } < <(python3 -c '
+import json, sys
+policy = json.loads(sys.argv[1])
+for name in ("state", "etag", "immutabilityPeriodSinceCreationInDays", "allowProtectedAppendWrites"):
+    value = policy.get(name)
+    print("" if value is None else str(value).lower() if isinstance(value, bool) else value)
+' "$policy")
 
 if [[ "$state" == "Locked" ]]; then
   echo "The immutability policy of container '$container' in '$account' is locked already ($period days); left unchanged."
