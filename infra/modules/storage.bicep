@@ -246,9 +246,9 @@ resource rejectedContainer 'Microsoft.Storage/storageAccounts/blobServices/conta
   }
 }
 
-// The audit trail (its store format: WidgetSigning/Audit and tools/AuditTrail). The app creates append blobs under streams/ and appends blocks to
-// them, and creates block blobs under anchors/ and keys/ once (If-None-Match: *); it never overwrites or deletes, and
-// its role on this container (roleAssignments.bicep) has no data action that could. The policy holds whoever else
+// The audit trail (its store format: WidgetSigning/Audit and tools/AuditTrail). The app creates append blobs under
+// streams/ and appends blocks to them, and creates block blobs under anchors/ and keys/ once (If-None-Match: *); it
+// never overwrites or deletes, and its role on this container (roleAssignments.bicep) has no data action that could. The policy holds whoever else
 // writes: with allowProtectedAppendWrites an append blob takes new blocks at its end, and nothing in the container can
 // be overwritten or deleted, or its blocks changed, for auditRetentionDays after its last write. Container-level WORM
 // needs neither blob versioning nor version-level immutability (this account enables neither) and excludes
