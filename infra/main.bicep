@@ -4,7 +4,8 @@
 // (app: 'inprocess') on Elastic Premium EP1-EP3. Any other combination stops the deployment with a message (fail()).
 // Deploy: az deployment group create --resource-group <rg> --template-file infra/main.bicep --parameters infra/main.flex-consumption.bicepparam
 // Compile and lint locally with the pinned compiler: .ci/bicep (docs/deploy.md).
-// The signing key is not here: the pipeline's key bootstrap stage creates it in the vault (docs/deploy.md).
+// The signing key is not here: the pipeline's key bootstrap stage creates it in the vault (docs/deploy.md); nor is the
+// audit seal key (the same bootstrap), nor the audit policy's lock (an action, infra/scripts/lock-audit-policy.sh).
 
 targetScope = 'resourceGroup'
 
@@ -68,6 +69,14 @@ param storageSku string = 'Standard_LRS'
 @minLength(1)
 @maxLength(127)
 param signingSecretName string = 'widget-signing-key'
+
+@description('Name of the Key Vault secret that holds the audit seal key (an Ed25519 seed, whsk_<base64 32 bytes>). The pipeline\'s key bootstrap creates it once; this template points the app at it and grants it read on this secret only.')
+@minLength(1)
+@maxLength(127)
+param auditSigningSecretName string = 'audit-signing-key'
+
+@description('Whether the audit seal key secret exists already: as signingKeyExists, for the app\'s read grant on it. The pipeline\'s Plan looks and sets it.')
+param auditSigningKeyExists bool = true
 
 @description('Whether the signing-key secret exists already. The app\'s Key Vault grant is scoped to that secret, and a role assignment needs its scope to exist: the pipeline\'s Plan looks and sets this; on a first deployment Apply deploys again with true once the key bootstrap has created the key.')
 param signingKeyExists bool = true
@@ -154,6 +163,25 @@ param alertKeyVaultRefreshFailures int = 2
 @minValue(1)
 @maxValue(365)
 param alertKeyExpiryDays int = 14
+
+@description('Blob container of the audit trail (Audit:Container): the app creates append-blob streams, anchors and public keys there and never overwrites or deletes one (docs/deploy.md, "Audit trail").')
+@minLength(3)
+@maxLength(63)
+param auditContainerName string = 'widget-audit'
+
+@description('Days every audit blob stays immutable (no overwrite, no delete) after its creation, for an append blob after its last append: the container\'s time-based immutability policy. Default 365: a year of records for an annual audit, and append blobs stay protected while they grow (1-146000; a locked policy can only be extended, at most five times, never shortened).')
+@minValue(1)
+@maxValue(146000)
+param auditRetentionDays int = 365
+
+@description('Lock the audit container\'s immutability policy (production). Locked, it can never be deleted or shortened, and neither the container nor the storage account can be deleted while a blob is in it. Resource Manager has no locked state to declare: the pipeline\'s Apply runs the lock action after the deployment (infra/scripts/lock-audit-policy.sh) when this is true, and never for a target other than prod. Default false: unlocked, deletable, for test environments.')
+param auditPolicyLocked bool = false
+
+@description('Whether the audit container\'s immutability policy is locked in Azure already; the pipeline\'s Plan looks and sets it. Resource Manager updates only unlocked policies, so a locked one is left out of the deployment.')
+param auditPolicyIsLocked bool = false
+
+@description('Object id of a principal (an operator or auditor group) that runs the audit trail\'s verify: Storage Blob Data Reader on the audit container only. Empty (the default): none.')
+param auditReaderPrincipalId string = ''
 
 @description('Tags applied to every resource.')
 param tags object = {
@@ -281,6 +309,9 @@ module storage 'modules/storage.bicep' = {
     rejectedContainerName: rejectedContainerName
     packageContainerName: packageContainerName
     grantsTableName: grantsTableName
+    auditContainerName: auditContainerName
+    auditRetentionDays: auditRetentionDays
+    auditPolicyIsLocked: auditPolicyIsLocked
     workspaceId: monitoring.outputs.workspaceId
     tags: tags
   }
@@ -315,6 +346,9 @@ module roleAssignments 'modules/roleAssignments.bicep' = {
     queueNames: storage.outputs.queueNames
     containerNames: storage.outputs.containerNames
     grantsTableName: storage.outputs.grantsTableName
+    auditSigningSecretName: auditSigningSecretName
+    auditSigningKeyExists: auditSigningKeyExists
+    auditReaderPrincipalId: auditReaderPrincipalId
   }
 }
 
@@ -348,6 +382,8 @@ module flexFunctionApp 'modules/flexFunctionApp.bicep' = if (isolated) {
     claimCheckContainerName: claimCheckContainerName
     canonicalContainerName: canonicalContainerName
     rejectedContainerName: rejectedContainerName
+    auditContainerName: auditContainerName
+    auditSigningSecretName: auditSigningSecretName
     tags: tags
   }
   // The grants first: Flex writes the first package into the deployment container with the app's identity.
@@ -384,6 +420,8 @@ module functionApp 'modules/functionApp.bicep' = if (!isolated) {
     claimCheckContainerName: claimCheckContainerName
     canonicalContainerName: canonicalContainerName
     rejectedContainerName: rejectedContainerName
+    auditContainerName: auditContainerName
+    auditSigningSecretName: auditSigningSecretName
     tags: tags
   }
   // The app should find its storage grants in place when it first starts (the signing key it retries for; no
@@ -425,6 +463,18 @@ output inputQueueName string = inputQueueName
 
 @description('Name of the queue the app forwards signatures to (the smoke test peeks it).')
 output outputQueueName string = outputQueueName
+
+@description('Name of the audit seal key secret in the vault (key bootstrap).')
+output auditSigningSecretName string = auditSigningSecretName
+
+@description('Name of the audit trail\'s container in the data account (the policy lock).')
+output auditContainerName string = storage.outputs.containerNames.audit
+
+@description('Days of the audit container\'s immutability policy (the lock script checks the policy it locks has them).')
+output auditRetentionDays int = auditRetentionDays
+
+@description('Whether Apply locks the audit container\'s immutability policy (production).')
+output auditPolicyLocked bool = auditPolicyLocked
 
 @description('Name of the host storage account (AzureWebJobsStorage).')
 output hostStorageAccountName string = storage.outputs.hostStorageAccountName

@@ -14,3 +14,7 @@ param alwaysReadyHttpInstances = 0
 param storageSku = 'Standard_ZRS'
 param signingSecretName = 'widget-signing-key'
 param logRetentionInDays = 90
+// The audit trail's container is write-once for a year and its policy locked: production. The pipeline writes
+// auditPolicyLocked=false over it for any other target (a locked container outlives every attempt to delete it).
+param auditRetentionDays = 365
+param auditPolicyLocked = true

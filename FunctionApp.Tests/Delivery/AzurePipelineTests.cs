@@ -303,8 +303,9 @@ public sealed class AzurePipelineTests
         Assert.DoesNotContain(commands, l => l.Contains("role assignment", StringComparison.Ordinal));
         Assert.DoesNotContain(commands, l => l.Contains("set -x", StringComparison.Ordinal));
         Assert.DoesNotContain(commands, l => l.Contains("--debug", StringComparison.Ordinal));
-        // The pipeline's principals get storage grants only (RoleAssignmentTests), never a Key Vault role.
-        Assert.Equal(["packagePublisherPrincipalId", "smokeTestPrincipalId"], CompiledInfra.Instance.Parameters.Select(p => p.Key).Where(k => k.Contains("Principal", StringComparison.Ordinal)));
+        // The pipeline's principals get storage grants only (RoleAssignmentTests), never a Key Vault role; nor does the
+        // optional audit reader (Storage Blob Data Reader on the audit container, AuditTrailInfraTests).
+        Assert.Equal(["packagePublisherPrincipalId", "smokeTestPrincipalId", "auditReaderPrincipalId"], CompiledInfra.Instance.Parameters.Select(p => p.Key).Where(k => k.Contains("Principal", StringComparison.Ordinal)));
     }
 
     [Fact]

@@ -21,21 +21,35 @@ public sealed class PipelineScriptTests : IDisposable
     private const string FakeAz = """
         #!/usr/bin/env bash
         # Fake az: records calls; the resource group exists when FAKE_GROUP_EXISTS=true, its vaults are FAKE_VAULTS,
-        # and the signing-key secret exists when FAKE_KEY_EXISTS=true.
+        # and the signing-key secret exists when FAKE_KEY_EXISTS=true (the audit seal key: FAKE_AUDIT_KEY_EXISTS, by
+        # default the same). Its data accounts are FAKE_DATA_ACCOUNTS; the audit container's policy is in state
+        # FAKE_AUDIT_POLICY_STATE (default Unlocked); the deployment's auditPolicyLocked output is FAKE_AUDIT_LOCK.
         echo "$*" >> "$FAKE_DIR/calls.log"
         case "$1 $2" in
           "group exists") echo "${FAKE_GROUP_EXISTS:-false}"; exit 0 ;;
           "group create") exit 0 ;;
-          "resource list") echo "${FAKE_VAULTS:-}"; exit 0 ;;
+          "resource list")
+            if [[ "$*" == *"Microsoft.Storage/storageAccounts"* ]]; then echo "${FAKE_DATA_ACCOUNTS:-}"; exit 0; fi
+            echo "${FAKE_VAULTS:-}"; exit 0 ;;
           "resource show")
-            if [[ "${FAKE_KEY_EXISTS:-false}" == "true" ]]; then echo "/subscriptions/s/resourceGroups/rg-test/providers/Microsoft.KeyVault/vaults/kv-x/secrets/widget-signing-key"; exit 0; fi
+            if [[ "$*" == *"--resource-type immutabilityPolicies"* ]]; then echo "${FAKE_AUDIT_POLICY_STATE:-Unlocked}"; exit 0; fi
+            exists="${FAKE_KEY_EXISTS:-false}"
+            if [[ "$*" == *"--name audit-signing-key"* ]]; then exists="${FAKE_AUDIT_KEY_EXISTS:-$exists}"; fi
+            if [[ "$exists" == "true" ]]; then echo "/subscriptions/s/resourceGroups/rg-test/providers/Microsoft.KeyVault/vaults/kv-x/secrets/widget-signing-key"; exit 0; fi
             echo "ERROR: (ResourceNotFound) The Resource 'Microsoft.KeyVault/vaults/kv-x/secrets/widget-signing-key' under resource group 'rg-test' was not found." >&2; exit 3 ;;
           "resource create") exit 0 ;;
+          "storage container")
+            # Apply's lock script (the Plan reads the policy through az resource show).
+            case "$4" in
+              show)
+                echo "{\"etag\":\"\\\"8dcafe\\\"\",\"state\":\"${FAKE_AUDIT_POLICY_STATE:-Unlocked}\",\"immutabilityPeriodSinceCreationInDays\":365,\"allowProtectedAppendWrites\":true}"; exit 0 ;;
+              lock) echo "Locked"; exit 0 ;;
+            esac ;;
         esac
         case "$1 $2 $3" in
           "deployment group what-if") echo "Resource changes: 14 to create."; exit 0 ;;
           "deployment group create")
-            echo '{"app":{"value":"isolated"},"deploymentStorageAccountName":{"value":"stpx"},"functionAppName":{"value":"func-x"},"functionAppHostName":{"value":"func-x.azurewebsites.net"},"keyVaultName":{"value":"kv-x"},"signingSecretName":{"value":"widget-signing-key"},"hostStorageAccountName":{"value":"sthx"},"packageContainerName":{"value":"function-releases"},"dataStorageAccountName":{"value":"stdx"},"inputQueueName":{"value":"widget-envelopes"},"outputQueueName":{"value":"widget-signatures"}}'
+            echo '{"app":{"value":"isolated"},"deploymentStorageAccountName":{"value":"stpx"},"functionAppName":{"value":"func-x"},"functionAppHostName":{"value":"func-x.azurewebsites.net"},"keyVaultName":{"value":"kv-x"},"signingSecretName":{"value":"widget-signing-key"},"auditSigningSecretName":{"value":"audit-signing-key"},"auditContainerName":{"value":"widget-audit"},"auditRetentionDays":{"value":365},"auditPolicyLocked":{"value":'"${FAKE_AUDIT_LOCK:-true}"'},"hostStorageAccountName":{"value":"sthx"},"packageContainerName":{"value":"function-releases"},"dataStorageAccountName":{"value":"stdx"},"inputQueueName":{"value":"widget-envelopes"},"outputQueueName":{"value":"widget-signatures"}}'
             exit 0 ;;
         esac
         echo "fake az: unexpected command: $*" >&2
@@ -116,9 +130,12 @@ public sealed class PipelineScriptTests : IDisposable
         var first = Parameters("deployment.parameters.json");
         var second = Parameters("deployment.parameters.key-granted.json");
         Assert.False((bool)first["signingKeyExists"]!["value"]!);
+        Assert.False((bool)first["auditSigningKeyExists"]!["value"]!);
         Assert.True((bool)second["signingKeyExists"]!["value"]!);
-        // The second file differs from the first only in signingKeyExists.
+        Assert.True((bool)second["auditSigningKeyExists"]!["value"]!);
+        // The second file differs from the first only in signingKeyExists and auditSigningKeyExists.
         second["signingKeyExists"] = JsonNode.Parse("""{"value":false}""");
+        second["auditSigningKeyExists"] = JsonNode.Parse("""{"value":false}""");
         Assert.Equal(first.ToJsonString(), second.ToJsonString());
         var sums = File.ReadAllText(Path.Combine(PlanFolder, "plan.sha256"));
         Assert.Contains("deployment.parameters.key-granted.json", sums, StringComparison.Ordinal);
@@ -214,6 +231,89 @@ public sealed class PipelineScriptTests : IDisposable
         Assert.NotEqual(0, run.ExitCode);
         Assert.Contains("deployment.parameters.key-granted.json: FAILED", run.Output, StringComparison.Ordinal);
         Assert.DoesNotContain(Calls, c => c.StartsWith("deployment group create", StringComparison.Ordinal) || c.StartsWith("group create", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Plan_OnlyTheAuditKeyMissing_StillPlansTheKeyGrant()
+    {
+        var run = await RunStageAsync("Plan", ("FAKE_GROUP_EXISTS", "true"), ("FAKE_VAULTS", "kv-x"), ("FAKE_KEY_EXISTS", "true"), ("FAKE_AUDIT_KEY_EXISTS", "false"));
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        var first = Parameters("deployment.parameters.json");
+        Assert.True((bool)first["signingKeyExists"]!["value"]!);
+        Assert.False((bool)first["auditSigningKeyExists"]!["value"]!);
+        Assert.True((bool)Parameters("deployment.parameters.key-granted.json")["auditSigningKeyExists"]!["value"]!);
+        Assert.Contains(Calls, c => c.StartsWith("resource show", StringComparison.Ordinal) && c.Contains("--parent vaults/kv-x --resource-type secrets --name audit-signing-key", StringComparison.Ordinal));
+    }
+
+    [Theory]
+    [InlineData("prod", true)]
+    [InlineData("dev", false)]
+    public async Task Plan_AuditPolicyLock_IsProductionsFilesChoice_AndFalseForAnyOtherTarget(string target, bool locked)
+    {
+        var run = await RunStageAsync("Plan", ("ENVIRONMENT_NAME", target));
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Equal(locked, (bool)Parameters("deployment.parameters.json")["auditPolicyLocked"]!["value"]!);
+        Assert.Equal(locked, (bool)Parameters("deployment.parameters.key-granted.json")["auditPolicyLocked"]!["value"]!);
+    }
+
+    [Theory]
+    [InlineData("Locked", true)]
+    [InlineData("Unlocked", false)]
+    public async Task Plan_AuditPolicyLockedInAzure_IsLeftOutOfTheDeployment(string state, bool isLocked)
+    {
+        var run = await RunStageAsync("Plan", ("FAKE_GROUP_EXISTS", "true"), ("FAKE_DATA_ACCOUNTS", "stdx"), ("FAKE_AUDIT_POLICY_STATE", state));
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Equal(isLocked, (bool)Parameters("deployment.parameters.json")["auditPolicyIsLocked"]!["value"]!);
+        // Through Resource Manager metadata, as the plan connection (Reader) may.
+        Assert.Contains(Calls, c => c.StartsWith("resource show --resource-group rg-test --namespace Microsoft.Storage --parent storageAccounts/stdx/blobServices/default/containers/widget-audit --resource-type immutabilityPolicies --name default", StringComparison.Ordinal));
+        Assert.DoesNotContain(Calls, c => c.StartsWith("storage ", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Apply_Production_CreatesTheAuditKeyBeforeTheKeyGrant_ThenLocksThePolicyAfterTheLastDeployment()
+    {
+        await RunStageAsync("Plan");
+        MovePlanToWorkspace();
+
+        var run = await RunStageAsync("Apply");
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        var calls = Calls.ToList();
+        var creates = calls.Select((c, i) => (c, i)).Where(x => x.c.StartsWith("deployment group create", StringComparison.Ordinal)).Select(x => x.i).ToList();
+        var auditKey = calls.FindIndex(c => c.StartsWith("resource create", StringComparison.Ordinal) && c.Contains("--name audit-signing-key", StringComparison.Ordinal));
+        var lockCall = calls.FindIndex(c => c.StartsWith("storage container immutability-policy lock", StringComparison.Ordinal));
+        Assert.Equal(2, creates.Count);
+        Assert.True(auditKey > creates[0] && auditKey < creates[1], string.Join('\n', calls));
+        Assert.True(lockCall > creates[1], string.Join('\n', calls));
+        Assert.Contains("--resource-group rg-test --account-name stdx --container-name widget-audit", calls[lockCall], StringComparison.Ordinal);
+        Assert.Single(calls, c => c.Contains("immutability-policy lock", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Apply_OtherTarget_NeverLocks_EvenIfTheDeploymentAsks()
+    {
+        await RunStageAsync("Plan", ("ENVIRONMENT_NAME", "dev"));
+        MovePlanToWorkspace();
+
+        var run = await RunStageAsync("Apply", ("ENVIRONMENT_NAME", "dev"), ("FAKE_AUDIT_LOCK", "true"));
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.DoesNotContain(Calls, c => c.Contains("immutability-policy", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Apply_ProductionNotAskingForTheLock_LeavesThePolicyUnlocked()
+    {
+        await RunStageAsync("Plan");
+        MovePlanToWorkspace();
+
+        var run = await RunStageAsync("Apply", ("FAKE_AUDIT_LOCK", "false"));
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.DoesNotContain(Calls, c => c.Contains("immutability-policy lock", StringComparison.Ordinal));
     }
 
     public void Dispose() => _root.Delete(recursive: true);

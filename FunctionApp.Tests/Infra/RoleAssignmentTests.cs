@@ -24,6 +24,7 @@ public sealed class RoleAssignmentTests
     private static readonly (string Role, string Scope)[] AppGrants =
     [
         ("Key Vault Secrets User", "Microsoft.KeyVault/vaults/secrets signingSecretName"),
+        ("Key Vault Secrets User", "Microsoft.KeyVault/vaults/secrets auditSigningSecretName"),
         ("Storage Blob Data Owner", "Microsoft.Storage/storageAccounts hostStorageAccountName"),
         ("Storage Table Data Contributor", "Microsoft.Storage/storageAccounts hostStorageAccountName"),
         ("Monitoring Metrics Publisher", "Microsoft.Insights/components appInsightsName"),
@@ -37,6 +38,7 @@ public sealed class RoleAssignmentTests
         ("Storage Blob Data Contributor", "Microsoft.Storage/storageAccounts/blobServices/containers canonical"),
         ("Storage Blob Data Contributor", "Microsoft.Storage/storageAccounts/blobServices/containers rejected"),
         ("Storage Table Data Reader", "Microsoft.Storage/storageAccounts/tableServices/tables grantsTableName"),
+        ("Storage Blob Data Contributor", "Microsoft.Storage/storageAccounts/blobServices/containers audit"),
     ];
 
     private static CompiledInfra Infra => CompiledInfra.Instance;
@@ -70,7 +72,8 @@ public sealed class RoleAssignmentTests
     [Fact]
     public void KeyVaultRole_IsScopedToTheSigningKeySecretOnly_AndMadeOnceTheKeyExists()
     {
-        var keyVault = Assert.Single(Infra.ResourcesOfType("Microsoft.Authorization/roleAssignments").Select(a => a.Resource), a => Role(a).StartsWith("Key Vault", StringComparison.Ordinal));
+        // The app's other Key Vault grant, on the audit seal key, is AuditTrailInfraTests'.
+        var keyVault = Assert.Single(Infra.ResourcesOfType("Microsoft.Authorization/roleAssignments").Select(a => a.Resource), a => Role(a).StartsWith("Key Vault", StringComparison.Ordinal) && Scope(a).EndsWith(" signingSecretName", StringComparison.Ordinal));
 
         Assert.Equal("[resourceId('Microsoft.KeyVault/vaults/secrets', parameters('keyVaultName'), parameters('signingSecretName'))]", (string?)keyVault["scope"]);
         Assert.Equal("[parameters('principalId')]", (string?)keyVault["properties"]!["principalId"]);
@@ -97,10 +100,11 @@ public sealed class RoleAssignmentTests
     [Fact]
     public void WriteContainers_AreCreateOnly_NoOverwriteNoDelete()
     {
-        // The data containers the app writes to (the package container's grant is the Flex platform's, for its package).
+        // The data containers the app writes to (the package container's grant is the Flex platform's, for its package;
+        // the audit container's, append only, is AuditTrailInfraTests').
         var writers = Infra.ResourcesOfType("Microsoft.Authorization/roleAssignments").Select(a => a.Resource)
             .Where(a => Role(a) == "Storage Blob Data Contributor" && (string?)a["properties"]!["principalId"] == "[parameters('principalId')]")
-            .Where(a => !Scope(a).EndsWith(" packageContainerName", StringComparison.Ordinal)).ToList();
+            .Where(a => !Scope(a).EndsWith(" packageContainerName", StringComparison.Ordinal) && !Scope(a).EndsWith(" audit", StringComparison.Ordinal)).ToList();
         var condition = (string?)CompiledInfra.Template(Infra.Module("roleAssignments"))["variables"]!["createOnlyCondition"];
 
         Assert.Equal(2, writers.Count);
@@ -130,7 +134,7 @@ public sealed class RoleAssignmentTests
     }
 
     [Fact]
-    public void EveryAssignment_HasAScopeARoleId_AndIsTheAppsOrOneOfThePipelinesTwo()
+    public void EveryAssignment_HasAScopeARoleId_AndIsTheAppsThePipelinesTwoOrTheAuditReaders()
     {
         var all = Infra.ResourcesOfType("Microsoft.Authorization/roleAssignments");
 
@@ -140,7 +144,7 @@ public sealed class RoleAssignmentTests
             Assert.Equal("roleAssignments", a.Module);
             Assert.StartsWith("[resourceId('Microsoft.", (string?)a.Resource["scope"], StringComparison.Ordinal);
             Assert.Contains(Role(a.Resource), BuiltInRoles.Values);
-            Assert.Contains((string?)a.Resource["properties"]!["principalId"], new[] { "[parameters('principalId')]", "[parameters('deployerPrincipalId')]", "[parameters('smokeTestPrincipalId')]" });
+            Assert.Contains((string?)a.Resource["properties"]!["principalId"], new[] { "[parameters('principalId')]", "[parameters('deployerPrincipalId')]", "[parameters('smokeTestPrincipalId')]", "[parameters('auditReaderPrincipalId')]" });
         });
         Assert.All(RoleIds, r => Assert.True(BuiltInRoles.ContainsKey((string)r.Value!), $"roleIds.{r.Key} is not a known built-in role id"));
         // Only the app's identity holds a Key Vault role (docs/deploy.md).

@@ -82,6 +82,12 @@ param canonicalContainerName string
 @description('Blob container for copies of rejected inline envelopes (Queues:RejectedContainer).')
 param rejectedContainerName string
 
+@description('Blob container of the audit trail (Audit:Container).')
+param auditContainerName string
+
+@description('Name of the Key Vault secret that holds the audit seal key (Audit:SigningKeySecretName; created by the pipeline, never by this template).')
+param auditSigningSecretName string
+
 @description('Tags applied to every resource.')
 param tags object
 
@@ -266,6 +272,16 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
         {
           name: 'WidgetRejectedContainer'
           value: rejectedContainerName
+        }
+        // The audit trail: its container (append only for the app) and the vault secret with its seal key, read from the
+        // same vault with the same identity as the signing key (KeyVault__VaultUri, KeyVault__ManagedIdentityClientId).
+        {
+          name: 'Audit__Container'
+          value: auditContainerName
+        }
+        {
+          name: 'Audit__SigningKeySecretName'
+          value: auditSigningSecretName
         }
         {
           name: 'Queues__AllowedReceivers'

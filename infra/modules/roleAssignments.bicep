@@ -5,6 +5,7 @@
 //
 // App identity                          Role                                   Scope
 // reads the signing key                 Key Vault Secrets User                 the signing-key secret (not the vault)
+// reads the audit seal key              Key Vault Secrets User                 the audit-signing-key secret (not the vault)
 // host storage (leases, host keys)      Storage Blob Data Owner                host account (the host creates its containers)
 // host diagnostic events                Storage Table Data Contributor         host account
 // telemetry with Entra auth             Monitoring Metrics Publisher           the Application Insights component
@@ -22,18 +23,28 @@
 // copies of rejected bodies             Storage Blob Data Contributor,         rejected container
 //                                         condition: create only
 // callers' grants (read only)           Storage Table Data Reader              grants table (data account)
+// audit trail: create append and        Storage Blob Data Contributor,         audit container (widget-audit)
+//   block blobs, append blocks, read      condition: read and create/append
+//                                         only (no write, delete or move)
 //
 // Pipeline (privileged connection)      Storage Blob Data Contributor          package container, in-process only (uploads
 //                                                                              FunctionApp.zip; Flex takes the package
 //                                                                              through the app's publish endpoint instead)
 // Smoke-test connection (optional)      Storage Queue Data Message Sender      input queue
 //                                       Storage Queue Data Reader              output queue (peek only)
+// Audit reader (optional: an operator   Storage Blob Data Reader               audit container (verify reads it)
+//   or auditor group)
 //
 // Why Contributor on the input queue: Update Message (the trigger renews a message's visibility while it is being
 // processed) needs queues/messages/write, which neither Message Processor nor Reader has; the scope is that one queue.
 // Why a condition on the two write containers: Contributor is the only built-in role that creates blobs; the
 // condition denies blobs/write (overwrite) and blobs/delete, so only blobs/add/action (create a new blob) and reads
-// remain. Reader on the grants table: operators write grants (infra/scripts/caller-grant.sh), the app never does, so a
+// remain. The audit container's condition also denies blobs/move/action (a rename, on accounts with a hierarchical
+// namespace), so only blobs/read and blobs/add/action are left: Put Blob of a new blob, Append Block, reads and lists
+// ("Authorize with Microsoft Entra ID", permissions for Blob service operations). Not a custom role with just those two
+// data actions: defining one needs Microsoft.Authorization/roleDefinitions/write, which the deploy connection does not
+// hold and must not (it could then widen that role and assign it to itself, e.g. to read the signing key). The
+// container's immutability policy (storage.bicep) holds any other writer to the same rule. Reader on the grants table: operators write grants (infra/scripts/caller-grant.sh), the app never does, so a
 // compromised app cannot grant a caller a receiver. No queue-create right anywhere: storage.bicep creates every queue
 // and container.
 //
@@ -83,11 +94,20 @@ param dataStorageAccountName string
 @description('Names of the queues: input, poison, output and rejected.')
 param queueNames object
 
-@description('Names of the blob containers: claimCheck, canonical and rejected.')
+@description('Names of the blob containers: claimCheck, canonical, rejected and audit.')
 param containerNames object
 
 @description('Name of the callers\' grants table in the data account (the app reads it only).')
 param grantsTableName string
+
+@description('Name of the audit seal key secret (Ed25519 seed, whsk_<base64>); the app\'s grant is on this secret only.')
+param auditSigningSecretName string
+
+@description('Whether the audit seal key secret exists yet; the grant on it is made only then (as for the signing key).')
+param auditSigningKeyExists bool
+
+@description('Object id of a principal (an operator or auditor group) that runs the audit trail\'s verify: Storage Blob Data Reader on the audit container only. Empty: none.')
+param auditReaderPrincipalId string
 
 // Built-in role definition ids (the same in every tenant).
 var roleIds = {
@@ -107,7 +127,12 @@ var roleIds = {
 // cannot overwrite (blobs/write) or delete them.
 var createOnlyCondition = '((!(ActionMatches{\'Microsoft.Storage/storageAccounts/blobServices/containers/blobs/write\'})) AND (!(ActionMatches{\'Microsoft.Storage/storageAccounts/blobServices/containers/blobs/delete\'})))'
 
+// Append only, for the audit trail: as createOnlyCondition, and no rename either (blobs/move/action). What is left of
+// Storage Blob Data Contributor is blobs/read and blobs/add/action: create a new blob, append a block.
+var appendOnlyCondition = '((!(ActionMatches{\'Microsoft.Storage/storageAccounts/blobServices/containers/blobs/write\'})) AND (!(ActionMatches{\'Microsoft.Storage/storageAccounts/blobServices/containers/blobs/delete\'})) AND (!(ActionMatches{\'Microsoft.Storage/storageAccounts/blobServices/containers/blobs/move/action\'})))'
+
 var grantSmokeTest = !empty(smokeTestPrincipalId)
+var grantAuditReader = !empty(auditReaderPrincipalId)
 var isolated = app == 'isolated'
 
 resource vault 'Microsoft.KeyVault/vaults@2026-05-15' existing = {
@@ -117,6 +142,11 @@ resource vault 'Microsoft.KeyVault/vaults@2026-05-15' existing = {
 resource signingSecret 'Microsoft.KeyVault/vaults/secrets@2026-05-15' existing = {
   parent: vault
   name: signingSecretName
+}
+
+resource auditSigningSecret 'Microsoft.KeyVault/vaults/secrets@2026-05-15' existing = {
+  parent: vault
+  name: auditSigningSecretName
 }
 
 resource hostStorage 'Microsoft.Storage/storageAccounts@2026-06-01' existing = {
@@ -190,6 +220,11 @@ resource rejectedContainer 'Microsoft.Storage/storageAccounts/blobServices/conta
   name: containerNames.rejected
 }
 
+resource auditContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2026-06-01' existing = {
+  parent: blobService
+  name: containerNames.audit
+}
+
 resource tableService 'Microsoft.Storage/storageAccounts/tableServices@2026-06-01' existing = {
   parent: dataStorage
   name: 'default'
@@ -208,6 +243,17 @@ resource appSigningKeyReader 'Microsoft.Authorization/roleAssignments@2022-04-01
     principalId: principalId
     principalType: 'ServicePrincipal'
     description: 'Function app reads the signing key (this secret only).'
+  }
+}
+
+resource appAuditKeyReader 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (auditSigningKeyExists) {
+  name: guid(auditSigningSecret.id, principalId, roleIds.keyVaultSecretsUser)
+  scope: auditSigningSecret
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.keyVaultSecretsUser)
+    principalId: principalId
+    principalType: 'ServicePrincipal'
+    description: 'Function app reads the audit seal key (this secret only).'
   }
 }
 
@@ -350,6 +396,19 @@ resource appRejectedBlobCreator 'Microsoft.Authorization/roleAssignments@2022-04
   }
 }
 
+resource appAuditAppender 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(auditContainer.id, principalId, roleIds.storageBlobDataContributor)
+  scope: auditContainer
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageBlobDataContributor)
+    principalId: principalId
+    principalType: 'ServicePrincipal'
+    description: 'Audit trail: create append and block blobs, append blocks, read; never overwrite, delete or rename (this container only).'
+    condition: appendOnlyCondition
+    conditionVersion: '2.0'
+  }
+}
+
 resource appGrantsTableReader 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(grantsTable.id, principalId, roleIds.storageTableDataReader)
   scope: grantsTable
@@ -393,5 +452,17 @@ resource smokeOutputQueueReader 'Microsoft.Authorization/roleAssignments@2022-04
     principalId: smokeTestPrincipalId
     principalType: 'ServicePrincipal'
     description: 'Smoke test: peek the forwarded signature on the output queue.'
+  }
+}
+
+// An operator or auditor runs verify against the container: read and list only. It may be a group or a user, so no
+// principalType.
+resource auditReader 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (grantAuditReader) {
+  name: guid(auditContainer.id, auditReaderPrincipalId, roleIds.storageBlobDataReader)
+  scope: auditContainer
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleIds.storageBlobDataReader)
+    principalId: auditReaderPrincipalId
+    description: 'Audit trail verify: read and list (this container only).'
   }
 }

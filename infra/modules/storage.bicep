@@ -7,8 +7,9 @@
 //   Azure Files content share: on Elastic Premium that share takes only a connection string (an account key), and a Key
 //   Vault reference to it cannot be resolved reliably while the site is created (docs/deploy.md, "No content share");
 //   Flex Consumption has none.
-// - The data account holds the envelope queues, the claim-check, canonical and rejected containers, and the callers'
-//   grants table; the app's WidgetStorage connection is identity-based (WidgetStorage__queueServiceUri /
+// - The data account holds the envelope queues, the claim-check, canonical and rejected containers, the audit trail's
+//   container (widget-audit, write once: a container-level time-based immutability policy that lets append blobs grow
+//   and nothing be overwritten or deleted) and the callers' grants table; the app's WidgetStorage connection is identity-based (WidgetStorage__queueServiceUri /
 //   __blobServiceUri / __tableServiceUri / __credential / __clientId), with data roles per queue, per container and on
 //   the grants table (roleAssignments.bicep).
 // Every storage service sends its read, write and delete logs to the Log Analytics workspace.
@@ -57,6 +58,19 @@ param canonicalContainerName string
 
 @description('Blob container for copies of rejected inline envelopes (WidgetRejectedContainer).')
 param rejectedContainerName string
+
+@description('Blob container of the audit trail (Audit:Container): append-blob streams, anchors and public keys, never overwritten or deleted (docs/deploy.md, "Audit trail").')
+@minLength(3)
+@maxLength(63)
+param auditContainerName string
+
+@description('Days every blob in the audit container stays immutable (no overwrite, no delete) after its creation; for an append blob, after its last append. The container-level policy\'s immutabilityPeriodSinceCreationInDays.')
+@minValue(1)
+@maxValue(146000)
+param auditRetentionDays int
+
+@description('Whether the audit container\'s policy is locked in Azure already (the pipeline\'s Plan looks). Resource Manager updates only an unlocked policy, so a locked one is left as it is.')
+param auditPolicyIsLocked bool
 
 @description('Table of the callers\' grants (Grants:TableName): one entity per caller and receiver; operators write it, the app only reads it.')
 @minLength(3)
@@ -232,6 +246,35 @@ resource rejectedContainer 'Microsoft.Storage/storageAccounts/blobServices/conta
   }
 }
 
+// The audit trail (its store format: WidgetSigning/Audit and tools/AuditTrail). The app creates append blobs under
+// streams/ and appends blocks to them, and creates block blobs under anchors/ and keys/ once (If-None-Match: *); it
+// never overwrites or deletes, and its role on this container (roleAssignments.bicep) has no data action that could. The policy holds whoever else
+// writes: with allowProtectedAppendWrites an append blob takes new blocks at its end, and nothing in the container can
+// be overwritten or deleted, or its blocks changed, for auditRetentionDays after its last write. Container-level WORM
+// needs neither blob versioning nor version-level immutability (this account enables neither) and excludes
+// point-in-time restore and last access tracking (neither is enabled here either).
+resource auditContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2026-06-01' = {
+  parent: blobService
+  name: auditContainerName
+  properties: {
+    publicAccess: 'None'
+  }
+}
+
+// Created unlocked (Resource Manager has no locked state to declare: locking is the immutabilityPolicies/lock action,
+// which the pipeline's Apply runs for production, infra/scripts/lock-audit-policy.sh). A locked policy cannot be
+// deleted, shortened or have allowProtectedAppendWrites changed, and create-or-update applies only to an unlocked
+// one, so once Azure reports it Locked (auditPolicyIsLocked) the template leaves it alone; a longer retention is then
+// the lock script's operator step (az storage container immutability-policy extend, at most five times).
+resource auditImmutabilityPolicy 'Microsoft.Storage/storageAccounts/blobServices/containers/immutabilityPolicies@2026-06-01' = if (!auditPolicyIsLocked) {
+  parent: auditContainer
+  name: 'default'
+  properties: {
+    immutabilityPeriodSinceCreationInDays: auditRetentionDays
+    allowProtectedAppendWrites: true
+  }
+}
+
 resource tableService 'Microsoft.Storage/storageAccounts/tableServices@2026-06-01' = {
   parent: dataStorage
   name: 'default'
@@ -379,4 +422,5 @@ output containerNames object = {
   claimCheck: claimCheckContainer.name
   canonical: canonicalContainer.name
   rejected: rejectedContainer.name
+  audit: auditContainer.name
 }

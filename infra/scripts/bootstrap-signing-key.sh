@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Creates the HMAC signing key in Key Vault with a random value, only if the secret does not exist yet, through
+# Creates a signing key in Key Vault with a random value, only if the secret does not exist yet, through
 # Azure Resource Manager (the vault's management plane): the caller needs no Key Vault data role, so the pipeline
 # identity can never read the key, during this run or after it. ARM never returns a secret's value.
 # An existing secret is never touched (no new version, no rotation); a soft-deleted one stops the run, because
@@ -9,14 +9,25 @@
 # have an expiration date" policy admits it; rotation before that date is a person's step (docs/deploy.md,
 # "Signing key rotation").
 #
-# Usage: bootstrap-signing-key.sh <resource-group> <vault-name> <secret-name>
+# Two kinds of key, 32 random bytes each:
+#   hmac-sha256 (the default): the HMAC signing key, base64, content type application/x-hmac-sha256-key; encoding=base64.
+#   ed25519-seed: the audit trail's seal key, an Ed25519 seed (RFC 8032) as whsk_<base64>, content type
+#     application/x-ed25519-key. The app derives the public key from it and publishes it under keys/ in the audit container.
+#
+# Usage: bootstrap-signing-key.sh <resource-group> <vault-name> <secret-name> [hmac-sha256|ed25519-seed]
 # Needs: az (logged in, allowed Microsoft.KeyVault/vaults/secrets/read and write, e.g. Contributor), openssl.
 set -euo pipefail
 
-usage="usage: bootstrap-signing-key.sh <resource-group> <vault-name> <secret-name>"
+usage="usage: bootstrap-signing-key.sh <resource-group> <vault-name> <secret-name> [hmac-sha256|ed25519-seed]"
 resource_group="${1:?$usage}"
 vault="${2:?$usage}"
 secret="${3:?$usage}"
+kind="${4:-hmac-sha256}"
+case "$kind" in
+  hmac-sha256) value_prefix=""; content_type="application/x-hmac-sha256-key; encoding=base64" ;;
+  ed25519-seed) value_prefix="whsk_"; content_type="application/x-ed25519-key" ;;
+  *) echo "Unknown key kind '$kind': hmac-sha256 or ed25519-seed. $usage" >&2; exit 1 ;;
+esac
 # The Key Vault API version infra/ compiles against (modules/keyVault.bicep).
 api_version="2026-05-15"
 lifetime_days="${SIGNING_KEY_LIFETIME_DAYS:-365}"
@@ -41,9 +52,9 @@ umask 077
 body="$(mktemp)"
 trap 'rm -f "$body"' EXIT
 {
-  printf '{"value":"'
+  printf '{"value":"%s' "$value_prefix"
   openssl rand -base64 32 | tr -d '\n'
-  printf '","contentType":"application/x-hmac-sha256-key; encoding=base64","attributes":{"enabled":true,"exp":%d}}' "$expires"
+  printf '","contentType":"%s","attributes":{"enabled":true,"exp":%d}}' "$content_type" "$expires"
 } >"$body"
 
 if ! output=$(az resource create "${secret_args[@]}" --properties "@$body" --output none 2>&1); then
@@ -54,4 +65,4 @@ if ! output=$(az resource create "${secret_args[@]}" --properties "@$body" --out
   fi
   exit 1
 fi
-echo "Created secret '$secret' in vault '$vault' with a random 32-byte key (through Resource Manager; its value was not printed)."
+echo "Created secret '$secret' in vault '$vault' with a random 32-byte $kind key (through Resource Manager; its value was not printed)."

@@ -120,7 +120,48 @@ public sealed class BootstrapSigningKeyScriptTests : IDisposable
         Assert.Contains("InternalServerError", run.Error, StringComparison.Ordinal);
     }
 
+    [Fact]
+    public async Task Run_Ed25519SeedMissing_CreatesAWhskPrefixed32ByteSeedWithItsContentType()
+    {
+        var run = await RunAsync("audit-signing-key", "ed25519-seed", ("FAKE_AZ_SHOW", "missing"));
+
+        Assert.True(run.ExitCode == 0, run.Error);
+        var create = Assert.Single(_az.Calls, c => c.StartsWith("resource create ", StringComparison.Ordinal));
+        Assert.Contains("--parent vaults/kv-test --resource-type secrets --name audit-signing-key", create, StringComparison.Ordinal);
+        var stored = Assert.IsType<string>(_az.StoredSecret);
+        Assert.StartsWith("whsk_", stored, StringComparison.Ordinal);
+        Assert.Equal(32, Convert.FromBase64String(stored["whsk_".Length..]).Length);
+        Assert.Equal("application/x-ed25519-key", (string?)_az.StoredProperties!["contentType"]);
+        Assert.True((bool)_az.StoredProperties!["attributes"]!["enabled"]!);
+        Assert.DoesNotContain(stored["whsk_".Length..], run.Output + run.Error, StringComparison.Ordinal);
+        Assert.DoesNotContain(stored["whsk_".Length..], string.Join('\n', _az.Calls), StringComparison.Ordinal);
+        Assert.Empty(_az.Violations);
+    }
+
+    [Fact]
+    public async Task Run_Ed25519SeedExists_LeavesItUnchanged()
+    {
+        var run = await RunAsync("audit-signing-key", "ed25519-seed", ("FAKE_AZ_SHOW", "exists"));
+
+        Assert.Equal(0, run.ExitCode);
+        Assert.DoesNotContain(_az.Calls, c => c.StartsWith("resource create", StringComparison.Ordinal));
+        Assert.Contains("already exists", run.Output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Run_UnknownKeyKind_FailsBeforeLookingOrCreating()
+    {
+        var run = await RunAsync("audit-signing-key", "rsa", ("FAKE_AZ_SHOW", "missing"));
+
+        Assert.NotEqual(0, run.ExitCode);
+        Assert.Contains("Unknown key kind 'rsa'", run.Error, StringComparison.Ordinal);
+        Assert.Empty(_az.Calls);
+    }
+
     public void Dispose() => _az.Dispose();
+
+    private Task<ScriptRun> RunAsync(string secret, string kind, params (string Name, string Value)[] settings) =>
+        ScriptRun.RunAsync("bootstrap-signing-key.sh", _az.Environment(settings), "rg-test", "kv-test", secret, kind);
 
     private Task<ScriptRun> RunAsync(params (string Name, string Value)[] settings) =>
         ScriptRun.RunAsync("bootstrap-signing-key.sh", _az.Environment(settings), "rg-test", "kv-test", "widget-signing-key");

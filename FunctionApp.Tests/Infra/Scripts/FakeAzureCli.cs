@@ -91,6 +91,26 @@ public sealed class FakeAzureCli : IDisposable
             if [[ "${FAKE_AZ_PUBLISH:-ok}" == "error" ]]; then echo "ERROR: (NotFound) The Resource 'Microsoft.Web/sites/func-x' was not found." >&2; exit 1; fi
             if (( count < ${FAKE_AZ_PUBLISH_FROM_CALL:-1} )); then echo "ERROR: Status Code: 400, Details: BlobUploadFailedException: Failed to upload blob to storage account: Response status code does not indicate success: 403 (This request is not authorized to perform this operation using this permission.)." >&2; exit 1; fi
             exit 0 ;;
+          "storage container")
+            # The audit container's immutability policy (lock-audit-policy.sh). FAKE_AZ_POLICY = unlocked | locked |
+            # locked-shorter | wrong-period | no-append | none | error (policy show, 365 days unless named otherwise);
+            # FAKE_AZ_LOCK = ok | error (policy lock).
+            case "$4" in
+              show)
+                case "${FAKE_AZ_POLICY:-unlocked}" in
+                  unlocked) echo '{"name":"default","etag":"\"8dcafe0001\"","state":"Unlocked","immutabilityPeriodSinceCreationInDays":365,"allowProtectedAppendWrites":true}' ;;
+                  locked) echo '{"name":"default","etag":"\"8dcafe0002\"","state":"Locked","immutabilityPeriodSinceCreationInDays":365,"allowProtectedAppendWrites":true}' ;;
+                  locked-shorter) echo '{"name":"default","etag":"\"8dcafe0002\"","state":"Locked","immutabilityPeriodSinceCreationInDays":30,"allowProtectedAppendWrites":true}' ;;
+                  wrong-period) echo '{"name":"default","etag":"\"8dcafe0003\"","state":"Unlocked","immutabilityPeriodSinceCreationInDays":30,"allowProtectedAppendWrites":true}' ;;
+                  no-append) echo '{"name":"default","etag":"\"8dcafe0004\"","state":"Unlocked","immutabilityPeriodSinceCreationInDays":365,"allowProtectedAppendWrites":false}' ;;
+                  none) echo '{"name":"default","etag":null,"state":null,"immutabilityPeriodSinceCreationInDays":null,"allowProtectedAppendWrites":null}' ;;
+                  *) echo "ERROR: (AuthorizationFailed) The client does not have authorization to perform action 'Microsoft.Storage/storageAccounts/blobServices/containers/immutabilityPolicies/read'." >&2; exit 1 ;;
+                esac
+                exit 0 ;;
+              lock)
+                if [[ "${FAKE_AZ_LOCK:-ok}" == "error" ]]; then echo "ERROR: (ContainerImmutabilityPolicyFailure) Operation not allowed on immutability policy with incorrect etag." >&2; exit 1; fi
+                echo "Locked"; exit 0 ;;
+            esac ;;
           "storage blob"|"functionapp restart"|"resource invoke-action") exit 0 ;;
           "storage entity")
             # FAKE_AZ_ENTITY = ok | forbidden; FAKE_AZ_ENTITIES = the tsv entity query prints.
