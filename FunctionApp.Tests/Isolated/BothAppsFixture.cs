@@ -9,7 +9,7 @@ namespace FunctionApp.Tests.Isolated;
 /// </summary>
 public sealed class BothAppsFixture : IAsyncLifetime
 {
-    private readonly AzuriteFixture _azurite = new();
+    private readonly AzuriteFixture _azurite = new IsolatedQueueTests.NewerApiAzuriteFixture();
     private IsolatedAppHost? _isolated;
     private LocalHostProcess? _inProcess;
 

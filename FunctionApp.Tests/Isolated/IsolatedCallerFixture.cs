@@ -14,7 +14,7 @@ public sealed class IsolatedCallerFixture : IAsyncLifetime
     /// <summary>The one receiver the default caller is granted.</summary>
     public const string GrantedReceiver = "default";
 
-    private readonly AzuriteFixture _azurite = new();
+    private readonly AzuriteFixture _azurite = new IsolatedQueueTests.NewerApiAzuriteFixture();
     private TestIssuer? _issuer;
     private IsolatedAppHost? _host;
 

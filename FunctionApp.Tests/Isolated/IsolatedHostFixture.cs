@@ -8,7 +8,7 @@ namespace FunctionApp.Tests.Isolated;
 /// </summary>
 public class IsolatedHostFixture : IAsyncLifetime
 {
-    private readonly AzuriteFixture _azurite = new();
+    private readonly AzuriteFixture _azurite = new IsolatedQueueTests.NewerApiAzuriteFixture();
     private IsolatedAppHost? _host;
 
     public IsolatedAppHost Host => _host ?? throw new InvalidOperationException("the isolated host did not start");

@@ -12,7 +12,7 @@ namespace FunctionApp.Tests.Isolated;
 /// </summary>
 public sealed class IsolatedIssuerOutageTests : IAsyncLifetime
 {
-    private readonly AzuriteFixture _azurite = new();
+    private readonly AzuriteFixture _azurite = new IsolatedQueueTests.NewerApiAzuriteFixture();
     private TestIssuer? _minter;
     private IsolatedAppHost? _host;
     private string _authority = null!;

@@ -172,7 +172,7 @@ public sealed class IsolatedKeyRotationFixture : IAsyncLifetime
 
     private static readonly Vector OneWidget = Vector.Load("one-widget");
 
-    private readonly AzuriteFixture _azurite = new();
+    private readonly AzuriteFixture _azurite = new IsolatedQueueTests.NewerApiAzuriteFixture();
     private string? _trustDirectory;
     private IsolatedAppHost? _host;
     private TestIssuer? _issuer;

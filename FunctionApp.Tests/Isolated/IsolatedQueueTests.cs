@@ -374,7 +374,8 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
     }
 
     /// <summary>
-    /// Azurite as <c>npm run azurite</c> and scripts/start.mjs run it for local development, with
+    /// Azurite as <c>npm run azurite</c> and scripts/start.mjs run it for local development (and as every isolated app host
+    /// in these tests needs it, for its audit store and queues), with
     /// <c>--skipApiVersionCheck</c>: the isolated graph's Azure.Storage.Queues 12.28.1 / Blobs 12.30.1 speak service
     /// version 2026-10-06, newer than Azurite 3.35.0 serves (it answers 400 InvalidHeaderValue to every send and write).
     /// </summary>
