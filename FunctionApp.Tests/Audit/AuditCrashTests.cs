@@ -8,7 +8,6 @@ using Azure.Storage.Blobs;
 using Azure.Storage.Queues;
 using FunctionApp.Tests.Isolated;
 using FunctionApp.Tests.TestKit;
-using Newtonsoft.Json.Linq;
 using Xunit.Abstractions;
 
 namespace FunctionApp.Tests.Audit;
@@ -110,6 +109,7 @@ public sealed partial class AuditCrashTests : IClassFixture<IsolatedQueueTests.N
         }
 
         var inFlightAtKill = Volatile.Read(ref inFlight);
+        var outputAtKill = host.Output.Length;
         Volatile.Write(ref okAtKill, Volatile.Read(ref ok));
         using (var worker = Process.GetProcessById(firstWorker))
         {
@@ -138,9 +138,11 @@ public sealed partial class AuditCrashTests : IClassFixture<IsolatedQueueTests.N
             $"{records.Select(r => r.Process).Distinct().Count()} processes; answered but not recorded: {missing.Count}; " +
             $"recorded but not answered: {recordedNotAnswered}.");
         await LogVerifyAsync(container);
+        _output.WriteLine(Around(host.Output, outputAtKill));
         Assert.Equal(answered.Count, answeredIds.Count);
         Assert.True(missing.Count == 0, $"{missing.Count} answered signatures have no durable record, e.g. {string.Join(", ", missing.Take(5))}");
         Assert.NotEqual(firstWorker, newWorker);
+        Assert.False(notAnswered.IsEmpty, "no request was in flight when the worker was killed");
         Assert.True(answered.Count - Volatile.Read(ref okAtKill) >= AnsweredAfterKill, $"the restarted worker answered {answered.Count - okAtKill} signatures:\n{Tail(host.Output)}");
     }
 
@@ -162,12 +164,12 @@ public sealed partial class AuditCrashTests : IClassFixture<IsolatedQueueTests.N
         var small = Vector.All().Where(v => !v.Reject && v.Input.Length < 40 * 1024).ToList();
         var firstWorker = host.WorkerPids()[^1];
 
-        // Act: 200 inline envelopes; after some outputs, SIGKILL the worker while the host has several runs in flight.
+        // Act: 200 inline envelopes; after a quarter of the outputs, SIGKILL the worker while the host has several runs in flight.
         var clock = Stopwatch.StartNew();
         var ids = await Task.WhenAll(Enumerable.Range(0, QueueMessages)
             .Select(async i => (await resources.Input.SendMessageAsync(Convert.ToBase64String(small[i % small.Count].Input))).Value.MessageId));
-        var outputs = await QueueFunctionHost.ReceiveAsync(resources.Output, 5, Patience);
-        Assert.True(outputs.Count >= 5, $"no outputs before the kill:\n{Tail(host.Output)}");
+        var outputs = await QueueFunctionHost.ReceiveAsync(resources.Output, QueueMessages / 4, Patience);
+        Assert.True(outputs.Count >= QueueMessages / 4, $"{outputs.Count} outputs before the kill:\n{Tail(host.Output)}");
         var inFlightWait = Stopwatch.StartNew();
         while (InFlightRuns(host.Output) < 3 && inFlightWait.Elapsed < Patience)
         {
@@ -175,6 +177,7 @@ public sealed partial class AuditCrashTests : IClassFixture<IsolatedQueueTests.N
         }
 
         var inFlightAtKill = InFlightRuns(host.Output);
+        var outputAtKill = host.Output.Length;
         var outputsAtKill = outputs.Count;
         using (var worker = Process.GetProcessById(firstWorker))
         {
@@ -228,10 +231,12 @@ public sealed partial class AuditCrashTests : IClassFixture<IsolatedQueueTests.N
             $"(redeliveries after the kill): {recordedTwice.Count}{(recordedTwice.Count > 0 ? " e.g. " + string.Join(", ", recordedTwice.Take(3).Select(g => $"{g.Key} x{g.Value.Count}")) : string.Empty)}; " +
             $"recorded but never output: {byMessage.Keys.Count(id => outputs.All(o => o.Value<string>("messageId") != id))}.");
         await LogVerifyAsync(container);
+        _output.WriteLine(Around(host.Output, outputAtKill));
         Assert.True(missingOutputs.Count == 0, $"{missingOutputs.Count} message ids have no output:\n{Tail(host.Output)}");
         Assert.True(drained, "the input queue should be empty");
         Assert.True(missing.Count == 0, $"{missing.Count} output messages have no durable record, e.g. {string.Join(", ", missing.Take(5))}");
         Assert.NotEqual(firstWorker, newWorker);
+        Assert.True(FailedRuns(host.Output) > 0, "no run was in flight when the worker was killed");
         Assert.Equal(0, await QueueFunctionHost.CountAsync(resources.Poison));
     }
 
@@ -285,6 +290,9 @@ public sealed partial class AuditCrashTests : IClassFixture<IsolatedQueueTests.N
 
     private static string Describe(ConcurrentDictionary<string, int> outcomes) =>
         outcomes.IsEmpty ? "none" : string.Join(", ", outcomes.OrderBy(o => o.Key, StringComparer.Ordinal).Select(o => $"{o.Value} x {o.Key}"));
+
+    /// <summary>The host's output from a little before <paramref name="at"/> (where it stood at the kill) to some way after.</summary>
+    private static string Around(string text, int at) => "host output around the kill:\n" + text[Math.Max(0, at - 6_000)..Math.Min(text.Length, at + 14_000)];
 
     private static string Tail(string text) => text.Length > 20_000 ? text[^20_000..] : text;
 
