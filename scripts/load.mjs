@@ -43,6 +43,12 @@
 // concurrency 8), 1mb@1, 1mb@8, 1mb@64, 1mb@256 (the seed, 1 MB), 10mb@16 (the seed's widgets repeated with fresh ids
 // to 10 MB). E.g. LOAD_STEPS=1kb@8 LOAD_AUTH=both LOAD_ROUNDS=2 LOAD_CLIENTS=autocannon for the token overhead alone.
 //
+// Audit store (LOAD_AUDIT_COUNT=1; isolated app only): before and after each step, the audit trail checker
+// (tools/AuditTrail's build output, `verify` against this run's Azurite and its widget-audit container) counts the
+// `signed` records and `seal` lines (one per durable write) in the store; each row gets their increase over the step
+// (its warm-up second included) as `audit` {records, seals, recordsPerSeal}. The store is on unless the environment
+// turns it off (Audit__Disabled=true, accepted in development only), which this count then shows as 0 records.
+//
 // LOAD_APPS (comma-separated: isolated, inprocess), LOAD_DURATION, LOAD_WARMUP (seconds per step), LOAD_HOST_WARMUP
 // (seconds, default 30: each host once, before its first step, until the JIT has tiered up) and LOAD_OUT override the
 // defaults; LOAD_NO_BUILD=1 skips the build.
@@ -133,6 +139,8 @@ const authModes = { on: ["on"], off: ["off"], both: ["on", "off"] }[authSetting]
 if (!authModes) throw new Error(`LOAD_AUTH: "${authSetting}" is not on, off or both`);
 const otlpSetting = (process.env.LOAD_OTLP ?? "").trim().toLowerCase();
 if (otlpSetting !== "" && otlpSetting !== "sink") throw new Error(`LOAD_OTLP: "${process.env.LOAD_OTLP}" is not sink (or unset)`);
+const auditCount = process.env.LOAD_AUDIT_COUNT === "1";
+const auditDll = join(root, "tools", "AuditTrail", "bin", "Release", "net10.0", "AuditTrail.dll");
 const rounds = Number(process.env.LOAD_ROUNDS ?? 1);
 if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20) throw new Error(`LOAD_ROUNDS: "${process.env.LOAD_ROUNDS}" is not a whole number from 1 to 20`);
 // The isolated app validates tokens unless LOAD_AUTH=off; the in-process app never does.
@@ -320,6 +328,7 @@ for (const name of selected) {
   }
 }
 if (needsIssuer && !existsSync(issuerDll)) throw new Error(`${issuerDll} is missing: build it (run without LOAD_NO_BUILD=1)`);
+if (auditCount && !existsSync(auditDll)) throw new Error(`${auditDll} is missing: dotnet build tools/AuditTrail -c Release (LOAD_AUDIT_COUNT=1 counts with it)`);
 
 const [blob, queue, tablePort] = await Promise.all([freePort(), freePort(), freePort()]);
 const azurite = spawn(process.execPath, [
@@ -488,6 +497,19 @@ async function poolDrained(base) {
   return { drained: false, ...(await fetchJson(`${base}/local/stream-pool`)) };
 }
 
+/** The audit store's `signed` records and seals so far (the checker's summary line), or null if it could not say. */
+function auditTotals() {
+  const run = spawnSync("dotnet", [auditDll, "verify", "--container", "widget-audit"], {
+    cwd: root, encoding: "utf8", env: { ...process.env, AUDIT_STORAGE: storage }, maxBuffer: 64 * 1024 * 1024,
+  });
+  const match = /checked: \d+ processes, \d+ streams, \d+ lines, (\d+) records, (\d+) seals/.exec(run.stdout ?? "");
+  if (match) return { records: Number(match[1]), seals: Number(match[2]) };
+  // An empty container (the store off) is not a chain to check: count it as nothing written.
+  if (/no stream|not found|ContainerNotFound|does not exist/i.test(`${run.stdout}${run.stderr}`)) return { records: 0, seals: 0 };
+  say(`audit count: the checker exited ${run.status}: ${`${run.stdout}${run.stderr}`.slice(0, 500)}`);
+  return null;
+}
+
 const mb = (bytes) => (bytes === null || bytes === undefined ? null : bytes / 1048576);
 
 async function runApp(app, auth, round) {
@@ -525,6 +547,7 @@ async function runApp(app, auth, round) {
     const send = (seconds, onPid) => (client === "wrk"
       ? runWrk(options.url, step.body, headers, step.connections, seconds, onPid)
       : autocannon({ ...options, duration: seconds }));
+    const auditBefore = auditCount && !app.streamPool ? auditTotals() : null;
     if (warmup > 0) countOk(await send(warmup));
     const stop = { done: false };
     const peak = sample(app, hostInfo, stop);
@@ -549,6 +572,9 @@ async function runApp(app, auth, round) {
     const clientUsage = process.cpuUsage(clientBefore);
     stop.done = true;
     const pool = app.streamPool ? await poolDrained(hostInfo.base) : null;
+    const auditAfter = auditBefore ? auditTotals() : null;
+    const audit = auditBefore && auditAfter ? { records: auditAfter.records - auditBefore.records, seals: auditAfter.seals - auditBefore.seals } : null;
+    if (audit) audit.recordsPerSeal = audit.seals === 0 ? null : audit.records / audit.seals;
     const count = (code) => run.statusCodeStats?.[code]?.count ?? 0;
     const responses = Object.values(run.statusCodeStats ?? {}).reduce((sum, stats) => sum + stats.count, 0);
     const peaks = await peak;
@@ -582,6 +608,7 @@ async function runApp(app, auth, round) {
       peakWorkerWorkingSetMb: app.streamPool ? null : mb(peaks.worker),
       poolInUseAfterBytes: pool ? pool.smallPoolInUseBytes + pool.largePoolInUseBytes : null,
       poolCheck: pool ? (pool.drained ? "drained" : "not drained") : outOfProcess,
+      audit,
       cpuMsPerOk: {
         client: client === "wrk" ? (wrkCpu === null ? null : wrkCpu / okCount) : (clientUsage.user + clientUsage.system) / 1000 / okCount,
         host: perRequest(before.host, after.host),
