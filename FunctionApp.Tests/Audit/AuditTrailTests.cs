@@ -51,27 +51,32 @@ public sealed class AuditTrailTests
         // Act: 200 records at once.
         await Task.WhenAll(Enumerable.Range(0, 200).Select(i => Task.Run(() => trail.RecordAsync(Signed($"msg_{i}")))));
 
-        // Assert: every record is there once, in fewer writes than records, each line linked to the one before and each seal signed.
-        var raw = await ReadStreamRawLinesAsync(container);
-        var lines = raw.Select(l => JsonDocument.Parse(l).RootElement).ToList();
+        // Assert: every record is there once, in fewer writes than records; in each stream every line is linked to the
+        // one before and every seal is signed.
+        var streams = await ReadStreamsAsync(container);
+        var lines = streams.SelectMany(stream => stream.Select(l => JsonDocument.Parse(l).RootElement)).ToList();
         var records = lines.Where(l => l.GetProperty("kind").GetString() == "signed").ToList();
         var seals = lines.Count(l => l.GetProperty("kind").GetString() == "seal");
         Assert.Equal(200, records.Select(r => r.GetProperty("webhookId").GetString()).Distinct().Count());
         Assert.True(seals < 200, $"{seals} durable writes for 200 records");
         var publicKey = PublicKey();
-        for (var i = 0; i < lines.Count; i++)
+        foreach (var raw in streams)
         {
-            Assert.Equal(i, lines[i].GetProperty("seq").GetInt64());
-            if (i > 0)
+            var stream = raw.Select(l => JsonDocument.Parse(l).RootElement).ToList();
+            for (var i = 0; i < stream.Count; i++)
             {
-                Assert.Equal(AuditLines.Hash(Encoding.UTF8.GetBytes(raw[i - 1])), lines[i].GetProperty("prev").GetString());
-            }
+                Assert.Equal(i, stream[i].GetProperty("seq").GetInt64());
+                if (i > 0)
+                {
+                    Assert.Equal(AuditLines.Hash(Encoding.UTF8.GetBytes(raw[i - 1])), stream[i].GetProperty("prev").GetString());
+                }
 
-            if (lines[i].GetProperty("kind").GetString() == "seal")
-            {
-                var message = AuditLines.SealMessage(lines[0].GetProperty("stream").GetString()!, i, lines[i].GetProperty("prev").GetString()!);
-                var signature = Convert.FromBase64String(lines[i].GetProperty("signature").GetString()!);
-                Assert.True(Ed25519.Verify(signature, 0, publicKey, 0, message, 0, message.Length), $"seal at {i}");
+                if (stream[i].GetProperty("kind").GetString() == "seal")
+                {
+                    var message = AuditLines.SealMessage(stream[0].GetProperty("stream").GetString()!, i, stream[i].GetProperty("prev").GetString()!);
+                    var signature = Convert.FromBase64String(stream[i].GetProperty("signature").GetString()!);
+                    Assert.True(Ed25519.Verify(signature, 0, publicKey, 0, message, 0, message.Length), $"seal at {i}");
+                }
             }
         }
     }
@@ -158,7 +163,7 @@ public sealed class AuditTrailTests
         var loseNextAppendAnswer = true;
         var options = new BlobClientOptions { Transport = new AnswerLosingTransport(request => request.Uri.Query.Contains("comp=appendblock", StringComparison.Ordinal) && loseNextAppendAnswer) };
         options.Retry.MaxRetries = 0;
-        var (trail, container) = Create(clientOptions: options);
+        var (trail, container) = Create(new AuditOptions { LocalSigningKey = TestAudit.LocalSigningKey, Writers = 1 }, options);
 
         // Act
         var lost = await Assert.ThrowsAsync<ProblemException>(() => trail.RecordAsync(Signed("msg_landed_unanswered")));
@@ -242,17 +247,20 @@ public sealed class AuditTrailTests
         return key!.PublicKey.ToArray();
     }
 
-    private static async Task<List<string>> ReadStreamRawLinesAsync(BlobContainerClient container)
+    private static async Task<List<List<string>>> ReadStreamsAsync(BlobContainerClient container)
     {
-        var lines = new List<string>();
+        var streams = new List<List<string>>();
         await foreach (var blob in container.GetBlobsAsync(prefix: "streams/"))
         {
             var text = (await container.GetBlobClient(blob.Name).DownloadContentAsync()).Value.Content.ToString();
-            lines.AddRange(text.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+            streams.Add([.. text.Split('\n', StringSplitOptions.RemoveEmptyEntries)]);
         }
 
-        return lines;
+        return streams;
     }
+
+    private static async Task<List<string>> ReadStreamRawLinesAsync(BlobContainerClient container) =>
+        (await ReadStreamsAsync(container)).SelectMany(s => s).ToList();
 
     private static async Task<List<JsonElement>> ReadStreamLinesAsync(BlobContainerClient container) =>
         (await ReadStreamRawLinesAsync(container)).Select(l => JsonDocument.Parse(l).RootElement).ToList();

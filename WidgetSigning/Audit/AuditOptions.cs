@@ -63,6 +63,14 @@ internal sealed class AuditOptions
     [Range(1, 2000, ErrorMessage = SectionName + ":" + nameof(MaxRecordsPerWrite) + " must be between {1} and {2}.")]
     public int MaxRecordsPerWrite { get; set; } = 500;
 
+    /// <summary>
+    /// How many writers, each with its own chain and one durable write in flight, a process runs. Records go to whichever
+    /// is free, so a process's rate is this many times what one write's latency allows. Default 4; 1 to 16.
+    /// Setting: <c>Audit:Writers</c>.
+    /// </summary>
+    [Range(1, 16, ErrorMessage = SectionName + ":" + nameof(Writers) + " must be between {1} and {2}.")]
+    public int Writers { get; set; } = 4;
+
     /// <summary>The <c>Retry-After</c> of a 503 <c>audit-unavailable</c>, and the delay before a released message returns. Default 10 seconds.</summary>
     [Range(typeof(TimeSpan), "00:00:01", "00:05:00", ErrorMessage = SectionName + ":" + nameof(RetryAfter) + " must be between {1} and {2}.")]
     public TimeSpan RetryAfter { get; set; } = TimeSpan.FromSeconds(10);
