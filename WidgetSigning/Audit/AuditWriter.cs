@@ -88,9 +88,23 @@ internal sealed class AuditWriter
             }
 
             waiting = null;
-            while (batch.Count < _options.MaxRecordsPerWrite && reader.TryRead(out var item))
+            Take(reader, batch);
+
+            // A write costs about the same for one record as for hundreds: a short, bounded wait for the records of
+            // requests already in flight makes fewer, fuller writes.
+            if (batch.Count > 0 && _options.MaxBatchDelay > TimeSpan.Zero)
             {
-                batch.Add(item);
+                var deadline = _time.GetUtcNow() + _options.MaxBatchDelay;
+                while (batch.Count < _options.MaxRecordsPerWrite && deadline - _time.GetUtcNow() is { } left && left > TimeSpan.Zero)
+                {
+                    var more = reader.WaitToReadAsync(CancellationToken.None).AsTask();
+                    if (await Task.WhenAny(more, Task.Delay(left, _time)).ConfigureAwait(false) != more || !await more.ConfigureAwait(false))
+                    {
+                        break;
+                    }
+
+                    Take(reader, batch);
+                }
             }
 
             // Another writer may have taken what woke this one.
@@ -107,6 +121,14 @@ internal sealed class AuditWriter
 
         // Stopping: the head this process reached is anchored, so a cut after it shows.
         await AnchorAsync().ConfigureAwait(false);
+    }
+
+    private void Take(ChannelReader<AuditPending> reader, List<AuditPending> batch)
+    {
+        while (batch.Count < _options.MaxRecordsPerWrite && reader.TryRead(out var item))
+        {
+            batch.Add(item);
+        }
     }
 
     private TimeSpan? AnchorDueIn() =>
