@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Globalization;
 using System.Threading.Channels;
 using Microsoft.Extensions.Logging;
@@ -92,13 +93,14 @@ internal sealed class AuditWriter
 
             // A write costs about the same for one record as for hundreds: a short, bounded wait for the records of
             // requests already in flight makes fewer, fuller writes.
+            // Real time, not the injected clock: this is a few milliseconds of batching, not behaviour a clock drives.
             if (batch.Count > 0 && _options.MaxBatchDelay > TimeSpan.Zero)
             {
-                var deadline = _time.GetUtcNow() + _options.MaxBatchDelay;
-                while (batch.Count < _options.MaxRecordsPerWrite && deadline - _time.GetUtcNow() is { } left && left > TimeSpan.Zero)
+                var started = Stopwatch.GetTimestamp();
+                while (batch.Count < _options.MaxRecordsPerWrite && _options.MaxBatchDelay - Stopwatch.GetElapsedTime(started) is { } left && left > TimeSpan.Zero)
                 {
                     var more = reader.WaitToReadAsync(CancellationToken.None).AsTask();
-                    if (await Task.WhenAny(more, Task.Delay(left, _time)).ConfigureAwait(false) != more || !await more.ConfigureAwait(false))
+                    if (await Task.WhenAny(more, Task.Delay(left)).ConfigureAwait(false) != more || !await more.ConfigureAwait(false))
                     {
                         break;
                     }
