@@ -39,7 +39,7 @@ internal sealed partial class AuditLog
             record.Caller?.TenantId ?? string.Empty,
             record.Queue ?? string.Empty,
             record.MessageId ?? string.Empty,
-            signed is null ? record.Receivers : AuditRecord.ReceiversOf(signed.Receivers),
+            record.SignedReceivers.Count > 0 ? AuditRecord.ReceiversOf(record.SignedReceivers) : record.Receivers,
             signed?.Webhook?.Id ?? record.WebhookId ?? string.Empty,
             signed?.WidgetCount ?? record.WidgetCount ?? 0,
             signed?.CanonicalLength ?? record.CanonicalLength ?? 0,

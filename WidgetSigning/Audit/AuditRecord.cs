@@ -32,7 +32,7 @@ internal sealed record AuditRecord
     /// <summary>The queue message's id.</summary>
     public string? MessageId { get; init; }
 
-    /// <summary>Each receiver with its key version, <c>receiver:keyId</c>, comma-separated; or the receivers asked for when refused.</summary>
+    /// <summary>The receivers asked for, comma-separated, when nothing was signed (the log names those signed for from <see cref="SignedReceivers"/>).</summary>
     public string Receivers { get; init; } = string.Empty;
 
     /// <summary>What was signed, when something was.</summary>

@@ -92,8 +92,8 @@ internal sealed class AuditWriter
             Take(reader, batch);
 
             // A write costs about the same for one record as for hundreds: a short, bounded wait for the records of
-            // requests already in flight makes fewer, fuller writes.
-            // Real time, not the injected clock: this is a few milliseconds of batching, not behaviour a clock drives.
+            // requests already in flight makes fewer, fuller writes. Real time, not the injected clock: a few
+            // milliseconds of batching is not behaviour a clock drives.
             if (batch.Count > 0 && _options.MaxBatchDelay > TimeSpan.Zero)
             {
                 var started = Stopwatch.GetTimestamp();
@@ -115,6 +115,7 @@ internal sealed class AuditWriter
                 await WriteAsync(batch).ConfigureAwait(false);
                 batch.Clear();
             }
+
             if (AnchorDueIn() is { } next && next <= TimeSpan.Zero)
             {
                 await AnchorAsync().ConfigureAwait(false);

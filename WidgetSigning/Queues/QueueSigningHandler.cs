@@ -87,7 +87,6 @@ public sealed class QueueSigningHandler
                     Outcome = AuditOutcome.Signed,
                     Queue = _processor.InputQueue,
                     MessageId = message.Id,
-                    Receivers = AuditRecord.ReceiversOf(signature.Receivers),
                     SignedBy = signature.Receivers,
                     WebhookId = signature.Webhook?.Id,
                     WidgetCount = signature.WidgetCount,
