@@ -17,6 +17,9 @@ namespace FunctionApp.Tests.Isolated;
 /// </summary>
 public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTests.NewerApiAzuriteFixture>
 {
+    // A quarter of the burst below: most of it still waits on the queue when the worker is killed.
+    private const int KilledAfterOutputs = 50;
+
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(60);
 
     private readonly AzuriteFixture _azurite;
@@ -259,18 +262,19 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
         // Act
         var clock = Stopwatch.StartNew();
         var ids = await Task.WhenAll(plan.Select(v => v == seed ? app.EnqueueClaimCheckAsync("seed.json") : app.EnqueueAsync(v.Input)));
-        var outputs = await QueueFunctionHost.ReceiveAsync(app.Output, 5, Patience);
-        Assert.True(outputs.Count >= 5, $"no outputs before the kill:\n{app.Host.Output}");
+        var outputs = await QueueFunctionHost.ReceiveAsync(app.Output, KilledAfterOutputs, Patience);
+        Assert.True(outputs.Count >= KilledAfterOutputs, $"only {outputs.Count} outputs before the kill:\n{app.Host.Output}");
 
-        // Kill while the host has several runs in flight (more "Executing" than "Executed" lines), not between two batches:
-        // the host's lines reach us a little late, so one run seen in flight may already be done when the kill lands (seen
-        // in CI); with three, some are still running. The extension keeps up to batchSize + newBatchThreshold going.
+        // Kill a quarter of the way through, while most of the burst still waits on the queue (so the extension keeps runs
+        // going: up to batchSize + newBatchThreshold) and the host has several in flight (more "Executing" than "Executed"
+        // lines): its lines reach us a little late, so one run seen in flight may already be done when the kill lands.
         var inFlightWait = Stopwatch.StartNew();
-        while (InFlightRuns(app.Host.Output) < 3 && inFlightWait.Elapsed < Patience)
+        while (InFlightRuns(app.Host.Output) < 3 && inFlightWait.Elapsed < TimeSpan.FromSeconds(10))
         {
             await Task.Delay(1);
         }
 
+        var inFlightAtKill = InFlightRuns(app.Host.Output);
         var killedAfter = outputs.Count;
         using (var worker = Process.GetProcessById(firstWorker))
         {
@@ -295,7 +299,7 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
 
         // Assert
         var newWorker = app.Host.WorkerPids().LastOrDefault();
-        _output.WriteLine($"{plan.Count} messages ({plan.Count(v => v == seed)} ~1 MB claim checks); worker {firstWorker} killed after {killedAfter} outputs, " +
+        _output.WriteLine($"{plan.Count} messages ({plan.Count(v => v == seed)} ~1 MB claim checks); worker {firstWorker} killed after {killedAfter} outputs with {inFlightAtKill} runs in flight, " +
             $"restarted as {newWorker}; {FailedRuns(app.Host.Output)} runs failed with it; all forwarded after {elapsed.TotalSeconds:F1} s; " +
             $"{outputs.Count} outputs ({outputs.Count - ids.Length} duplicates).");
         Assert.True(missing.Count == 0, $"{missing.Count} message ids have no output:\n{app.Host.Output}");
@@ -304,7 +308,7 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
 
         // The kill hit work in flight (the extension keeps at least newBatchThreshold runs going while messages wait):
         // those runs failed and their messages came back after the 1 s visibilityTimeout and were signed.
-        Assert.True(FailedRuns(app.Host.Output) > 0, "no run was in flight when the worker was killed");
+        Assert.True(FailedRuns(app.Host.Output) > 0, $"no run was in flight when the worker was killed ({inFlightAtKill} seen in flight, {killedAfter} outputs before)");
         for (var i = 0; i < plan.Count; i++)
         {
             // At least once: every output of an id (redeliveries included) carries that input's signature.
