@@ -84,7 +84,7 @@ internal sealed class SpareCorePolicy
             return Task.FromResult(1.0);
         }
 
-        var measured = (probe ?? CoreScalingProbe.Start()).Scaling;
+        var measured = (probe ?? CoreScalingProbe.Real()).Scaling;
         return measured.ContinueWith(
             t =>
             {
