@@ -20,7 +20,7 @@ public static class TwoCoreFloors
     {
         ArgumentNullException.ThrowIfNull(summary);
         var lines = new List<string>();
-        foreach (var job in summary.Reports.Where(r => r.BenchmarkCase.Descriptor.Type == typeof(SerializeAndSignBenchmarks)).GroupBy(r => r.BenchmarkCase.Job.DisplayInfo))
+        foreach (var job in summary.Reports.Where(r => r.BenchmarkCase.Descriptor.Type == typeof(SerializeAndSignBenchmarks)).GroupBy(r => r.BenchmarkCase.Job.ResolvedId))
         {
             var mean = job.Where(r => r.ResultStatistics is not null).ToDictionary(r => r.BenchmarkCase.Descriptor.WorkloadMethod.Name, r => r.ResultStatistics!.Mean / 1000.0);
             if (Floors(mean) is { } line)
