@@ -59,7 +59,10 @@ public class EndToEndBenchmarks
             _services.GetRequiredService<Microsoft.IO.RecyclableMemoryStreamManager>(),
             _services.GetRequiredService<WidgetSigning.Keys.IReceiverKeySource>(),
             _services.GetRequiredService<WidgetSigning.Envelopes.WidgetEnvelopeReader>(),
-            new CanonicalPass(new SpareCorePolicy(Options.Create(SignerFactory.OneCore), _services.GetRequiredService<WidgetSigning.Telemetry.SigningMetrics>())),
+            new CanonicalPass(new SpareCorePolicy(
+                Options.Create(SignerFactory.OneCore),
+                _services.GetRequiredService<WidgetSigning.Telemetry.SigningMetrics>(),
+                _services.GetRequiredService<Microsoft.Extensions.Logging.ILogger<SpareCorePolicy>>())),
             _services.GetRequiredService<IOptions<WidgetSigning.Envelopes.EnvelopeOptions>>(),
             TimeProvider.System,
             _services.GetRequiredService<Microsoft.Extensions.Logging.ILogger<EnvelopeSigner>>());

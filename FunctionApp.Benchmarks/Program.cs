@@ -8,7 +8,9 @@ namespace FunctionApp.Benchmarks;
 /// Entry point. <c>dotnet run -c Release --project FunctionApp.Benchmarks -- --filter '*'</c> runs every
 /// BenchmarkDotNet benchmark; <c>-- load</c> runs the 16-signer load scenario instead, <c>-- interleaved</c> the quick A/B of the signing variants,
 /// <c>-- interleaved-pipeline</c> that of reading and signing, <c>-- probe-slow-mode</c> the slow-mode probe (fresh processes, each
-/// measuring the function against reading alone), <c>-- saturated</c> the end-to-end rows with every core busy (CPU and GC per call).
+/// measuring the function against reading alone), <c>-- saturated</c> the end-to-end rows with every core busy (CPU and GC per call),
+/// <c>-- core-scaling</c> the spare-core policy's two-core scaling probe, a few times. After a run that includes
+/// <c>SerializeAndSignBenchmarks</c>, <see cref="TwoCoreFloors"/> prints the signer against its two-core floors.
 /// A row against an earlier revision of the code: <c>scripts/bench-against.sh</c>.
 /// </summary>
 public static class Program
@@ -37,6 +39,11 @@ public static class Program
             return SaturatedRunner.Run(args[1..], Console.Out);
         }
 
+        if (args.Length > 0 && args[0] == "core-scaling")
+        {
+            return CoreScalingCheck.Run(args[1..], Console.Out);
+        }
+
         if (args.Length > 0 && args[0] == "interleaved")
         {
             return InterleavedRunner.Run(args[1..], Console.Out);
@@ -48,6 +55,11 @@ public static class Program
         // all in process because of --inProcess; a job in the config as well would run beside them.
         var config = BenchmarkConfig.Create(job: null);
         var summaries = BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(switcherArgs, config);
+        foreach (var summary in summaries)
+        {
+            TwoCoreFloors.Write(summary, Console.Out);
+        }
+
         return summaries.Any(s => s.HasCriticalValidationErrors || s.Reports.Any(r => !r.Success)) ? 1 : 0;
     }
 }

@@ -12,7 +12,9 @@ namespace FunctionApp.Benchmarks;
 
 /// <summary>
 /// The seed's table on the seed's envelope (3,000 widgets, ~1 MB): its three methods, our signer (both signature forms,
-/// and each form alone), and the limits our signer chases (serializing alone, one HMAC, both MACs).
+/// and each form alone), and the limits our signer chases (serializing alone, one HMAC, both MACs), and the machine's
+/// two-core hashing scaling (one HMAC on one thread against one on each of two threads at once), from which
+/// <see cref="TwoCoreFloors"/> reports the floors of <c>EnvelopeSigner_Sign</c>.
 /// </summary>
 [MemoryDiagnoser]
 public class SerializeAndSignBenchmarks
@@ -27,6 +29,7 @@ public class SerializeAndSignBenchmarks
     private byte[] _webhookPrefix = null!;
     private WidgetSigning.Keys.ReceiverId[] _twoReceivers = null!;
     private WidgetSigning.Keys.ReceiverId[] _eightReceivers = null!;
+    private HashPartner? _partner;
 
     /// <summary>Builds the envelope and checks that every method signs the same bytes.</summary>
     [GlobalSetup]
@@ -149,4 +152,36 @@ public class SerializeAndSignBenchmarks
     /// <summary>Limit: both MACs a signature carries, one after the other over the canonical bytes in one array.</summary>
     [Benchmark]
     public int Limit_BothMacs_CanonicalBytes() => SigningVariants.BothMacsOneAfterTheOther(_canonical, _webhookPrefix);
+
+    /// <summary>Scaling: one HMAC-SHA256 over the canonical bytes on this thread, as the two-thread row does on each thread.</summary>
+    [Benchmark]
+    public byte Scaling_HmacSha256_OneThread()
+    {
+        Span<byte> mac = stackalloc byte[HMACSHA256.HashSizeInBytes];
+        HMACSHA256.HashData(BenchmarkData.KeyBytes, _canonical, mac);
+        return mac[0];
+    }
+
+    /// <summary>
+    /// Scaling: the same HMAC on this thread and on a partner thread at once; two cores that scale perfectly take as long
+    /// as one thread's hash, so s = 2·t(one thread) / t(this row).
+    /// </summary>
+    [Benchmark]
+    public byte Scaling_HmacSha256_TwoThreadsAtOnce()
+    {
+        _partner ??= new HashPartner(_canonical);
+        _partner.Start();
+        Span<byte> mac = stackalloc byte[HMACSHA256.HashSizeInBytes];
+        HMACSHA256.HashData(BenchmarkData.KeyBytes, _canonical, mac);
+        _partner.Wait();
+        return mac[0];
+    }
+
+    /// <summary>Stops the two-thread row's partner, if that row ran.</summary>
+    [GlobalCleanup]
+    public void Cleanup()
+    {
+        _partner?.Dispose();
+        _partner = null;
+    }
 }

@@ -27,8 +27,11 @@ internal static class SignerFactory
     /// <summary><c>SpareCores:Mode</c> <c>Never</c>: one thread reads, writes and hashes.</summary>
     public static SpareCoreOptions OneCore => new() { Mode = SpareCoreMode.Never };
 
-    /// <summary>A second core for any size while at most one signature per core is in flight: the two-core paths on an idle machine.</summary>
-    public static SpareCoreOptions Eager => new() { MinimumBytes = 0, CoresPerSignature = 1 };
+    /// <summary>
+    /// A second core for any size while at most one signature per core is in flight, whatever the machine's two-core
+    /// scaling (<c>MinimumScaling</c> 1.0): the two-core paths on an idle machine.
+    /// </summary>
+    public static SpareCoreOptions Eager => new() { MinimumBytes = 0, CoresPerSignature = 1, MinimumScaling = 1.0 };
 
     /// <summary>Creates a signer over a new pool built exactly as production builds it.</summary>
     public static EnvelopeSigner Create(out RecyclableMemoryStreamManager streams)
@@ -41,7 +44,8 @@ internal static class SignerFactory
     internal static EnvelopeSigner Create(RecyclableMemoryStreamManager streams, SpareCoreOptions spareCores)
     {
         var envelopes = new EnvelopeOptions();
-        var pass = new CanonicalPass(new SpareCorePolicy(Options.Create(spareCores), new SigningMetrics(Meters)));
+        // The real scaling probe, as production: under a CPU quota or on SMT siblings the adaptive signer signs on one core.
+        var pass = new CanonicalPass(new SpareCorePolicy(Options.Create(spareCores), new SigningMetrics(Meters), NullLogger<SpareCorePolicy>.Instance));
         return new EnvelopeSigner(streams, Keys, new WidgetEnvelopeReader(envelopes), pass, Options.Create(envelopes), TimeProvider.System, NullLogger<EnvelopeSigner>.Instance);
     }
 

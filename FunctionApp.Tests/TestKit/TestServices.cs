@@ -31,8 +31,11 @@ internal sealed class TestServices
     /// <summary><c>SpareCores:Mode</c> <c>Never</c>: one thread reads, writes and hashes.</summary>
     public static SpareCoreOptions OneCore => new() { Mode = SpareCoreMode.Never };
 
-    /// <summary>A second core for any size while at most one signature per core is in flight: the two-core paths on an idle machine.</summary>
-    public static SpareCoreOptions Eager => new() { MinimumBytes = 0, CoresPerSignature = 1 };
+    /// <summary>
+    /// A second core for any size while at most one signature per core is in flight, whatever the machine's two-core
+    /// scaling (<c>MinimumScaling</c> 1.0): the two-core paths on an idle machine.
+    /// </summary>
+    public static SpareCoreOptions Eager => new() { MinimumBytes = 0, CoresPerSignature = 1, MinimumScaling = 1.0 };
 
     public RecyclableMemoryStreamManager Streams { get; }
 
@@ -47,8 +50,12 @@ internal sealed class TestServices
     /// <summary>Instruments on <see cref="Meters"/>, as DI builds them.</summary>
     public static SigningMetrics Metrics() => new(Meters);
 
-    /// <summary>A spare-core policy from <paramref name="options"/> (production's defaults without).</summary>
-    public static SpareCorePolicy SpareCores(SpareCoreOptions? options = null) => new(Options.Create(options ?? new SpareCoreOptions()), Metrics());
+    /// <summary>
+    /// A spare-core policy from <paramref name="options"/> (production's defaults without) on a machine whose two cores
+    /// hash <paramref name="scaling"/> times as fast as one (2.0, two real cores, without: no test depends on the probe's timing).
+    /// </summary>
+    public static SpareCorePolicy SpareCores(SpareCoreOptions? options = null, double scaling = 2.0) =>
+        new(Options.Create(options ?? new SpareCoreOptions()), Metrics(), NullLogger.Instance, CoreScalingProbe.Fixed(scaling));
 
     /// <summary>
     /// A signer over this pool as production builds one, with <paramref name="keys"/> (this key source without), the

@@ -1,6 +1,7 @@
 using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 using WidgetSigning.SpareCores;
 using WidgetSigning.Signing;
@@ -88,6 +89,8 @@ public sealed class SpareCorePolicyTests
     [InlineData("SpareCores:MinimumBytes", "-1", "SpareCores:MinimumBytes")]
     [InlineData("SpareCores:CoresPerSignature", "0", "SpareCores:CoresPerSignature")]
     [InlineData("SpareCores:CoresPerSignature", "65", "SpareCores:CoresPerSignature")]
+    [InlineData("SpareCores:MinimumScaling", "0.9", "SpareCores:MinimumScaling")]
+    [InlineData("SpareCores:MinimumScaling", "2.1", "SpareCores:MinimumScaling")]
     public void Options_BadSetting_FailNamingIt(string setting, string value, string named)
     {
         // Arrange
@@ -115,5 +118,116 @@ public sealed class SpareCorePolicyTests
 
         // Assert
         Assert.Contains("SpareCores:Mode", error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(1.1, false)]
+    [InlineData(1.39, false)]
+    [InlineData(1.4, true)]
+    [InlineData(1.9, true)]
+    public void CoreStillSpare_MeasuredScaling_SecondCoreOnlyAtTheMinimum(double scaling, bool expected)
+    {
+        // Arrange: one signature per core, so only the machine's scaling decides (CoreStillSpare, unlike SpareCoreFor,
+        // does not ask whether other tests left work waiting in the thread pool).
+        var policy = TestServices.SpareCores(new SpareCoreOptions { MinimumBytes = 0, CoresPerSignature = 1 }, scaling);
+
+        // Act
+        using var inFlight = policy.Enter();
+        var stillSpare = policy.CoreStillSpare();
+
+        // Assert
+        Assert.Equal(expected, stillSpare);
+    }
+
+    [Fact]
+    public void SpareCoreFor_PoorScaling_FalseLikeModeNever()
+    {
+        // Arrange: SMT siblings or a CPU quota: two threads hash 1.1 times as fast as one.
+        var policy = TestServices.SpareCores(new SpareCoreOptions { MinimumBytes = 0, CoresPerSignature = 1 }, scaling: 1.1);
+
+        // Act
+        using var inFlight = policy.Enter();
+        var spare = inFlight.SpareCoreFor(long.MaxValue);
+
+        // Assert
+        Assert.False(spare);
+    }
+
+    [Fact]
+    public void CoreStillSpare_MinimumScalingOne_TrustsTwoCoresHoweverPoor()
+    {
+        // Arrange: 1.0 means "always trust two cores", even where the probe measured less than 1.
+        var policy = TestServices.SpareCores(new SpareCoreOptions { MinimumBytes = 0, CoresPerSignature = 1, MinimumScaling = 1.0 }, scaling: 0.9);
+
+        // Act
+        using var inFlight = policy.Enter();
+        var spare = policy.CoreStillSpare();
+
+        // Assert
+        Assert.True(spare);
+    }
+
+    [Fact]
+    public async Task CoreStillSpare_BeforeTheProbeAnswers_TrustsTwoCoresThenFollowsIt()
+    {
+        // Arrange: a probe that answers only when told to.
+        var answer = new TaskCompletionSource<double>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var policy = new SpareCorePolicy(
+            Options.Create(new SpareCoreOptions { MinimumBytes = 0, CoresPerSignature = 1 }),
+            TestServices.Metrics(),
+            NullLogger.Instance,
+            CoreScalingProbe.Of(() => answer.Task.GetAwaiter().GetResult()));
+        bool before;
+        using (policy.Enter())
+        {
+            before = policy.CoreStillSpare();
+        }
+
+        // Act
+        answer.SetResult(1.1);
+        var scaling = await policy.ScalingKnown;
+        using var afterwards = policy.Enter();
+        var after = policy.CoreStillSpare();
+
+        // Assert
+        Assert.True(before);
+        Assert.Equal(1.1, scaling);
+        Assert.False(after);
+    }
+
+    [Fact]
+    public async Task Constructor_ProbeAnswers_LogsTheDecisionOnce()
+    {
+        // Arrange
+        using var logs = new CapturedLogs();
+
+        // Act
+        var policy = new SpareCorePolicy(Options.Create(new SpareCoreOptions()), TestServices.Metrics(), logs.CreateLogger("test"), CoreScalingProbe.Fixed(1.2));
+        await policy.ScalingKnown;
+
+        // Assert
+        var entry = Assert.Single(logs.Entries);
+        Assert.Equal(1004, entry.EventId.Id);
+        Assert.Contains("stay on one core", entry.Message, StringComparison.Ordinal);
+        Assert.Contains("SpareCores:MinimumScaling", entry.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Constructor_ModeNever_DoesNotProbe()
+    {
+        // Arrange
+        var probed = false;
+
+        // Act
+        var policy = new SpareCorePolicy(
+            Options.Create(new SpareCoreOptions { Mode = SpareCoreMode.Never }),
+            TestServices.Metrics(),
+            NullLogger.Instance,
+            CoreScalingProbe.Of(() => { probed = true; return 2.0; }));
+        var scaling = await policy.ScalingKnown;
+
+        // Assert
+        Assert.True(double.IsNaN(scaling));
+        Assert.False(probed);
     }
 }

@@ -18,6 +18,9 @@ internal sealed class SpareCoreOptions
     /// <summary>The default of <see cref="CoresPerSignature"/>.</summary>
     public const int DefaultCoresPerSignature = 2;
 
+    /// <summary>The default of <see cref="MinimumScaling"/>.</summary>
+    public const double DefaultMinimumScaling = 1.4;
+
     /// <summary>Whether work may go to a second core at all. Setting: <c>SpareCores:Mode</c> (<c>Adaptive</c>, <c>Never</c>). Default <c>Adaptive</c>.</summary>
     public SpareCoreMode Mode { get; set; } = SpareCoreMode.Adaptive;
 
@@ -36,4 +39,13 @@ internal sealed class SpareCoreOptions
     /// </summary>
     [Range(1, 64, ErrorMessage = SectionName + ":" + nameof(CoresPerSignature) + " must be between {1} and {2}.")]
     public int CoresPerSignature { get; set; } = DefaultCoresPerSignature;
+
+    /// <summary>
+    /// The least two-core hashing scaling (two threads' hashing rate over one's, measured once at start by
+    /// <see cref="CoreScalingProbe"/>) at which a second core is used: below it (SMT siblings, a CPU quota) the hand-over
+    /// costs more than the second core gives, and every signature takes the one-core path. 1.0 trusts two cores without
+    /// measuring. Setting: <c>SpareCores:MinimumScaling</c>. Default 1.4. 1.0 … 2.0.
+    /// </summary>
+    [Range(1.0, 2.0, ErrorMessage = SectionName + ":" + nameof(MinimumScaling) + " must be between {1} and {2}.")]
+    public double MinimumScaling { get; set; } = DefaultMinimumScaling;
 }

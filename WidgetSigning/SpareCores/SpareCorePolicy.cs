@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using WidgetSigning.Telemetry;
 
@@ -8,6 +9,8 @@ namespace WidgetSigning.SpareCores;
 /// instance per process: a singleton of <c>AddWidgetSigning</c>); a core is spare while at most one is in flight per
 /// <see cref="SpareCoreOptions.CoresPerSignature"/> cores and no work waits in the thread pool. Work already handed over
 /// asks <see cref="CoreStillSpare"/> while it waits, and leaves the rest to the caller's thread once the core is wanted.
+/// A machine whose two cores hash less than <see cref="SpareCoreOptions.MinimumScaling"/> times as fast as one (measured
+/// once by <see cref="CoreScalingProbe"/>), or that has one processor, has no spare core.
 /// </summary>
 internal sealed class SpareCorePolicy
 {
@@ -15,13 +18,31 @@ internal sealed class SpareCorePolicy
     private readonly int _maxInFlight;
     private int _inFlight;
 
-    /// <summary>Creates the policy from <paramref name="options"/>; what the spare core does is counted on <paramref name="metrics"/>' meter.</summary>
-    public SpareCorePolicy(IOptions<SpareCoreOptions> options, SigningMetrics metrics)
+    // Until the probe answers (a few ms after the first signature), two cores are trusted as before the probe existed:
+    // the window is short and its worst case is the behaviour every earlier release had.
+    private volatile bool _twoCoresPay = true;
+
+    /// <summary>
+    /// Creates the policy from <paramref name="options"/> and starts measuring the machine's two-core scaling on the
+    /// thread pool; what the spare core does is counted on <paramref name="metrics"/>' meter, the decision logged once.
+    /// </summary>
+    public SpareCorePolicy(IOptions<SpareCoreOptions> options, SigningMetrics metrics, ILogger<SpareCorePolicy> logger)
+        : this(options, metrics, logger, probe: null)
+    {
+    }
+
+    /// <summary>
+    /// Creates the policy with the scaling <paramref name="probe"/> gives (tests feed fixed values); without one, the
+    /// real probe runs when a second core could be used at all.
+    /// </summary>
+    internal SpareCorePolicy(IOptions<SpareCoreOptions> options, SigningMetrics metrics, ILogger logger, CoreScalingProbe? probe)
     {
         ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(logger);
         _options = options.Value;
         _maxInFlight = Environment.ProcessorCount / _options.CoresPerSignature;
         Counters = new SpareCoreCounters(metrics);
+        ScalingKnown = Decide(probe, logger);
     }
 
     /// <summary>The mode the policy applies.</summary>
@@ -30,6 +51,12 @@ internal sealed class SpareCorePolicy
     /// <summary>Who did the spare core's work, so far.</summary>
     public SpareCoreCounters Counters { get; }
 
+    /// <summary>The machine's two-core scaling once measured (1.0 with one processor; <see cref="double.NaN"/> when not measured because the mode is <c>Never</c>).</summary>
+    internal Task<double> ScalingKnown { get; }
+
+    /// <summary>Whether the machine's cores pay for a hand-over, as far as known: true until the probe has answered.</summary>
+    internal bool TwoCoresPay => _twoCoresPay;
+
     /// <summary>A signature starts: it counts as in flight until the returned value is disposed.</summary>
     internal InFlight Enter() => new(this, Interlocked.Increment(ref _inFlight));
 
@@ -37,10 +64,55 @@ internal sealed class SpareCorePolicy
     /// Whether work already handed to a second core may go on: no other signature has started since. Work queued in the
     /// thread pool is not asked here: a timer's callback queued for a moment would end the overlap for the rest of the envelope.
     /// </summary>
-    internal bool CoreStillSpare() => _options.Mode != SpareCoreMode.Never && Volatile.Read(ref _inFlight) <= _maxInFlight;
+    internal bool CoreStillSpare() => _options.Mode != SpareCoreMode.Never && _twoCoresPay && Volatile.Read(ref _inFlight) <= _maxInFlight;
 
     private bool Pays(long bytes, int inFlight) =>
-        _options.Mode != SpareCoreMode.Never && bytes >= _options.MinimumBytes && inFlight <= _maxInFlight && ThreadPool.PendingWorkItemCount == 0;
+        _options.Mode != SpareCoreMode.Never && _twoCoresPay && bytes >= _options.MinimumBytes && inFlight <= _maxInFlight && ThreadPool.PendingWorkItemCount == 0;
+
+    private Task<double> Decide(CoreScalingProbe? probe, ILogger logger)
+    {
+        if (_options.Mode == SpareCoreMode.Never)
+        {
+            // Nothing is handed over anyway: no need to spend the few ms.
+            return Task.FromResult(double.NaN);
+        }
+
+        if (Environment.ProcessorCount < 2)
+        {
+            _twoCoresPay = false;
+            Log(logger, 1.0, "one processor, not measured", pays: false);
+            return Task.FromResult(1.0);
+        }
+
+        var measured = (probe ?? CoreScalingProbe.Real()).Scaling;
+        return measured.ContinueWith(
+            t =>
+            {
+                // A probe that failed (it should not) leaves the policy as it was: two cores trusted.
+                if (!t.IsCompletedSuccessfully)
+                {
+                    _ = t.Exception; // observed, so it is not rethrown as unobserved
+                    return double.NaN;
+                }
+
+                var pays = _options.MinimumScaling <= 1.0 || t.Result >= _options.MinimumScaling;
+                _twoCoresPay = pays;
+                Log(logger, t.Result, "measured", pays);
+                return t.Result;
+            },
+            CancellationToken.None,
+            TaskContinuationOptions.ExecuteSynchronously,
+            TaskScheduler.Default);
+    }
+
+    private void Log(ILogger logger, double scaling, string source, bool pays) => SpareCoreLog.ScalingDecided(
+        logger,
+        Math.Round(scaling, 2),
+        source,
+        Environment.ProcessorCount,
+        pays ? "may hand work to a second core" : "stay on one core",
+        SpareCoreOptions.SectionName + ":" + nameof(SpareCoreOptions.MinimumScaling),
+        _options.MinimumScaling);
 
     /// <summary>One signature in flight; dispose it once when the signature no longer needs a core.</summary>
     internal readonly struct InFlight : IDisposable

@@ -1,0 +1,48 @@
+using WidgetSigning.SpareCores;
+
+namespace WidgetSigning.Tests.SpareCores;
+
+/// <summary>The two-core scaling probe: the real measurement ends with a plausible value; its timing is not asserted.</summary>
+public sealed class CoreScalingProbeTests
+{
+    [Fact]
+    public async Task Real_OnThisMachine_AnswersAPlausibleScaling()
+    {
+        // Arrange
+        var probe = CoreScalingProbe.Real();
+
+        // Act
+        var scaling = await probe.Scaling.WaitAsync(TimeSpan.FromSeconds(30));
+
+        // Assert: 1.0 on one core's worth of CPU, 2.0 on two real cores; slack either side for a noisy machine.
+        Assert.InRange(scaling, 0.5, 2.5);
+    }
+
+    [Fact]
+    public async Task Fixed_Value_AnswersItAtOnce()
+    {
+        // Arrange
+        var probe = CoreScalingProbe.Fixed(1.3);
+
+        // Act
+        var completed = probe.Scaling.IsCompleted;
+        var scaling = await probe.Scaling;
+
+        // Assert
+        Assert.True(completed);
+        Assert.Equal(1.3, scaling);
+    }
+
+    [Fact]
+    public void Of_NotRead_DoesNotMeasure()
+    {
+        // Arrange
+        var measured = false;
+
+        // Act
+        _ = CoreScalingProbe.Of(() => { measured = true; return 2.0; });
+
+        // Assert
+        Assert.False(measured);
+    }
+}
