@@ -70,13 +70,13 @@
 
 import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { connect, createServer } from "node:net";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { azuriteConnection } from "./azurite.mjs";
+import { childPids, freePort, listening, procCpuMs, procMemory } from "./proc.mjs";
 import { grantsClient, setGrants } from "./grants.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -162,25 +162,6 @@ const steps = allSteps.filter((s) => stepIds.includes(s.id)).map((s) => ({ ...s,
 // The host warm-up sends the 1 MB envelope when a step does, else the first step's.
 const warmupBody = steps.find((s) => s.name === "1 MB")?.body ?? steps[0].body;
 
-function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
-function listening(port) {
-  return new Promise((resolveConnect) => {
-    const socket = connect({ host: "127.0.0.1", port });
-    socket.once("connect", () => { socket.destroy(); resolveConnect(true); });
-    socket.once("error", () => resolveConnect(false));
-  });
-}
-
 const running = (child) => child.exitCode === null && child.signalCode === null;
 
 /** SIGTERM, then SIGKILL if still running after 10 s (requests still queued in the host). */
@@ -202,32 +183,6 @@ async function fetchJson(url) {
   return response.json();
 }
 
-/** VmRSS and VmHWM of a process in bytes, from /proc/<pid>/status; null where there is no /proc or the process is gone. */
-function procMemory(pid) {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
-    return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
-  } catch {
-    return null;
-  }
-}
-
-/** The host's child processes (the isolated worker), from /proc/<pid>/task/<tid>/children. */
-function childPids(pid) {
-  try {
-    return readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
-      try {
-        return readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
-      } catch {
-        return [];
-      }
-    });
-  } catch {
-    return [];
-  }
-}
-
 /** The seed's widgets repeated with fresh ids until the body reaches targetBytes. */
 function largeEnvelope(targetBytes) {
   const seed = JSON.parse(readFileSync(seedPath, "utf8")).widgets;
@@ -239,19 +194,6 @@ function largeEnvelope(targetBytes) {
     widgets.push(widget);
   }
   return Buffer.from(JSON.stringify({ widgets }));
-}
-
-/** CPU time (ms, user + system) a process has used so far, from /proc/<pid>/stat; null where there is no /proc. */
-const clockTicks = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout?.trim() || 100);
-function procCpuMs(pid) {
-  try {
-    // Fields after the command (which may hold spaces) start at ") ": utime and stime are the 12th and 13th of those.
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
-  } catch {
-    return null;
-  }
 }
 
 const wrkPath = ["/usr/bin/wrk", "/usr/local/bin/wrk"].find((p) => existsSync(p)) ?? null;

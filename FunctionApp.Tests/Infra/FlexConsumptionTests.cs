@@ -203,6 +203,19 @@ public sealed partial class FlexConsumptionTests
     }
 
     [Fact]
+    public void FlexFile_Gen0Budget_IsTheIsolatedSamplesAndAHexNumberTheRuntimeReads()
+    {
+        // The runtime reads GCgen0size from the environment only (a runtimeconfig property is ignored), as hex.
+        var sample = System.Text.Json.Nodes.JsonNode.Parse(RepoFiles.ReadAllText("FunctionApp.Isolated", "local.settings.sample.json"))!["Values"]!;
+
+        var value = Flex.AppSettings["DOTNET_GCgen0size"];
+
+        Assert.Equal((string?)sample["DOTNET_GCgen0size"], value);
+        Assert.Equal(64L * 1024 * 1024, Convert.ToInt64(value, 16));
+        Assert.Contains("DOTNET_GCgen0size=0x4000000", RepoFiles.ReadAllText("docs", "operations.md"), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void ElasticPremiumFile_KeepsTheInProcessAppAndItsSettings()
     {
         var snapshot = Infra.Snapshots[ElasticPremiumFile];

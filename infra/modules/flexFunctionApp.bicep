@@ -207,6 +207,13 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
           name: 'FUNCTIONS_REQUEST_BODY_SIZE_LIMIT'
           value: '16908288'
         }
+        // A 64 MiB first GC generation for the worker (the host starts the worker with the app's settings as its
+        // environment; the runtime reads this knob from the environment only). Where the VM hides its cache sizes, the
+        // default budget is ~1.6 MiB, less than one 1 MB request allocates (docs/performance.md, The request over a socket).
+        {
+          name: 'DOTNET_GCgen0size'
+          value: '0x4000000'
+        }
         // Application Insights with Entra authentication: the component refuses local (instrumentation key) auth, and the
         // identity holds Monitoring Metrics Publisher on it. The connection string only locates the component.
         {
