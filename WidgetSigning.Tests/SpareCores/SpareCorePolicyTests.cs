@@ -196,6 +196,67 @@ public sealed class SpareCorePolicyTests
     }
 
     [Fact]
+    public async Task CoreStillSpare_LowFirstReadingThenAHighOne_TrustsTwoCoresAgain()
+    {
+        // Arrange: the first reading taken while other work held a core, the next one on a quiet machine.
+        var readings = new Queue<double>([1.0, 1.9]);
+        var policy = new SpareCorePolicy(
+            Options.Create(new SpareCoreOptions { MinimumBytes = 0, CoresPerSignature = 1 }),
+            TestServices.Metrics(),
+            NullLogger.Instance,
+            CoreScalingProbe.Of(() => { lock (readings) { return readings.Dequeue(); } }),
+            TimeSpan.FromMilliseconds(10));
+        await policy.ScalingKnown;
+        var first = policy.TwoCoresPay;
+
+        // Act
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        while (!policy.TwoCoresPay && clock.Elapsed < TimeSpan.FromSeconds(10))
+        {
+            await Task.Delay(10);
+        }
+
+        using var inFlight = policy.Enter();
+
+        // Assert
+        Assert.False(first);
+        Assert.True(policy.TwoCoresPay);
+        Assert.True(policy.CoreStillSpare());
+    }
+
+    [Fact]
+    public async Task CoreStillSpare_EveryReadingLow_StaysOnOneCoreAfterTheLastRemeasure()
+    {
+        // Arrange
+        var measured = 0;
+        var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var policy = new SpareCorePolicy(
+            Options.Create(new SpareCoreOptions { MinimumBytes = 0, CoresPerSignature = 1 }),
+            TestServices.Metrics(),
+            NullLogger.Instance,
+            CoreScalingProbe.Of(() =>
+            {
+                if (Interlocked.Increment(ref measured) == SpareCorePolicy.MaxRemeasures + 1)
+                {
+                    done.SetResult();
+                }
+
+                return 1.2;
+            }),
+            TimeSpan.FromMilliseconds(1));
+
+        // Act
+        await policy.ScalingKnown;
+        await done.Task.WaitAsync(TimeSpan.FromSeconds(10));
+        await Task.Delay(50);
+        using var inFlight = policy.Enter();
+
+        // Assert: measured at start and MaxRemeasures times more, never again, and one core.
+        Assert.Equal(SpareCorePolicy.MaxRemeasures + 1, Volatile.Read(ref measured));
+        Assert.False(policy.CoreStillSpare());
+    }
+
+    [Fact]
     public async Task Constructor_ProbeAnswers_LogsTheDecisionOnce()
     {
         // Arrange

@@ -20,12 +20,20 @@ internal sealed class CoreScalingProbe
     /// <summary>Measurements of each kind; the best of them is kept, as the least disturbed by other work.</summary>
     internal const int DefaultRepeats = 3;
 
+    private readonly Func<Task<double>> _measure;
     private readonly Lazy<Task<double>> _scaling;
 
-    private CoreScalingProbe(Func<Task<double>> scaling) => _scaling = new(scaling);
+    private CoreScalingProbe(Func<Task<double>> scaling)
+    {
+        _measure = scaling;
+        _scaling = new(scaling);
+    }
 
     /// <summary>The measured scaling, once the measurement is done; the first read starts it.</summary>
     public Task<double> Scaling => _scaling.Value;
+
+    /// <summary>A new measurement, as <see cref="Scaling"/> took the first: a reading taken while other work held a core is low.</summary>
+    public Task<double> MeasureAgain() => _measure();
 
     /// <summary>A probe that runs <paramref name="measure"/> on the thread pool, off the caller's path, when first read.</summary>
     public static CoreScalingProbe Of(Func<double> measure) => new(() => Task.Run(measure));

@@ -10,13 +10,20 @@ namespace WidgetSigning.SpareCores;
 /// <see cref="SpareCoreOptions.CoresPerSignature"/> cores and no work waits in the thread pool. Work already handed over
 /// asks <see cref="CoreStillSpare"/> while it waits, and leaves the rest to the caller's thread once the core is wanted.
 /// A machine whose two cores hash less than <see cref="SpareCoreOptions.MinimumScaling"/> times as fast as one (measured
-/// once by <see cref="CoreScalingProbe"/>), or that has one processor, has no spare core.
+/// by <see cref="CoreScalingProbe"/> at start, and again a few times while it reads low), or that has one processor, has no spare core.
 /// </summary>
 internal sealed class SpareCorePolicy
 {
     private readonly SpareCoreOptions _options;
     private readonly int _maxInFlight;
+    private readonly TimeSpan _remeasureAfter;
     private int _inFlight;
+
+    /// <summary>How many times a reading below the minimum is measured again before the policy settles on one core.</summary>
+    internal const int MaxRemeasures = 10;
+
+    /// <summary>The pause before measuring again: a busy start (the first requests, the JIT) is over by then.</summary>
+    internal static readonly TimeSpan RemeasureAfter = TimeSpan.FromSeconds(30);
 
     // Until the probe answers (a few ms after the first signature), two cores are trusted as before the probe existed:
     // the window is short and its worst case is the behaviour every earlier release had.
@@ -36,9 +43,16 @@ internal sealed class SpareCorePolicy
     /// real probe runs when a second core could be used at all.
     /// </summary>
     internal SpareCorePolicy(IOptions<SpareCoreOptions> options, SigningMetrics metrics, ILogger logger, CoreScalingProbe? probe)
+        : this(options, metrics, logger, probe, RemeasureAfter)
+    {
+    }
+
+    /// <summary>As above, measuring a low reading again after <paramref name="remeasureAfter"/> (tests shorten it).</summary>
+    internal SpareCorePolicy(IOptions<SpareCoreOptions> options, SigningMetrics metrics, ILogger logger, CoreScalingProbe? probe, TimeSpan remeasureAfter)
     {
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(logger);
+        _remeasureAfter = remeasureAfter;
         _options = options.Value;
         _maxInFlight = Environment.ProcessorCount / _options.CoresPerSignature;
         Counters = new SpareCoreCounters(metrics);
@@ -84,8 +98,8 @@ internal sealed class SpareCorePolicy
             return Task.FromResult(1.0);
         }
 
-        var measured = (probe ?? CoreScalingProbe.Real()).Scaling;
-        return measured.ContinueWith(
+        var scalingProbe = probe ?? CoreScalingProbe.Real();
+        return scalingProbe.Scaling.ContinueWith(
             t =>
             {
                 // A probe that failed (it should not) leaves the policy as it was: two cores trusted.
@@ -95,14 +109,45 @@ internal sealed class SpareCorePolicy
                     return double.NaN;
                 }
 
-                var pays = _options.MinimumScaling <= 1.0 || t.Result >= _options.MinimumScaling;
+                var pays = Pays(t.Result);
                 _twoCoresPay = pays;
                 Log(logger, t.Result, "measured", pays);
+                if (!pays)
+                {
+                    _ = RemeasureAsync(scalingProbe, logger, t.Result);
+                }
+
                 return t.Result;
             },
             CancellationToken.None,
             TaskContinuationOptions.ExecuteSynchronously,
             TaskScheduler.Default);
+    }
+
+    private bool Pays(double scaling) => _options.MinimumScaling <= 1.0 || scaling >= _options.MinimumScaling;
+
+    // A machine never hashes faster than its cores allow, but other work holding a core (a busy start) reads low: a low
+    // reading is measured again a few times, and the best one decides.
+    private async Task RemeasureAsync(CoreScalingProbe probe, ILogger logger, double best)
+    {
+        try
+        {
+            for (var i = 0; i < MaxRemeasures; i++)
+            {
+                await Task.Delay(_remeasureAfter).ConfigureAwait(false);
+                best = Math.Max(best, await probe.MeasureAgain().ConfigureAwait(false));
+                if (Pays(best))
+                {
+                    _twoCoresPay = true;
+                    Log(logger, best, $"measured again ({i + 1} of {MaxRemeasures})", pays: true);
+                    return;
+                }
+            }
+        }
+        catch (Exception ex) when (ex is not OutOfMemoryException)
+        {
+            // A failed measurement leaves the decision as it is: one core.
+        }
     }
 
     private void Log(ILogger logger, double scaling, string source, bool pays) => SpareCoreLog.ScalingDecided(

@@ -5,11 +5,14 @@
 #
 #   scripts/breakdown/run.sh isolated|inprocess CONCURRENCY SECONDS [OUT_DIR]
 #
-# Starts Azurite (in memory) and the app's local host with DOTNET_PerfMapEnabled=1 (JIT'd code named in perf's samples;
+# Starts Azurite (in memory) and the app's local host (the isolated app with caller checks off: Auth:Disabled=true,
+# accepted in development only) with DOTNET_PerfMapEnabled=1 (JIT'd code named in perf's samples;
 # W^X off so the code is where the map says), warms it with wrk for WARMUP seconds (default 30: until the JIT has tiered
 # up), then runs wrk (C, one thread, the pre-built body) for SECONDS while `perf record -a -g` samples every CPU at
 # 499 Hz, and classifies each sample (classify.py) by process and by the first of our categories its stack shows.
-# Needs wrk and perf (Debian: apt-get install wrk linux-perf). Prints wrk's latency and the table; keeps perf.data.
+# Needs perf (Debian: apt-get install linux-perf) and wrk (apt-get install wrk); where wrk is not installed, or with
+# BREAKDOWN_CLIENT=autocannon, the client is autocannon (Node.js, from node_modules) instead. Prints the client's
+# figures and the table; keeps perf.data.
 set -euo pipefail
 APP=${1:?isolated or inprocess}; C=${2:?concurrency}; D=${3:?seconds}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -32,7 +35,7 @@ export DOTNET_PerfMapEnabled=1 DOTNET_EnableWriteXorExecute=0
 sleep 2
 cd "$ROOT"
 if [ "$APP" = isolated ]; then
-  dotnet tools/WorkerHost/bin/Release/net10.0/WorkerHost.dll --app FunctionApp.Isolated/bin/Release/net10.0 \
+  env "Auth:Disabled=true" dotnet tools/WorkerHost/bin/Release/net10.0/WorkerHost.dll --app FunctionApp.Isolated/bin/Release/net10.0 \
     --settings FunctionApp.Isolated/local.settings.sample.json --port "$PORT" > "$OUT/host.log" 2>&1 &
 else
   dotnet tools/LocalHost/bin/Release/net8.0/LocalHost.dll --app FunctionApp/bin/Release/net8.0 \
@@ -53,15 +56,28 @@ local f = assert(io.open("$ROOT/FunctionApp.Tests/TestData/vectors/seed-3000-wid
 wrk.method = "POST"; wrk.headers["Content-Type"] = "application/json"
 LUA
 URL="http://127.0.0.1:$PORT/api/sign"
-wrk -t1 -c"$C" -d"${WARMUP}s" -s "$OUT/post.lua" "$URL" > /dev/null
-wrk -t1 -c"$C" -d"${D}s" --latency -s "$OUT/post.lua" "$URL" > "$OUT/wrk.txt" &
-WRK=$!
+BODY="$ROOT/FunctionApp.Tests/TestData/vectors/seed-3000-widgets/input.json"
+CLIENT=${BREAKDOWN_CLIENT:-$(command -v wrk > /dev/null && echo wrk || echo autocannon)}
+AUTOCANNON=(node "$ROOT/node_modules/autocannon/autocannon.js" -c "$C" -m POST -H "content-type=application/json" -i "$BODY")
+if [ "$CLIENT" = wrk ]; then
+  wrk -t1 -c"$C" -d"${WARMUP}s" -s "$OUT/post.lua" "$URL" > /dev/null
+  wrk -t1 -c"$C" -d"${D}s" --latency -s "$OUT/post.lua" "$URL" > "$OUT/client.txt" &
+else
+  "${AUTOCANNON[@]}" -d "$WARMUP" "$URL" > /dev/null 2>&1
+  "${AUTOCANNON[@]}" -d "$D" --json "$URL" > "$OUT/client.txt" 2> /dev/null &
+fi
+CLIENT_PID=$!
 sleep 1
 perf record -F $HZ -a -g -o "$OUT/perf.data" -- sleep $((D - 2)) 2> /dev/null
-wait $WRK
-RATE=$(grep -oP "Requests/sec:\s*\K[\d.]+" "$OUT/wrk.txt")
-echo "$APP at concurrency $C: $(grep -oP '^\s*\K\d+ requests in [\d.]+s' "$OUT/wrk.txt"), $RATE req/s; host pid $HOST, worker pid $WORKER, wrk pid $WRK"
-grep -A5 "Latency Distribution" "$OUT/wrk.txt"
+wait $CLIENT_PID
+if [ "$CLIENT" = wrk ]; then
+  RATE=$(grep -oP "Requests/sec:\s*\K[\d.]+" "$OUT/client.txt")
+  grep -A5 "Latency Distribution" "$OUT/client.txt"
+else
+  RATE=$(python3 -c "import json; r = json.load(open('$OUT/client.txt')); print(r['2xx'] / r['duration'])")
+  python3 -c "import json; r = json.load(open('$OUT/client.txt')); print('latency p50 %s ms, p99 %s ms' % (r['latency']['p50'], r['latency']['p99']))"
+fi
+echo "$APP at concurrency $C with $CLIENT: $RATE answers 200 per second; host pid $HOST, worker pid $WORKER, client pid $CLIENT_PID"
 perf script -i "$OUT/perf.data" -F comm,pid,tid,ip,sym,dso 2>/dev/null \
-  | python3 "$ROOT/scripts/breakdown/classify.py" --roles "$WRK=client (wrk),$HOST=host,$WORKER=worker" \
+  | python3 "$ROOT/scripts/breakdown/classify.py" --roles "$CLIENT_PID=client ($CLIENT),$HOST=host,$WORKER=worker" \
       --requests "$(python3 -c "print($RATE * ($D - 2))")" --hz $HZ --top "${TOP:-0}"
