@@ -196,63 +196,43 @@ public sealed class SpareCorePolicyTests
     }
 
     [Fact]
-    public async Task CoreStillSpare_LowFirstReadingThenAHighOne_TrustsTwoCoresAgain()
+    public async Task ScalingKnown_LowReadingThenAHighOne_TrustsTwoCores()
     {
-        // Arrange: the first reading taken while other work held a core, the next one on a quiet machine.
+        // Arrange: the first reading taken while other work held a core (a busy start), the next on a quiet machine.
         var readings = new Queue<double>([1.0, 1.9]);
-        var policy = new SpareCorePolicy(
-            Options.Create(new SpareCoreOptions { MinimumBytes = 0, CoresPerSignature = 1 }),
-            TestServices.Metrics(),
-            NullLogger.Instance,
-            CoreScalingProbe.Of(() => { lock (readings) { return readings.Dequeue(); } }),
-            TimeSpan.FromMilliseconds(10));
-        await policy.ScalingKnown;
-        var first = policy.TwoCoresPay;
+        var probe = CoreScalingProbe.Of(() => { lock (readings) { return readings.Dequeue(); } });
 
         // Act
-        var clock = System.Diagnostics.Stopwatch.StartNew();
-        while (!policy.TwoCoresPay && clock.Elapsed < TimeSpan.FromSeconds(10))
-        {
-            await Task.Delay(10);
-        }
-
+        var policy = new SpareCorePolicy(Options.Create(new SpareCoreOptions { MinimumBytes = 0, CoresPerSignature = 1 }), TestServices.Metrics(), NullLogger.Instance, probe);
+        var scaling = await policy.ScalingKnown.WaitAsync(TimeSpan.FromSeconds(10));
         using var inFlight = policy.Enter();
 
         // Assert
-        Assert.False(first);
-        Assert.True(policy.TwoCoresPay);
+        Assert.Equal(1.9, scaling);
+        Assert.Empty(readings);
         Assert.True(policy.CoreStillSpare());
     }
 
     [Fact]
-    public async Task CoreStillSpare_EveryReadingLow_StaysOnOneCoreAfterTheLastRemeasure()
+    public async Task ScalingKnown_EveryReadingLow_OneCoreAfterTheConfirmingReadings()
     {
         // Arrange
         var measured = 0;
-        var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        var policy = new SpareCorePolicy(
-            Options.Create(new SpareCoreOptions { MinimumBytes = 0, CoresPerSignature = 1 }),
-            TestServices.Metrics(),
-            NullLogger.Instance,
-            CoreScalingProbe.Of(() =>
-            {
-                if (Interlocked.Increment(ref measured) == SpareCorePolicy.MaxRemeasures + 1)
-                {
-                    done.SetResult();
-                }
-
-                return 1.2;
-            }),
-            TimeSpan.FromMilliseconds(1));
+        var probe = CoreScalingProbe.Of(() =>
+        {
+            Interlocked.Increment(ref measured);
+            return 1.2;
+        });
 
         // Act
-        await policy.ScalingKnown;
-        await done.Task.WaitAsync(TimeSpan.FromSeconds(10));
+        var policy = new SpareCorePolicy(Options.Create(new SpareCoreOptions { MinimumBytes = 0, CoresPerSignature = 1 }), TestServices.Metrics(), NullLogger.Instance, probe);
+        var scaling = await policy.ScalingKnown.WaitAsync(TimeSpan.FromSeconds(10));
         await Task.Delay(50);
         using var inFlight = policy.Enter();
 
-        // Assert: measured at start and MaxRemeasures times more, never again, and one core.
-        Assert.Equal(SpareCorePolicy.MaxRemeasures + 1, Volatile.Read(ref measured));
+        // Assert: measured LowReadingsToDecide times, never again, and one core.
+        Assert.Equal(1.2, scaling);
+        Assert.Equal(SpareCorePolicy.LowReadingsToDecide, Volatile.Read(ref measured));
         Assert.False(policy.CoreStillSpare());
     }
 

@@ -10,7 +10,7 @@ namespace WidgetSigning.SpareCores;
 /// <see cref="SpareCoreOptions.CoresPerSignature"/> cores and no work waits in the thread pool. Work already handed over
 /// asks <see cref="CoreStillSpare"/> while it waits, and leaves the rest to the caller's thread once the core is wanted.
 /// A machine whose two cores hash less than <see cref="SpareCoreOptions.MinimumScaling"/> times as fast as one (measured
-/// by <see cref="CoreScalingProbe"/> at start, and again a few times while it reads low), or that has one processor, has no spare core.
+/// by <see cref="CoreScalingProbe"/> at start, a low reading confirmed by <see cref="LowReadingsToDecide"/> of them), or that has one processor, has no spare core.
 /// </summary>
 internal sealed class SpareCorePolicy
 {
@@ -19,14 +19,14 @@ internal sealed class SpareCorePolicy
     private readonly TimeSpan _remeasureAfter;
     private int _inFlight;
 
-    /// <summary>How many times a reading below the minimum is measured again before the policy settles on one core.</summary>
-    internal const int MaxRemeasures = 10;
+    /// <summary>Readings below the minimum, each after <see cref="RemeasureAfter"/>, before the policy settles on one core.</summary>
+    internal const int LowReadingsToDecide = 3;
 
-    /// <summary>The pause before measuring again: a busy start (the first requests, the JIT) is over by then.</summary>
-    internal static readonly TimeSpan RemeasureAfter = TimeSpan.FromSeconds(30);
+    /// <summary>The pause between readings: a busy start (the first requests, the JIT) holds a core for seconds.</summary>
+    internal static readonly TimeSpan RemeasureAfter = TimeSpan.FromSeconds(15);
 
-    // Until the probe answers (a few ms after the first signature), two cores are trusted as before the probe existed:
-    // the window is short and its worst case is the behaviour every earlier release had.
+    // Two cores are trusted as before the probe existed until the readings say otherwise: a reading taken while other work
+    // holds a core is low, never high, so one high reading decides at once and a low one must be confirmed.
     private volatile bool _twoCoresPay = true;
 
     /// <summary>
@@ -43,11 +43,11 @@ internal sealed class SpareCorePolicy
     /// real probe runs when a second core could be used at all.
     /// </summary>
     internal SpareCorePolicy(IOptions<SpareCoreOptions> options, SigningMetrics metrics, ILogger logger, CoreScalingProbe? probe)
-        : this(options, metrics, logger, probe, RemeasureAfter)
+        : this(options, metrics, logger, probe, probe is null ? RemeasureAfter : TimeSpan.Zero)
     {
     }
 
-    /// <summary>As above, measuring a low reading again after <paramref name="remeasureAfter"/> (tests shorten it).</summary>
+    /// <summary>As above, measuring a low reading again after <paramref name="remeasureAfter"/> (a fed probe's values need no pause).</summary>
     internal SpareCorePolicy(IOptions<SpareCoreOptions> options, SigningMetrics metrics, ILogger logger, CoreScalingProbe? probe, TimeSpan remeasureAfter)
     {
         ArgumentNullException.ThrowIfNull(options);
@@ -98,55 +98,31 @@ internal sealed class SpareCorePolicy
             return Task.FromResult(1.0);
         }
 
-        var scalingProbe = probe ?? CoreScalingProbe.Real();
-        return scalingProbe.Scaling.ContinueWith(
-            t =>
-            {
-                // A probe that failed (it should not) leaves the policy as it was: two cores trusted.
-                if (!t.IsCompletedSuccessfully)
-                {
-                    _ = t.Exception; // observed, so it is not rethrown as unobserved
-                    return double.NaN;
-                }
-
-                var pays = Pays(t.Result);
-                _twoCoresPay = pays;
-                Log(logger, t.Result, "measured", pays);
-                if (!pays)
-                {
-                    _ = RemeasureAsync(scalingProbe, logger, t.Result);
-                }
-
-                return t.Result;
-            },
-            CancellationToken.None,
-            TaskContinuationOptions.ExecuteSynchronously,
-            TaskScheduler.Default);
+        return DecideAsync(probe ?? CoreScalingProbe.Real(), logger);
     }
 
     private bool Pays(double scaling) => _options.MinimumScaling <= 1.0 || scaling >= _options.MinimumScaling;
 
-    // A machine never hashes faster than its cores allow, but other work holding a core (a busy start) reads low: a low
-    // reading is measured again a few times, and the best one decides.
-    private async Task RemeasureAsync(CoreScalingProbe probe, ILogger logger, double best)
+    private async Task<double> DecideAsync(CoreScalingProbe probe, ILogger logger)
     {
         try
         {
-            for (var i = 0; i < MaxRemeasures; i++)
+            var best = await probe.Scaling.ConfigureAwait(false);
+            for (var low = 1; !Pays(best) && low < LowReadingsToDecide; low++)
             {
                 await Task.Delay(_remeasureAfter).ConfigureAwait(false);
                 best = Math.Max(best, await probe.MeasureAgain().ConfigureAwait(false));
-                if (Pays(best))
-                {
-                    _twoCoresPay = true;
-                    Log(logger, best, $"measured again ({i + 1} of {MaxRemeasures})", pays: true);
-                    return;
-                }
             }
+
+            var pays = Pays(best);
+            _twoCoresPay = pays;
+            Log(logger, best, "measured", pays);
+            return best;
         }
         catch (Exception ex) when (ex is not OutOfMemoryException)
         {
-            // A failed measurement leaves the decision as it is: one core.
+            // A probe that failed (it should not) leaves the policy as it was: two cores trusted.
+            return double.NaN;
         }
     }
 
