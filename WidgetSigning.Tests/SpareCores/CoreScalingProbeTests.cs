@@ -12,7 +12,7 @@ public sealed class CoreScalingProbeTests
         var probe = CoreScalingProbe.Real();
 
         // Act
-        var scaling = await probe.Scaling.WaitAsync(TimeSpan.FromSeconds(30));
+        var scaling = await probe.MeasureAsync().WaitAsync(TimeSpan.FromSeconds(30));
 
         // Assert: 1.0 on one core's worth of CPU, 2.0 on two real cores. Tests running beside it can starve either window
         // (the pair's second thread, or the lone thread, which inflates the ratio), so this rules out only what broken
@@ -27,8 +27,9 @@ public sealed class CoreScalingProbeTests
         var probe = CoreScalingProbe.Fixed(1.3);
 
         // Act
-        var completed = probe.Scaling.IsCompleted;
-        var scaling = await probe.Scaling;
+        var reading = probe.MeasureAsync();
+        var completed = reading.IsCompleted;
+        var scaling = await reading;
 
         // Assert
         Assert.True(completed);
@@ -36,7 +37,7 @@ public sealed class CoreScalingProbeTests
     }
 
     [Fact]
-    public void Of_NotRead_DoesNotMeasure()
+    public void Of_NotAsked_DoesNotMeasure()
     {
         // Arrange
         var measured = false;

@@ -7,7 +7,7 @@ namespace WidgetSigning.SpareCores;
 /// How much faster two cores hash than one on the running machine: two threads' HMAC-SHA256 rate, hashing at once, over
 /// one thread's (the same as 2·t1 / t2 for a fixed amount of work each): 2.0 on two real cores, 1.1 … 1.6 on SMT
 /// siblings or under a CPU quota, ~1.0 where both threads share one core. There a second core does not pay for the
-/// hand-over. Measured once, on the thread pool, in ~15 ms (docs/decisions/two-core-hashing.md).
+/// hand-over. Each measurement runs on the thread pool in ~15 ms (docs/decisions/two-core-hashing.md).
 /// </summary>
 internal sealed class CoreScalingProbe
 {
@@ -21,24 +21,16 @@ internal sealed class CoreScalingProbe
     internal const int DefaultRepeats = 3;
 
     private readonly Func<Task<double>> _measure;
-    private readonly Lazy<Task<double>> _scaling;
 
-    private CoreScalingProbe(Func<Task<double>> scaling)
-    {
-        _measure = scaling;
-        _scaling = new(scaling);
-    }
+    private CoreScalingProbe(Func<Task<double>> measure) => _measure = measure;
 
-    /// <summary>The measured scaling, once the measurement is done; the first read starts it.</summary>
-    public Task<double> Scaling => _scaling.Value;
+    /// <summary>One new measurement: each call measures again (a reading taken while other work held a core is low).</summary>
+    public Task<double> MeasureAsync() => _measure();
 
-    /// <summary>A new measurement, as <see cref="Scaling"/> took the first: a reading taken while other work held a core is low.</summary>
-    public Task<double> MeasureAgain() => _measure();
-
-    /// <summary>A probe that runs <paramref name="measure"/> on the thread pool, off the caller's path, when first read.</summary>
+    /// <summary>A probe that runs <paramref name="measure"/> on the thread pool, off the caller's path, at each <see cref="MeasureAsync"/>.</summary>
     public static CoreScalingProbe Of(Func<double> measure) => new(() => Task.Run(measure));
 
-    /// <summary>The real measurement (<see cref="Measure(int, int)"/>), run on the thread pool when first read.</summary>
+    /// <summary>The real measurement (<see cref="Measure(int, int)"/>), run on the thread pool at each <see cref="MeasureAsync"/>.</summary>
     public static CoreScalingProbe Real() => Of(() => Measure());
 
     /// <summary>A probe that answers <paramref name="scaling"/> at once: tests, and hosts that know their machine.</summary>

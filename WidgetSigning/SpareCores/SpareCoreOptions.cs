@@ -41,8 +41,8 @@ internal sealed class SpareCoreOptions
     public int CoresPerSignature { get; set; } = DefaultCoresPerSignature;
 
     /// <summary>
-    /// The least two-core hashing scaling (two threads' hashing rate over one's, measured once at start by
-    /// <see cref="CoreScalingProbe"/>) at which a second core is used: below it (SMT siblings, a CPU quota) the hand-over
+    /// The least two-core hashing scaling (two threads' hashing rate over one's, measured at start by
+    /// <see cref="CoreScalingProbe"/>, a low reading confirmed by later ones) at which a second core is used: below it (SMT siblings, a CPU quota) the hand-over
     /// costs more than the second core gives, and every signature takes the one-core path. 1.0 trusts two cores without
     /// measuring. Setting: <c>SpareCores:MinimumScaling</c>. Default 1.4. 1.0 … 2.0.
     /// </summary>

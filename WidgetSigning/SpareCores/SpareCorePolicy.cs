@@ -34,20 +34,20 @@ internal sealed class SpareCorePolicy
     /// thread pool; what the spare core does is counted on <paramref name="metrics"/>' meter, the decision logged once.
     /// </summary>
     public SpareCorePolicy(IOptions<SpareCoreOptions> options, SigningMetrics metrics, ILogger<SpareCorePolicy> logger)
-        : this(options, metrics, logger, probe: null)
+        : this(options, metrics, logger, probe: null, RemeasureAfter)
+    {
+    }
+
+    /// <summary>Creates the policy with the readings <paramref name="probe"/> gives, one after another (tests feed values).</summary>
+    internal SpareCorePolicy(IOptions<SpareCoreOptions> options, SigningMetrics metrics, ILogger logger, CoreScalingProbe probe)
+        : this(options, metrics, logger, probe, TimeSpan.Zero)
     {
     }
 
     /// <summary>
-    /// Creates the policy with the scaling <paramref name="probe"/> gives (tests feed fixed values); without one, the
-    /// real probe runs when a second core could be used at all.
+    /// Creates the policy with <paramref name="probe"/>, or the real probe when null, measuring a low reading again after
+    /// <paramref name="remeasureAfter"/>; the probe runs only when a second core could be used at all.
     /// </summary>
-    internal SpareCorePolicy(IOptions<SpareCoreOptions> options, SigningMetrics metrics, ILogger logger, CoreScalingProbe? probe)
-        : this(options, metrics, logger, probe, probe is null ? RemeasureAfter : TimeSpan.Zero)
-    {
-    }
-
-    /// <summary>As above, measuring a low reading again after <paramref name="remeasureAfter"/> (a fed probe's values need no pause).</summary>
     internal SpareCorePolicy(IOptions<SpareCoreOptions> options, SigningMetrics metrics, ILogger logger, CoreScalingProbe? probe, TimeSpan remeasureAfter)
     {
         ArgumentNullException.ThrowIfNull(options);
@@ -107,11 +107,11 @@ internal sealed class SpareCorePolicy
     {
         try
         {
-            var best = await probe.Scaling.ConfigureAwait(false);
+            var best = await probe.MeasureAsync().ConfigureAwait(false);
             for (var low = 1; !Pays(best) && low < LowReadingsToDecide; low++)
             {
                 await Task.Delay(_remeasureAfter).ConfigureAwait(false);
-                best = Math.Max(best, await probe.MeasureAgain().ConfigureAwait(false));
+                best = Math.Max(best, await probe.MeasureAsync().ConfigureAwait(false));
             }
 
             var pays = Pays(best);
