@@ -9,7 +9,7 @@
 //   2. warms the host up for QLOAD_WARMUP seconds (default 30: until the JIT has tiered up), 200 inline messages and
 //      10 claim checks at a time;
 //   3. per step (QLOAD_STEPS, comma-separated, default "inline@1000,claim@100"), QLOAD_ROUNDS times (default 1):
-//        - inline@N: N one-widget envelopes (356 bytes) inline on the input queue;
+//        - inline@N: N one-widget envelopes (352 bytes) inline on the input queue;
 //        - claim@N: N claim checks of the seed's 1.1 MB envelope (one blob in WidgetClaimsContainer, uploaded once);
 //      the producer enqueues them 16 at a time (@azure/storage-queue, base64, as docs/queue.md says) while the client
 //      reads the output queue's approximate count every 50 ms (taking nothing off it while the clock runs); the rate is
@@ -23,7 +23,7 @@
 //      carried another message's id.
 //
 // Trigger settings come from the app's host.json; the environment overrides them as the host reads it, e.g.
-// AzureFunctionsJobHost__extensions__queues__batchSize=32 (WorkerHost passes its environment to the extension).
+// AzureFunctionsJobHost__extensions__queues__batchSize=8 (WorkerHost passes its environment to the extension).
 
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
