@@ -79,4 +79,31 @@ public sealed class AuditOptionsTests
         Assert.Contains("Audit:LocalSigningKey is not an Ed25519 key", result.FailureMessage, StringComparison.Ordinal);
         Assert.DoesNotContain(value[5..], result.FailureMessage, StringComparison.Ordinal);
     }
+
+    [Fact]
+    public void Validate_StoreTimeoutLongerThanWriteTimeout_RefusedNamingBothSettings()
+    {
+        // Arrange
+        var validator = new AuditOptionsValidator(new FixedAzureEnvironment(isRunningInAzure: false));
+
+        // Act
+        var result = validator.Validate(null, new AuditOptions { StoreTimeout = TimeSpan.FromSeconds(11), WriteTimeout = TimeSpan.FromSeconds(10) });
+
+        // Assert
+        Assert.True(result.Failed);
+        Assert.Contains("Audit:StoreTimeout (00:00:11) must not be longer than Audit:WriteTimeout (00:00:10)", result.FailureMessage, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Validate_Defaults_Accepted()
+    {
+        // Arrange
+        var validator = new AuditOptionsValidator(new FixedAzureEnvironment(isRunningInAzure: false));
+
+        // Act
+        var result = validator.Validate(null, new AuditOptions());
+
+        // Assert
+        Assert.True(result.Succeeded, result.FailureMessage);
+    }
 }

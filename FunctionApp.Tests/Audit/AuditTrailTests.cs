@@ -7,11 +7,13 @@ using Azure.Storage.Blobs;
 using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
+using Microsoft.Extensions.Time.Testing;
 using Org.BouncyCastle.Math.EC.Rfc8032;
 using WidgetSigning.Audit;
 using WidgetSigning.Keys;
 using WidgetSigning.Primitives;
 using WidgetSigning.Signing;
+using Xunit.Abstractions;
 
 namespace FunctionApp.Tests.Audit;
 
@@ -20,8 +22,13 @@ namespace FunctionApp.Tests.Audit;
 public sealed class AuditTrailTests
 {
     private readonly AzuriteFixture _azurite;
+    private readonly ITestOutputHelper _output;
 
-    public AuditTrailTests(AzuriteFixture azurite) => _azurite = azurite;
+    public AuditTrailTests(AzuriteFixture azurite, ITestOutputHelper output)
+    {
+        _azurite = azurite;
+        _output = output;
+    }
 
     [Fact]
     public async Task RecordAsync_SignedRecord_IsInTheStoreWhenTheCallReturns()
@@ -109,6 +116,160 @@ public sealed class AuditTrailTests
         var lines = await ReadStreamLinesAsync(container);
         Assert.Contains(lines, l => l.TryGetProperty("webhookId", out var id) && id.GetString() == "msg_after");
         Assert.DoesNotContain(lines, l => l.TryGetProperty("webhookId", out var id) && id.GetString() == "msg_while_down");
+    }
+
+    [Fact]
+    public async Task RecordAsync_HungStoreCallThenTheStoreAnswers_DurableAgainWithinWriteTimeoutPlusTwoSeconds()
+    {
+        // Arrange: one writer, on a hand-moved clock; a call sent while the store hangs never returns (as on a dropped
+        // connection), calls sent after it answers again reach Azurite.
+        var time = new FakeTimeProvider(DateTimeOffset.UtcNow);
+        var hung = false;
+        var hungCalls = 0;
+        var options = new BlobClientOptions { Transport = new HangingTransport(() => hung, () => Interlocked.Increment(ref hungCalls)) };
+        var audit = new AuditOptions { LocalSigningKey = TestAudit.LocalSigningKey, Writers = 1, MaxBatchDelay = TimeSpan.Zero };
+        var (trail, container) = Create(audit, options, time);
+        await using var _ = trail;
+        await trail.RecordAsync(Signed("msg_before"));
+
+        // Act: a record whose write hangs; the store answers again; the next record.
+        hung = true;
+        var during = trail.RecordAsync(Signed("msg_during"));
+        await WaitUntilAsync(() => Volatile.Read(ref hungCalls) > 0);
+        hung = false;
+        var after = trail.RecordAsync(Signed("msg_after_hang"));
+        var bound = audit.WriteTimeout + TimeSpan.FromSeconds(2);
+        var moved = TimeSpan.Zero;
+        while (!after.IsCompleted && moved <= bound)
+        {
+            time.Advance(TimeSpan.FromMilliseconds(250));
+            moved += TimeSpan.FromMilliseconds(250);
+            await Task.WhenAny(after, Task.Delay(20));
+        }
+
+        // Assert: the hung write was cut off at Audit:StoreTimeout, its caller refused; the next record is durable
+        // within the bound of the store answering again, and the refused one was never written.
+        Assert.True(after.IsCompletedSuccessfully, $"not durable {moved.TotalSeconds} s after the store answered again: {after.Exception?.InnerException?.Message}");
+        var refused = await Assert.ThrowsAsync<ProblemException>(() => during);
+        Assert.Equal(Problems.Types.AuditUnavailable, refused.Problem.Type);
+        var ids = (await ReadStreamLinesAsync(container)).Where(l => l.GetProperty("kind").GetString() == "signed").Select(l => l.GetProperty("webhookId").GetString());
+        Assert.Equal(["msg_before", "msg_after_hang"], ids);
+    }
+
+    [Fact]
+    public async Task RecordAsync_CallerGaveUpBeforeAWriterTookTheRecord_RecordIsNeverWritten()
+    {
+        // Arrange: one writer whose write and then anchor both hang for the whole Audit:StoreTimeout, as long as a
+        // caller waits, so a record queued behind them outlives its caller.
+        var time = new FakeTimeProvider(DateTimeOffset.UtcNow);
+        var hung = false;
+        var hungCalls = 0;
+        var options = new BlobClientOptions { Transport = new HangingTransport(() => hung, () => Interlocked.Increment(ref hungCalls)) };
+        var audit = new AuditOptions
+        {
+            LocalSigningKey = TestAudit.LocalSigningKey, Writers = 1, MaxBatchDelay = TimeSpan.Zero,
+            AnchorInterval = TimeSpan.FromSeconds(5), StoreTimeout = TimeSpan.FromSeconds(10), WriteTimeout = TimeSpan.FromSeconds(10),
+        };
+        var (trail, container) = Create(audit, options, time);
+        await using var _ = trail;
+        await trail.RecordAsync(Signed("msg_before"));
+        hung = true;
+        var first = trail.RecordAsync(Signed("msg_hung"));
+        await WaitUntilAsync(() => Volatile.Read(ref hungCalls) == 1);
+        time.Advance(TimeSpan.FromSeconds(1));
+        var queued = trail.RecordAsync(Signed("msg_given_up"));
+        time.Advance(TimeSpan.FromSeconds(9));
+        await WaitUntilAsync(() => Volatile.Read(ref hungCalls) == 2);
+
+        // Act: the queued record's caller gives up while the writer is still held; then the store answers again.
+        time.Advance(TimeSpan.FromSeconds(1.5));
+        var givenUp = await Assert.ThrowsAsync<ProblemException>(() => queued);
+        hung = false;
+        time.Advance(TimeSpan.FromSeconds(9));
+        var after = trail.RecordAsync(Signed("msg_after_given_up"));
+        for (var moved = 0; !after.IsCompleted && moved < 40; moved++)
+        {
+            time.Advance(TimeSpan.FromMilliseconds(250));
+            await Task.WhenAny(after, Task.Delay(20));
+        }
+
+        // Assert: the record whose caller was refused is not written once the writer is free.
+        await after;
+        await Assert.ThrowsAsync<ProblemException>(() => first);
+        Assert.Equal(Problems.Types.AuditUnavailable, givenUp.Problem.Type);
+        var ids = (await ReadStreamLinesAsync(container)).Where(l => l.GetProperty("kind").GetString() == "signed").Select(l => l.GetProperty("webhookId").GetString());
+        Assert.Equal(["msg_before", "msg_after_given_up"], ids);
+    }
+
+    [Fact]
+    public async Task RecordAsync_BlobServiceHangsOverASocketThenAnswers_DurableAgainWithinWriteTimeoutPlusTwoSeconds()
+    {
+        // Arrange: the production client options (the SDK's own retries and timeouts) over a real socket, through a
+        // proxy that stops relaying and leaves its connections open, as a hung front end does.
+        await using var proxy = new HangingTcpProxy(_azurite.BlobServiceUri.Port);
+        var audit = new AuditOptions { LocalSigningKey = TestAudit.LocalSigningKey, WriteTimeout = TimeSpan.FromSeconds(4), StoreTimeout = TimeSpan.FromSeconds(2) };
+        var name = "audit-" + Guid.NewGuid().ToString("N")[..12];
+        var service = new BlobServiceClient(
+            new Uri($"http://127.0.0.1:{proxy.Port}/{AzuriteFixture.AccountName}"),
+            new Azure.Storage.StorageSharedKeyCredential(AzuriteFixture.AccountName, AzuriteFixture.AccountKey));
+        var trail = NewTrail(audit, service.GetBlobContainerClient(name), TimeProvider.System);
+        var container = new BlobServiceClient(_azurite.ConnectionString).GetBlobContainerClient(name);
+        await trail.RecordAsync(Signed("msg_warm"));
+        var outcomes = new System.Collections.Concurrent.ConcurrentDictionary<string, bool>();
+        var answeredAgainAt = (TimeSpan?)null;
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        var recovered = TimeSpan.MaxValue;
+        async Task SignAsync(string id)
+        {
+            try
+            {
+                await trail.RecordAsync(Signed(id));
+                outcomes[id] = true;
+                if (clock.Elapsed > recovered)
+                {
+                    lock (outcomes)
+                    {
+                        answeredAgainAt ??= clock.Elapsed - recovered;
+                    }
+                }
+            }
+            catch (ProblemException)
+            {
+                outcomes[id] = false;
+            }
+        }
+
+        // Act: a record every 100 ms; the blob service hangs for 6 s (longer than the write timeout), then answers.
+        var calls = new List<Task>();
+        for (var i = 0; i < 140; i++)
+        {
+            if (i == 10)
+            {
+                proxy.Hang();
+            }
+
+            if (i == 70)
+            {
+                proxy.Answer();
+                recovered = clock.Elapsed;
+            }
+
+            calls.Add(SignAsync($"msg_{i:D3}"));
+            await Task.Delay(100);
+        }
+
+        await Task.WhenAll(calls);
+        await trail.DisposeAsync();
+
+        // Assert: signing is durable again within the bound; every answered record is in the store; those refused
+        // that landed anyway (records without an answer) are counted.
+        var stored = (await ReadStreamLinesAsync(container)).Where(l => l.GetProperty("kind").GetString() == "signed").Select(l => l.GetProperty("webhookId").GetString()!).ToHashSet();
+        var bound = audit.WriteTimeout + TimeSpan.FromSeconds(2);
+        Assert.True(answeredAgainAt is { } again && again <= bound, $"first durable record {answeredAgainAt?.TotalSeconds} s after the store answered again (bound {bound.TotalSeconds} s)");
+        Assert.All(outcomes.Where(o => o.Value), o => Assert.Contains(o.Key, stored));
+        var withoutAnswer = outcomes.Count(o => !o.Value && stored.Contains(o.Key));
+        _output.WriteLine($"answered {outcomes.Count(o => o.Value)}, refused {outcomes.Count(o => !o.Value)}, refused but stored {withoutAnswer}; durable again {answeredAgainAt?.TotalMilliseconds:F0} ms after the store answered");
+        Assert.True(withoutAnswer <= audit.Writers, $"{withoutAnswer} records stored whose callers were refused");
     }
 
     [Fact]
@@ -205,21 +366,32 @@ public sealed class AuditTrailTests
         Assert.Contains("msg_r1_7", find.Output, StringComparison.Ordinal);
     }
 
-    private (AuditTrail Trail, BlobContainerClient Container) Create(AuditOptions? options = null, BlobClientOptions? clientOptions = null)
+    private (AuditTrail Trail, BlobContainerClient Container) Create(AuditOptions? options = null, BlobClientOptions? clientOptions = null, TimeProvider? time = null)
     {
         options ??= new AuditOptions { LocalSigningKey = TestAudit.LocalSigningKey };
         var name = "audit-" + Guid.NewGuid().ToString("N")[..12];
         var container = new BlobServiceClient(_azurite.ConnectionString, clientOptions ?? new BlobClientOptions()).GetBlobContainerClient(name);
         var reader = new BlobServiceClient(_azurite.ConnectionString).GetBlobContainerClient(name);
-        var trail = new AuditTrail(
-            new AuditLog(NullLoggerFactory.Instance),
-            Options.Create(options),
-            () => new AuditBlobStore(container),
-            new AuditSigningKey(options, null),
-            TimeProvider.System,
-            NullLogger<AuditTrail>.Instance,
-            "test-" + Guid.NewGuid().ToString("N")[..8]);
-        return (trail, reader);
+        return (NewTrail(options, container, time ?? TimeProvider.System), reader);
+    }
+
+    private static AuditTrail NewTrail(AuditOptions options, BlobContainerClient container, TimeProvider time) => new(
+        new AuditLog(NullLoggerFactory.Instance),
+        Options.Create(options),
+        () => new AuditBlobStore(container),
+        new AuditSigningKey(options, null),
+        time,
+        NullLogger<AuditTrail>.Instance,
+        "test-" + Guid.NewGuid().ToString("N")[..8]);
+
+    private static async Task WaitUntilAsync(Func<bool> condition)
+    {
+        var waited = System.Diagnostics.Stopwatch.StartNew();
+        while (!condition())
+        {
+            Assert.True(waited.Elapsed < TimeSpan.FromSeconds(30), "the condition never held");
+            await Task.Delay(10);
+        }
     }
 
     private static AuditRecord Signed(string webhookId) => new()
@@ -264,6 +436,28 @@ public sealed class AuditTrailTests
 
     private static async Task<List<JsonElement>> ReadStreamLinesAsync(BlobContainerClient container) =>
         (await ReadStreamRawLinesAsync(container)).Select(l => JsonDocument.Parse(l).RootElement).ToList();
+
+    // The real transport, except that a request sent while the store hangs is never answered: it waits until its call
+    // is cancelled, as on a connection the far end stopped reading.
+    private sealed class HangingTransport(Func<bool> hung, Action entered) : HttpPipelineTransport
+    {
+        private readonly HttpClientTransport _inner = new();
+
+        public override Request CreateRequest() => _inner.CreateRequest();
+
+        public override void Process(HttpMessage message) => ProcessAsync(message).AsTask().GetAwaiter().GetResult();
+
+        public override async ValueTask ProcessAsync(HttpMessage message)
+        {
+            if (hung())
+            {
+                entered();
+                await Task.Delay(Timeout.Infinite, message.CancellationToken);
+            }
+
+            await _inner.ProcessAsync(message);
+        }
+    }
 
     // The real transport, which sends the request and then, when told to, drops the answer and fails instead.
     private sealed class AnswerLosingTransport(Func<Request, bool> loseAnswer) : HttpPipelineTransport

@@ -43,7 +43,7 @@ internal sealed class AuditBlobStore
                 throw;
             }
         }
-    });
+    }, cancellationToken);
 
     /// <summary>The length of blob <paramref name="name"/> now.</summary>
     public async Task<long> LengthAsync(string name, CancellationToken cancellationToken) =>
@@ -83,9 +83,9 @@ internal sealed class AuditBlobStore
             var existing = await blob.DownloadContentAsync(cancellationToken).ConfigureAwait(false);
             return existing.Value.Content.ToMemory().Span.SequenceEqual(content);
         }
-    });
+    }, cancellationToken);
 
-    private async Task<T> WithContainerAsync<T>(Func<Task<T>> write)
+    private async Task<T> WithContainerAsync<T>(Func<Task<T>> write, CancellationToken cancellationToken)
     {
         try
         {
@@ -93,14 +93,16 @@ internal sealed class AuditBlobStore
         }
         catch (RequestFailedException ex) when (ex.ErrorCode == BlobErrorCode.ContainerNotFound)
         {
-            await _container.CreateIfNotExistsAsync().ConfigureAwait(false);
+            await _container.CreateIfNotExistsAsync(cancellationToken: cancellationToken).ConfigureAwait(false);
             return await write().ConfigureAwait(false);
         }
     }
 
-    private Task WithContainerAsync(Func<Task> write) => WithContainerAsync(async () =>
-    {
-        await write().ConfigureAwait(false);
-        return true;
-    });
+    private Task WithContainerAsync(Func<Task> write, CancellationToken cancellationToken) => WithContainerAsync(
+        async () =>
+        {
+            await write().ConfigureAwait(false);
+            return true;
+        },
+        cancellationToken);
 }

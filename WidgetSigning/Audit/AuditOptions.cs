@@ -14,6 +14,12 @@ internal sealed class AuditOptions
     /// <summary>The full name of the <see cref="Disabled"/> setting.</summary>
     public const string DisabledSetting = SectionName + ":" + nameof(Disabled);
 
+    /// <summary>The full name of the <see cref="StoreTimeout"/> setting.</summary>
+    public const string StoreTimeoutSetting = SectionName + ":" + nameof(StoreTimeout);
+
+    /// <summary>The full name of the <see cref="WriteTimeout"/> setting.</summary>
+    public const string WriteTimeoutSetting = SectionName + ":" + nameof(WriteTimeout);
+
     /// <summary>The full name of the <see cref="LocalSigningKey"/> setting.</summary>
     public const string LocalSigningKeySetting = SectionName + ":" + nameof(LocalSigningKey);
 
@@ -55,6 +61,14 @@ internal sealed class AuditOptions
     /// </summary>
     [Range(typeof(TimeSpan), "00:00:01", "00:01:00", ErrorMessage = SectionName + ":" + nameof(WriteTimeout) + " must be between {1} and {2}.")]
     public TimeSpan WriteTimeout { get; set; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>
+    /// The longest one durable write (every call to the store it makes: the stream's length, its creation, the append)
+    /// or one anchor may take before it is cancelled and counted as failed, so a hung call frees its writer. Default 5
+    /// seconds; 1 to 60 seconds, and at most <see cref="WriteTimeout"/>. Setting: <c>Audit:StoreTimeout</c>.
+    /// </summary>
+    [Range(typeof(TimeSpan), "00:00:01", "00:01:00", ErrorMessage = SectionName + ":" + nameof(StoreTimeout) + " must be between {1} and {2}.")]
+    public TimeSpan StoreTimeout { get; set; } = TimeSpan.FromSeconds(5);
 
     /// <summary>
     /// The most records one durable write (one append block) carries. Default 500; 1 to 2,000 (a record is under 2 KiB,

@@ -29,6 +29,11 @@ internal sealed class AuditOptionsValidator : IValidateOptions<AuditOptions>
             }
         }
 
+        if (options.StoreTimeout > options.WriteTimeout)
+        {
+            failures.Add($"{AuditOptions.StoreTimeoutSetting} ({options.StoreTimeout}) must not be longer than {AuditOptions.WriteTimeoutSetting} ({options.WriteTimeout}): a write that outlasts the caller's wait holds its writer for nothing.");
+        }
+
         if (!string.IsNullOrWhiteSpace(options.LocalSigningKey))
         {
             if (_environment.IsRunningInAzure)

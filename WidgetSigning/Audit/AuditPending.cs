@@ -1,11 +1,30 @@
 namespace WidgetSigning.Audit;
 
-/// <summary>A record waiting for its durable write: its line's body, and the task its caller awaits.</summary>
+/// <summary>
+/// A record waiting for its durable write: its line's body, the task its caller awaits, and who has it. A writer takes
+/// it, or its caller, having waited long enough, gives it up; whichever comes first decides, so a record whose caller
+/// was already answered 503 is never written afterwards.
+/// </summary>
 internal sealed class AuditPending(byte[] body)
 {
+    private const int Waiting = 0;
+    private const int Taken = 1;
+    private const int GivenUp = 2;
+
+    private int _state;
+
     /// <summary>The record's members (<see cref="AuditLines.Signed"/>); its writer adds <c>seq</c> and <c>prev</c>.</summary>
     public byte[] Body { get; } = body;
 
     /// <summary>Completed when the record's block is acknowledged; faulted when its write failed.</summary>
     public TaskCompletionSource Durable { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    /// <summary>A writer takes the record for its next write: false when its caller has given it up.</summary>
+    public bool TryTake() => Interlocked.CompareExchange(ref _state, Taken, Waiting) == Waiting;
+
+    /// <summary>
+    /// The caller stops waiting: true when no writer had taken the record, which is then never written; false when a
+    /// write holding it is under way, and may still land (a record without an answer, docs/audit-trail.md).
+    /// </summary>
+    public bool GiveUp() => Interlocked.CompareExchange(ref _state, GivenUp, Waiting) == Waiting;
 }

@@ -69,6 +69,7 @@ internal sealed class AuditTrail : IAsyncDisposable, IDisposable
             }
             catch (TimeoutException ex)
             {
+                pending.GiveUp();
                 throw Problems.AuditUnavailable($"The audit record was not durable within {_options.WriteTimeout.TotalSeconds.ToString(CultureInfo.InvariantCulture)} s; nothing was signed for this request.", _options.RetryAfter, ex);
             }
             catch (Exception ex) when (ex is not ProblemException)

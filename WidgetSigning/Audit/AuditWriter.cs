@@ -130,7 +130,11 @@ internal sealed class AuditWriter
     {
         while (batch.Count < _options.MaxRecordsPerWrite && reader.TryRead(out var item))
         {
-            batch.Add(item);
+            // A record its caller gave up on (answered 503) is dropped here, never written afterwards.
+            if (item.TryTake())
+            {
+                batch.Add(item);
+            }
         }
     }
 
@@ -139,10 +143,14 @@ internal sealed class AuditWriter
 
     private async Task WriteAsync(List<AuditPending> batch)
     {
+        // Every call of one write together is bounded: a hung call frees its writer within the bound, so once the store
+        // answers again the next write goes through (docs/audit-trail.md).
+        using var timeout = new CancellationTokenSource(_options.StoreTimeout, _time);
+        using var linked = CancellationTokenSource.CreateLinkedTokenSource(_stopping, timeout.Token);
         try
         {
-            var token = _stopping;
-                        if (_signingKey is null)
+            var token = linked.Token;
+            if (_signingKey is null)
             {
                 var key = await _key.GetAsync(token).ConfigureAwait(false);
                 var kid = AuditSigningKey.KidOf(key.PublicKey);
@@ -214,6 +222,11 @@ internal sealed class AuditWriter
         }
         catch (Exception ex)
         {
+            if (timeout.IsCancellationRequested && !_stopping.IsCancellationRequested)
+            {
+                ex = new TimeoutException($"The audit store did not answer within {_options.StoreTimeout.TotalSeconds.ToString(CultureInfo.InvariantCulture)} s ({AuditOptions.StoreTimeoutSetting}).", ex);
+            }
+
             if (_failures++ == 0)
             {
                 AuditStoreLog.StoreFailed(_logger, _stream ?? "(none)", ex.GetType().Name, ex.Message);
@@ -266,6 +279,8 @@ internal sealed class AuditWriter
 
         var now = _time.GetUtcNow();
         var key = _signingKey;
+        using var timeout = new CancellationTokenSource(_options.StoreTimeout, _time);
+        using var linked = CancellationTokenSource.CreateLinkedTokenSource(_stopping, timeout.Token);
         try
         {
             var name = NextName("anchors", now, ".json");
@@ -275,7 +290,7 @@ internal sealed class AuditWriter
                 key.Sign(message, signature);
                 return signature;
             });
-            if (await _store().CreateOnceAsync(name, anchor, _stopping).ConfigureAwait(false))
+            if (await _store().CreateOnceAsync(name, anchor, linked.Token).ConfigureAwait(false))
             {
                 _prevAnchor = AuditLines.Hash(anchor);
                 _anchored = head;
