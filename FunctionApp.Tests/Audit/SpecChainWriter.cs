@@ -127,8 +127,11 @@ public sealed class SpecChainWriter
         return name;
     }
 
-    /// <summary>An anchor's bytes as the contract has them, signed with <paramref name="seed"/> (kid = that key's).</summary>
-    public static byte[] AnchorBytes(string anchor, string process, string time, string prevAnchor, string stream, long seq, string head, byte[] seed)
+    /// <summary>
+    /// An anchor's bytes as the contract has them, signed with <paramref name="seed"/>; its kid is that key's unless
+    /// <paramref name="kid"/> claims another (a forger naming the trusted key).
+    /// </summary>
+    public static byte[] AnchorBytes(string anchor, string process, string time, string prevAnchor, string stream, long seq, string head, byte[] seed, string? kid = null)
     {
         var message = Encoding.UTF8.GetBytes(string.Create(CultureInfo.InvariantCulture, $"widget-signing-audit-anchor:v1:{anchor}:{process}:{time}:{prevAnchor}:{stream}:{seq}:{head}"));
         using var buffer = new MemoryStream();
@@ -142,7 +145,7 @@ public sealed class SpecChainWriter
             w.WriteString("stream", stream);
             w.WriteNumber("seq", seq);
             w.WriteString("head", head);
-            w.WriteString("kid", KidOf(seed));
+            w.WriteString("kid", kid ?? KidOf(seed));
             w.WriteString("signature", Sign(seed, message));
             w.WriteEndObject();
         }
@@ -168,10 +171,14 @@ public sealed class SpecChainWriter
         return lines;
     }
 
-    /// <summary>Tampering: deletes <paramref name="stream"/> and writes <paramref name="lines"/> back as a new append blob.</summary>
-    public static async Task RewriteStreamAsync(BlobContainerClient container, string stream, IEnumerable<byte[]> lines)
+    /// <summary>Tampering: deletes <paramref name="stream"/> (unless <paramref name="createOnly"/>) and writes <paramref name="lines"/> as a new append blob.</summary>
+    public static async Task RewriteStreamAsync(BlobContainerClient container, string stream, IEnumerable<byte[]> lines, bool createOnly = false)
     {
-        await container.GetBlobClient(stream).DeleteAsync();
+        if (!createOnly)
+        {
+            await container.GetBlobClient(stream).DeleteAsync();
+        }
+
         await container.GetAppendBlobClient(stream).CreateAsync();
         await AppendRawAsync(container, stream, lines.ToList());
     }
@@ -274,6 +281,29 @@ public sealed class SpecChainWriter
         _lastHash = HashOf(line);
         _nextSeq++;
         return line;
+    }
+
+    /// <summary>
+    /// Tampering as a forger without the trail key would: from <paramref name="from"/> on, every line's <c>prev</c> is
+    /// recomputed, and every seal signed again with <paramref name="forgerSeed"/> while keeping the kid it had.
+    /// </summary>
+    public static List<byte[]> Rechain(string stream, List<byte[]> lines, int from, byte[] forgerSeed)
+    {
+        var result = new List<byte[]>(lines);
+        for (var i = Math.Max(from, 1); i < result.Count; i++)
+        {
+            var node = System.Text.Json.Nodes.JsonNode.Parse(result[i])!.AsObject();
+            var prev = HashOf(result[i - 1]);
+            node["prev"] = prev;
+            if ((string?)node["kind"] == "seal")
+            {
+                node["signature"] = Sign(forgerSeed, Encoding.UTF8.GetBytes(string.Create(CultureInfo.InvariantCulture, $"widget-signing-audit-seal:v1:{stream}:{i}:{prev}")));
+            }
+
+            result[i] = Encoding.UTF8.GetBytes(node.ToJsonString());
+        }
+
+        return result;
     }
 
     private static string Sign(byte[] seed, byte[] message)

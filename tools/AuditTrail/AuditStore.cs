@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Xml;
 using Azure;
 using Azure.Identity;
 using Azure.Storage.Blobs;
@@ -83,9 +84,18 @@ internal sealed class AuditStore
     public async Task<List<StoredBlob>> ListAsync(string prefix, CancellationToken cancellationToken)
     {
         var blobs = new List<StoredBlob>();
-        await foreach (var item in _container.GetBlobsAsync(new GetBlobsOptions { Prefix = prefix }, cancellationToken).ConfigureAwait(false))
+        try
         {
-            blobs.Add(new StoredBlob(item.Name, item.Properties.ContentLength ?? 0, item.Properties.BlobType == BlobType.Append));
+            await foreach (var item in _container.GetBlobsAsync(new GetBlobsOptions { Prefix = prefix }, cancellationToken).ConfigureAwait(false))
+            {
+                blobs.Add(new StoredBlob(item.Name, item.Properties.ContentLength ?? 0, item.Properties.BlobType == BlobType.Append));
+            }
+        }
+        catch (XmlException exception)
+        {
+            // Azure encodes a name that XML cannot carry (Encoded="true"), which the SDK decodes; an emulator may send it
+            // raw, and then no name of the listing can be read. Whoever wrote such a blob broke the contract's names.
+            throw new ChainBreakException($"listing of {prefix}: not well-formed XML, so a blob's name holds a character XML cannot carry ({Printable.Clean(exception.Message)})");
         }
 
         blobs.Sort((a, b) => string.CompareOrdinal(a.Name, b.Name));

@@ -92,7 +92,19 @@ internal sealed class ChainVerifier
             // stream may be so (an emptied earlier stream is a break, found below).
             if (stream.Length == 0 && ReferenceEquals(stream, streams[^1]))
             {
-                Summary.UnacknowledgedStretches.Add($"stream {stream.Name}: empty (opened, nothing written before the process stopped)");
+                if (!stream.IsAppendBlob)
+                {
+                    throw Break($"stream {stream.Name}: not an append blob");
+                }
+
+                Summary.EmptyStreams.Add(stream.Name);
+                if (streams.Count == 1 && anchorBlobs.Count == 0)
+                {
+                    // Nothing else of the process vouches for it: a writer that died before its first append, or a
+                    // blob anyone who can write the container may add. Counted first in the report.
+                    Summary.ProcessesWithOnlyAnEmptyStream++;
+                }
+
                 lengths[stream.Name] = 0;
                 continue;
             }

@@ -2,7 +2,7 @@ using System.Text;
 
 namespace AuditTrail;
 
-/// <summary>Makes a value read from the store safe to print: control and format characters become '?', long values are cut.</summary>
+/// <summary>Makes a value read from the store safe to print: control, format and lone surrogate characters are escaped (<c>\u001B</c>), long values are cut.</summary>
 internal static class Printable
 {
     /// <summary>The most characters of one stored value that are printed.</summary>
@@ -20,7 +20,14 @@ internal static class Printable
         foreach (var c in value.AsSpan(0, Math.Min(value.Length, MaxChars)))
         {
             var category = char.GetUnicodeCategory(c);
-            text.Append(char.IsControl(c) || category is System.Globalization.UnicodeCategory.Format or System.Globalization.UnicodeCategory.Surrogate ? '?' : c);
+            if (char.IsControl(c) || c == '\\' || category is System.Globalization.UnicodeCategory.Format or System.Globalization.UnicodeCategory.Surrogate)
+            {
+                text.Append(System.Globalization.CultureInfo.InvariantCulture, $"\\u{(int)c:X4}");
+            }
+            else
+            {
+                text.Append(c);
+            }
         }
 
         if (value.Length > MaxChars)

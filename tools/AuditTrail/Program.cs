@@ -48,7 +48,17 @@ try
     }
 
     var finder = new RecordFinder(store);
-    var found = await finder.FindAsync(commandLine.Query!, commandLine.QueryIsHash, commandLine.Process, Console.Out, CancellationToken.None);
+    int found;
+    try
+    {
+        found = await finder.FindAsync(commandLine.Query!, commandLine.QueryIsHash, commandLine.Process, Console.Out, CancellationToken.None);
+    }
+    catch (ChainBreakException exception)
+    {
+        Console.WriteLine($"BREAK {exception.Message}");
+        return ExitCodes.Failure;
+    }
+
     Console.WriteLine($"{found} record(s) found in {finder.Streams} stream(s){(finder.Skipped > 0 ? $"; {finder.Skipped} unreadable line(s) or blob(s) skipped (run verify)" : string.Empty)}");
     return found > 0 ? ExitCodes.Success : ExitCodes.Failure;
 }
@@ -60,5 +70,12 @@ catch (OperatorException exception)
 catch (Exception exception) when (exception is RequestFailedException or AuthenticationFailedException or IOException or HttpRequestException or AggregateException or UnauthorizedAccessException)
 {
     Console.Error.WriteLine($"The audit store cannot be read: {AuditStore.Describe(exception)}.");
+    return ExitCodes.Usage;
+}
+#pragma warning disable CA1031 // The documented exits are 0, 1 and 2: whatever a store's answer makes the SDK throw is a 2, never a crash.
+catch (Exception exception)
+#pragma warning restore CA1031
+{
+    Console.Error.WriteLine($"The audit store's answer could not be read: {exception.GetType().Name}: {Printable.Clean(exception.Message)}.");
     return ExitCodes.Usage;
 }

@@ -30,6 +30,12 @@ internal sealed class VerifySummary
     /// <summary>One line per stretch of unacknowledged lines.</summary>
     public List<string> UnacknowledgedStretches { get; } = [];
 
+    /// <summary>Empty last streams (a process that stopped between creating a stream and its first write).</summary>
+    public List<string> EmptyStreams { get; } = [];
+
+    /// <summary>Processes whose only blob is one empty stream: nothing signed vouches for them.</summary>
+    public int ProcessesWithOnlyAnEmptyStream { get; set; }
+
     /// <summary>Per process: signed records after its last anchor (not yet anchored).</summary>
     public SortedDictionary<string, long> AfterLastAnchor { get; } = new(StringComparer.Ordinal);
 
@@ -38,11 +44,27 @@ internal sealed class VerifySummary
     {
         var text = new StringBuilder();
         var c = CultureInfo.InvariantCulture;
+        if (ProcessesWithOnlyAnEmptyStream > 0)
+        {
+            text.AppendLine(c, $"NOTE {ProcessesWithOnlyAnEmptyStream} process(es) hold nothing but one empty stream: a writer that stopped before its first write, or blobs anyone who can write the container can add; compare them with the instances that ran");
+        }
+
         text.AppendLine(c, $"checked: {Processes} processes, {Streams} streams, {Lines} lines, {Records} records, {Seals} seals, {Anchors} anchors");
         text.AppendLine(c, $"unacknowledged records: {Unacknowledged}");
         foreach (var stretch in UnacknowledgedStretches)
         {
             text.Append("  ").AppendLine(stretch);
+        }
+
+        text.AppendLine(c, $"empty streams: {EmptyStreams.Count}");
+        foreach (var stream in EmptyStreams.Take(20))
+        {
+            text.Append("  ").AppendLine(c, $"stream {stream}: empty (opened, nothing written before the process stopped)");
+        }
+
+        if (EmptyStreams.Count > 20)
+        {
+            text.AppendLine(c, $"  … and {EmptyStreams.Count - 20} more");
         }
 
         text.AppendLine("records after the last anchor:");
