@@ -14,9 +14,11 @@ namespace WidgetSigning.Http;
 /// <summary>
 /// <c>GET /api/receivers/{receiver}/jwks</c>, whatever the host: an Ed25519 receiver's public keys as a JWK Set (RFC
 /// 8037), current, staged and retiring, so the receiver checks <c>v1a</c> signatures without holding any secret. Anonymous
-/// (docs/api.md says why): an unknown receiver and an HMAC one get the same 404; a receiver this instance has not loaded
-/// costs one token of a small lookup bucket of its own, so anonymous requests cannot spend Key Vault calls meant for
-/// signing. Cacheable: <c>ETag</c>, and <c>Cache-Control: max-age</c> of one <c>KeyVault:RefreshInterval</c>.
+/// (docs/api.md says why), so it must not tell receivers from names: only an Ed25519 receiver loaded here is answered
+/// without a lookup; every other id (an HMAC receiver loaded or not, an unknown one) costs one token of a small lookup
+/// bucket of its own, and gets the same name-free 404, or the same 429 when the bucket is empty. That bucket is not
+/// signing's, so anonymous requests cannot spend Key Vault lookups meant for signing. Cacheable: <c>ETag</c>, and
+/// <c>Cache-Control: max-age</c> of one <c>KeyVault:RefreshInterval</c>.
 /// </summary>
 public sealed class PublicKeysHandler
 {
@@ -26,7 +28,7 @@ public sealed class PublicKeysHandler
     /// <summary>The route under <c>/api</c>.</summary>
     public const string Route = "receivers/{receiver}/jwks";
 
-    /// <summary>Lookups of receivers not loaded here, per second per instance, that this endpoint may cause.</summary>
+    /// <summary>Lookups of ids without an Ed25519 key set loaded here, per second per instance, that this endpoint may make.</summary>
     public const int MaxLookupsPerSecond = 1;
 
     private readonly IReceiverKeySource _keys;
@@ -64,8 +66,7 @@ public sealed class PublicKeysHandler
                 throw Problems.InvalidRequest($"The path does not name a receiver: a receiver id is {ReceiverId.Rule}.");
             }
 
-            var keys = _keys.DescribeLoadedKeys(id) ?? await LookUpAsync(id, request.HttpContext.RequestAborted).ConfigureAwait(false);
-            var body = Write(keys) ?? throw Problems.UnknownReceiver(id.Value);
+            var body = Write(_keys.DescribeLoadedKeys(id)) ?? await LookUpAsync(id, request.HttpContext.RequestAborted).ConfigureAwait(false);
             var etag = ETagOf(body);
             return new PublicKeySetResult(body, etag, _cacheControl, Matches(request, etag));
         }
@@ -91,7 +92,9 @@ public sealed class PublicKeysHandler
         return slash < 0 ? null : rest[(slash + 1)..].ToString();
     }
 
-    private ValueTask<IReadOnlyList<KeyDescription>> LookUpAsync(ReceiverId receiver, CancellationToken cancellationToken)
+    // Every id without an Ed25519 set loaded here comes this way, loaded or not, so an HMAC receiver and an unknown id spend
+    // the bucket alike and get the same bytes: no answer from here names the receiver.
+    private async ValueTask<byte[]> LookUpAsync(ReceiverId receiver, CancellationToken cancellationToken)
     {
         bool allowed;
         TimeSpan retryAfter;
@@ -100,16 +103,34 @@ public sealed class PublicKeysHandler
             allowed = _lookups.TryTake(_time.GetUtcNow(), out retryAfter);
         }
 
-        return allowed
-            ? _keys.DescribeKeysAsync(receiver, cancellationToken)
-            : throw Problems.ReceiverLookupsLimited(
-                $"Receiver '{receiver.Value}' is not loaded on this instance, and key set requests may look up {MaxLookupsPerSecond} receiver per second.", retryAfter);
+        if (!allowed)
+        {
+            throw Problems.ReceiverLookupsLimited(
+                $"Key set requests for receivers without a key set loaded on this instance are limited to {MaxLookupsPerSecond} per second.", retryAfter);
+        }
+
+        IReadOnlyList<KeyDescription> keys;
+        try
+        {
+            keys = await _keys.DescribeKeysOnOwnBudgetAsync(receiver, cancellationToken).ConfigureAwait(false);
+        }
+        catch (ProblemException e) when (e.Is(Problems.Types.UnknownReceiver))
+        {
+            throw Problems.NoPublicKeySet();
+        }
+        catch (ProblemException e) when (e.Is(Problems.Types.KeyUnavailable))
+        {
+            // The source's detail names the receiver; this anonymous answer does not.
+            throw Problems.KeyUnavailable(e.Message, e.Problem.RetryAfter, receiver: null, e);
+        }
+
+        return Write(keys) ?? throw Problems.NoPublicKeySet();
     }
 
-    // Null when no key of the receiver has an Ed25519 part: the same answer as an unknown receiver.
-    private static byte[]? Write(IReadOnlyList<KeyDescription> keys)
+    // Null when no key of the receiver has an Ed25519 part (or nothing is loaded): the same answer as an unknown receiver.
+    private static byte[]? Write(IReadOnlyList<KeyDescription>? keys)
     {
-        if (!keys.Any(k => k.PublicKey is not null))
+        if (keys is null || !keys.Any(k => k.PublicKey is not null))
         {
             return null;
         }

@@ -28,6 +28,14 @@ internal interface IReceiverKeySource
     ValueTask<IReadOnlyList<KeyDescription>> DescribeKeysAsync(ReceiverId receiver, CancellationToken cancellationToken);
 
     /// <summary>
+    /// As <see cref="DescribeKeysAsync"/>, for a caller that limits its own lookups (the anonymous key set): loading a
+    /// receiver not cached here takes no token of the source's lookup bucket, which stays the budget signing spends.
+    /// </summary>
+    /// <exception cref="ProblemException"><see cref="Problems.Types.UnknownReceiver"/>: no key exists for the receiver.</exception>
+    ValueTask<IReadOnlyList<KeyDescription>> DescribeKeysOnOwnBudgetAsync(ReceiverId receiver, CancellationToken cancellationToken) =>
+        DescribeKeysAsync(receiver, cancellationToken);
+
+    /// <summary>
     /// The receiver's keys if this instance holds them now: no Key Vault call, no lookup, and the receiver is not marked as
     /// used. Null when it is not loaded here (a source that loads nothing ahead says so for every receiver).
     /// </summary>

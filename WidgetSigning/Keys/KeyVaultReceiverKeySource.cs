@@ -19,7 +19,9 @@ namespace WidgetSigning.Keys;
 /// <item>A receiver Key Vault has no secret for is remembered as unknown for <c>Receivers:UnknownReceiverCacheDuration</c>
 /// (at most <c>Receivers:MaxUnknownReceivers</c>): asking again is a 404 without a Key Vault call.</item>
 /// <item>Loading a receiver that is not cached takes a token from a bucket of <c>Receivers:MaxLookupsPerSecond</c>; with
-/// none left the request gets a 429 (<see cref="Problems.ReceiverLookupsLimited"/>) and Key Vault is not called.</item>
+/// none left the request gets a 429 (<see cref="Problems.ReceiverLookupsLimited"/>) and Key Vault is not called. The
+/// anonymous key set pays from a bucket of its own instead (<see cref="DescribeKeysOnOwnBudgetAsync"/>), so its
+/// probes never spend this one.</item>
 /// </list>
 /// </summary>
 internal sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposable
@@ -111,6 +113,10 @@ internal sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposabl
     /// <inheritdoc />
     public ValueTask<IReadOnlyList<KeyDescription>> DescribeKeysAsync(ReceiverId receiver, CancellationToken cancellationToken) =>
         UseAsync(receiver, static (source, ct) => source.DescribeKeysAsync(ct), cancellationToken);
+
+    /// <inheritdoc />
+    public ValueTask<IReadOnlyList<KeyDescription>> DescribeKeysOnOwnBudgetAsync(ReceiverId receiver, CancellationToken cancellationToken) =>
+        UseAsync(receiver, static (source, ct) => source.DescribeKeysAsync(ct), cancellationToken, paid: true);
 
     /// <inheritdoc />
     public IReadOnlyList<KeyDescription>? DescribeLoadedKeys(ReceiverId receiver)
@@ -232,12 +238,14 @@ internal sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposabl
             : null;
     }
 
-    private async ValueTask<T> UseAsync<T>(ReceiverId receiver, Func<KeyVaultSecretKeys, CancellationToken, ValueTask<T>> use, CancellationToken cancellationToken)
+    // paid: the caller spent its own budget on this lookup (the key set's bucket), so none of the signing bucket is taken.
+    private async ValueTask<T> UseAsync<T>(
+        ReceiverId receiver, Func<KeyVaultSecretKeys, CancellationToken, ValueTask<T>> use, CancellationToken cancellationToken, bool paid = false)
     {
         ArgumentNullException.ThrowIfNull(receiver);
         for (var attempt = 1; ; attempt++)
         {
-            var entry = Acquire(receiver, paid: attempt > 1);
+            var entry = Acquire(receiver, paid: paid || attempt > 1);
             T result;
             try
             {

@@ -72,6 +72,13 @@ internal static class Problems
             $"Receiver '{receiver}' is not known: no signing key exists for it.");
 
     /// <summary>
+    /// 404 of the anonymous key set: no Ed25519 key is published under the id. One fixed answer that names no receiver, for
+    /// an unknown id and an HMAC-only receiver alike, so the key set cannot tell the two apart.
+    /// </summary>
+    public static ProblemException NoPublicKeySet() =>
+        new(new Problem(Types.UnknownReceiver, StatusCodes.Status404NotFound, "The receiver is not known.", "No Ed25519 key set is published under this receiver id."));
+
+    /// <summary>
     /// 429: a receiver not cached on the instance could not be looked up now: first-use lookups are rate-limited, so
     /// requests naming many unknown receivers cannot become a flood of Key Vault calls.
     /// </summary>
