@@ -37,6 +37,9 @@ public sealed partial class IsolatedAppHost : IAsyncDisposable
 
     public string Output => _output.Text;
 
+    /// <summary>Whether the host process has ended (crashed or stopped).</summary>
+    public bool HasExited => _process.HasExited;
+
     /// <summary>
     /// The isolated app's local settings sample with the known-answer vectors' key, the development environment (where a
     /// local key is accepted) and, when given, Azurite for both storage connections.

@@ -183,6 +183,90 @@ public sealed partial class IsolatedFrontDoorAttackTests(BothAppsFixture fixture
         Assert.DoesNotContain(logged, l => l.Contains("Sign signed 1 widgets", StringComparison.Ordinal));
     }
 
+    /// <summary>
+    /// Kestrel's rule, the first server in both hosting models (dotnet/aspnetcore@dc45e51bef8a,
+    /// src/Servers/Kestrel/Core/src/Internal/Http/Http1MessageBody.cs, <c>For</c>): when <c>Transfer-Encoding</c>'s last
+    /// coding is not <c>chunked</c> the body's length cannot be known, so Kestrel answers 400
+    /// (<c>FinalTransferCodingNotChunked</c>) and closes the connection before any app code runs.
+    /// </summary>
+    [Theory]
+    [InlineData(InProcessApp, "chunked, gzip")]
+    [InlineData(IsolatedApp, "chunked, gzip")]
+    [InlineData(InProcessApp, "gzip")]
+    [InlineData(IsolatedApp, "gzip")]
+    public async Task Sign_LastTransferCodingNotChunked_HostAnswers400BeforeTheAppNothingSigned(string app, string transferEncoding)
+    {
+        // Arrange
+        var address = Address(app);
+        var mark = await SignMarkerAsync(app);
+
+        // Act
+        var outcome = await SendAsync(address, Request(address, $"Transfer-Encoding: {transferEncoding}"), ChunkedFraming.Frame(Envelope, 256));
+        output.WriteLine($"{app} {transferEncoding}: {outcome}");
+        var logged = await LinesSinceAsync(app, mark);
+
+        // Assert: the host's 400, and the app never saw the request.
+        var response = Assert.IsType<RawHttpResponse>(outcome.Response);
+        Assert.Equal(400, response.Status);
+        Assert.False(response.Headers.ContainsKey(SignatureHeaders.Signature));
+        Assert.DoesNotContain(logged, l => l.Contains("Sign signed 1 widgets", StringComparison.Ordinal) || l.Contains("Sign rejected", StringComparison.Ordinal));
+    }
+
+    /// <summary>
+    /// What reaches the isolated worker of <c>Transfer-Encoding: gzip, chunked</c> (the in-process app's 415 is above).
+    /// Kestrel in the host takes the chunk framing off and leaves the header as sent (Http1MessageBody.For, above); the
+    /// host's YARP forwarder never copies <c>Transfer-Encoding</c> (microsoft/reverse-proxy v2.0.1, the version
+    /// azure-functions-host@89dc438d references, commit 1c2ee13fae89: src/ReverseProxy/Forwarder/RequestUtilities.cs,
+    /// <c>_headersToExclude</c>) and sends the body as a stream of unknown length, which .NET's HTTP/1.1 client frames as
+    /// <c>chunked</c>. So the worker sees a plain chunked request with the bytes the client sent: it signs them, as it
+    /// would without the label, and nothing says gzip.
+    /// </summary>
+    [Fact]
+    public async Task Sign_GzipChunkedThroughTheIsolatedHost_HostDropsTheLabelWorkerSignsTheBytesSent()
+    {
+        // Arrange
+        var address = Address(IsolatedApp);
+        var plain = await SendAsync(address, Request(address, "Transfer-Encoding: chunked"), ChunkedFraming.Frame(Envelope, 256));
+        var expected = Assert.IsType<RawHttpResponse>(plain.Response);
+
+        // Act
+        var outcome = await SendAsync(address, Request(address, "Transfer-Encoding: gzip, chunked"), ChunkedFraming.Frame(Envelope, 256));
+        output.WriteLine($"chunked: {plain}; gzip, chunked: {outcome}");
+
+        // Assert: the same answer and signature as the unlabelled request.
+        var response = Assert.IsType<RawHttpResponse>(outcome.Response);
+        Assert.Equal(200, expected.Status);
+        Assert.Equal(200, response.Status);
+        Assert.Equal(expected.Headers[SignatureHeaders.Signature], response.Headers[SignatureHeaders.Signature]);
+    }
+
+    [Fact]
+    public async Task Sign_GzipChunkedCompressedBodyThroughTheIsolatedHost_400NotUtf8NothingSigned()
+    {
+        // Arrange: the envelope really gzip-compressed; the worker gets the compressed bytes (the host does not decode them).
+        var address = Address(IsolatedApp);
+        using var compressed = new MemoryStream();
+        using (var gzip = new System.IO.Compression.GZipStream(compressed, System.IO.Compression.CompressionLevel.Optimal, leaveOpen: true))
+        {
+            gzip.Write(Envelope);
+        }
+
+        var mark = await SignMarkerAsync(IsolatedApp);
+
+        // Act
+        var outcome = await SendAsync(address, Request(address, "Transfer-Encoding: gzip, chunked"), ChunkedFraming.Frame(compressed.ToArray(), 256));
+        output.WriteLine($"gzip, chunked (compressed): {outcome}");
+        var logged = await LinesSinceAsync(IsolatedApp, mark);
+
+        // Assert: gzip's first bytes are not UTF-8 text, so the reader refuses them at $.
+        var response = Assert.IsType<RawHttpResponse>(outcome.Response);
+        Assert.Equal(400, response.Status);
+        Assert.Equal(ProblemTypes.InvalidEnvelope, (string?)response.Json["type"]);
+        Assert.Contains("not valid UTF-8", (string?)response.Json["detail"], StringComparison.Ordinal);
+        Assert.False(response.Headers.ContainsKey(SignatureHeaders.Signature));
+        Assert.DoesNotContain(logged, l => l.Contains("Sign signed 1 widgets", StringComparison.Ordinal));
+    }
+
     private static void AssertNamesNothingInternal(string body)
     {
         foreach (var word in new[] { "x-ms-invocation-id", "Exception", "   at ", "Microsoft.", "Azure.Functions", "correlation" })

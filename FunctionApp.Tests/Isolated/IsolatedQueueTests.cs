@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Net;
 using System.Security.Cryptography;
 using System.Text;
 using System.Text.RegularExpressions;
@@ -377,6 +378,65 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
         return Encoding.UTF8.GetBytes(new JObject { ["widgets"] = widgets }.ToString(Newtonsoft.Json.Formatting.None));
     }
 
+    [Fact]
+    public async Task WorkerHost_QueueServiceUnreachable_SurvivesAndSignsWhenItReturns()
+    {
+        // Arrange: the host reaches Azurite's three services through relays that can be cut, as if Azurite died. The
+        // listener's poll then fails past the Storage Queues extension's own catch (a transport failure after its
+        // retries is not a RequestFailedException it backs off on) and lands in the host's IWebJobsExceptionHandler: the
+        // SDK's default rethrows it on a new thread and the process ends; the Functions host's handler
+        // (azure-functions-host@89dc438d, src/WebJobs.Script.WebHost/WebScriptHostExceptionHandler.cs) logs it and stops
+        // the host, which the platform starts again.
+        await using var blob = new SeverableTcpRelay(_azurite.BlobServiceUri.Port);
+        await using var queue = new SeverableTcpRelay(_azurite.QueueServiceUri.Port);
+        await using var table = new SeverableTcpRelay(_azurite.TableServiceUri.Port);
+        var relayed = _azurite.ConnectionString
+            .Replace($":{_azurite.BlobServiceUri.Port}/", $":{blob.Port}/", StringComparison.Ordinal)
+            .Replace($":{_azurite.QueueServiceUri.Port}/", $":{queue.Port}/", StringComparison.Ordinal)
+            .Replace($":{_azurite.TableServiceUri.Port}/", $":{table.Port}/", StringComparison.Ordinal);
+        await using var app = await QueueApp.StartAsync(_azurite.ConnectionString, _output, hostStorage: relayed);
+        var vector = Vector.Load("one-widget");
+        using var client = new HttpClient { BaseAddress = app.Host.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
+        await app.EnqueueAsync(vector.Input);
+        Assert.Single(await QueueFunctionHost.ReceiveAsync(app.Output, 1, Patience));
+
+        // Act: storage goes away; wait until the listener has failed and a new queues host has started (or the process
+        // ended); then storage comes back.
+        await Task.WhenAll(blob.CutAsync(), queue.CutAsync(), table.CutAsync());
+        var cutAt = app.Host.Output.Length;
+        using var during = await client.PostAsync("/api/sign", JsonContent(vector.Input));
+        var duringBody = await during.Content.ReadAsStringAsync();
+        var waited = Stopwatch.StartNew();
+        while (!app.Host.HasExited && !app.Host.Output[cutAt..].Contains("the queues host started again", StringComparison.Ordinal) && waited.Elapsed < Patience * 2)
+        {
+            await Task.Delay(200);
+        }
+
+        var afterOutage = app.Host.Output[cutAt..];
+        var exitedDuringOutage = app.Host.HasExited;
+        blob.Restore();
+        queue.Restore();
+        table.Restore();
+        var id = exitedDuringOutage ? null : await app.EnqueueAsync(vector.Input);
+        var outputs = exitedDuringOutage ? [] : await QueueFunctionHost.ReceiveAsync(app.Output, 1, Patience);
+        using var after = exitedDuringOutage ? null : await client.PostAsync("/api/sign", JsonContent(vector.Input));
+
+        // Assert: 503 audit-unavailable while storage is away; the failure logged, the host alive, and once storage is
+        // back the queue message signed and HTTP signing again.
+        _output.WriteLine($"after the cut ({waited.Elapsed.TotalSeconds:F1} s):\n{(afterOutage.Length > 8000 ? afterOutage[^8000..] : afterOutage)}");
+        Assert.Equal(HttpStatusCode.ServiceUnavailable, during.StatusCode);
+        Assert.Contains(WidgetSigning.Http.ProblemTypes.AuditUnavailable, duringBody, StringComparison.Ordinal);
+        Assert.False(exitedDuringOutage, "WorkerHost exited while storage was unreachable");
+        Assert.Contains("An unhandled exception has occurred", afterOutage, StringComparison.Ordinal);
+        var output = Assert.Single(outputs);
+        Assert.Equal(id, output.Value<string>("messageId"));
+        Assert.Equal(vector.SignatureHex, output.Value<string>("signature"));
+        Assert.Equal(HttpStatusCode.OK, after!.StatusCode);
+        Assert.False(app.Host.HasExited);
+    }
+
+    private static ByteArrayContent JsonContent(byte[] body) => new(body) { Headers = { ContentType = new("application/json") } };
+
     /// <summary>
     /// Azurite as <c>npm run azurite</c> and scripts/start.mjs run it for local development (and as every isolated app host
     /// in these tests needs it, for its audit store and queues), with
@@ -423,8 +483,12 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
 
         public string? LastSentText { get; private set; }
 
-        /// <summary>Starts the host on <paramref name="storage"/> (Azurite) with fresh names; <paramref name="overrides"/> win.</summary>
-        public static async Task<QueueApp> StartAsync(string storage, ITestOutputHelper output, IReadOnlyDictionary<string, string>? overrides = null)
+        /// <summary>
+        /// Starts the host on <paramref name="storage"/> (Azurite) with fresh names; <paramref name="overrides"/> win. The
+        /// host reaches storage through <paramref name="hostStorage"/> when given (a relay to the same Azurite); the
+        /// test's own clients always use <paramref name="storage"/>.
+        /// </summary>
+        public static async Task<QueueApp> StartAsync(string storage, ITestOutputHelper output, IReadOnlyDictionary<string, string>? overrides = null, string? hostStorage = null)
         {
             var prefix = "iq" + Guid.NewGuid().ToString("N")[..12];
             var settings = new Dictionary<string, string>(QueueTestResources.Settings(prefix))
@@ -438,7 +502,7 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
             }
 
             var clock = Stopwatch.StartNew();
-            var host = await IsolatedAppHost.StartAsync(IsolatedAppHost.Settings(storage, settings));
+            var host = await IsolatedAppHost.StartAsync(IsolatedAppHost.Settings(hostStorage ?? storage, settings));
             output.WriteLine($"WorkerHost ready in {clock.Elapsed.TotalSeconds:F1} s ({prefix})");
             var app = new QueueApp(host, storage, prefix, output);
             await app.Resources.CreateAsync();

@@ -41,7 +41,7 @@ using var shutdown = new CancellationTokenSource();
 using var sigint = PosixSignalRegistration.Create(PosixSignal.SIGINT, Stop);
 using var sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Stop);
 await using var supervisor = new WorkerSupervisor(app);
-// Last resort (an unhandled exception, e.g. a queue listener's storage error rethrown by WebJobs, or an exit elsewhere): the worker must not outlive the host.
+// Last resort (an unhandled exception, or an exit elsewhere): the worker must not outlive the host.
 AppDomain.CurrentDomain.ProcessExit += (_, _) => supervisor.KillNow();
 AppDomain.CurrentDomain.UnhandledException += (_, _) => supervisor.KillNow();
 
@@ -115,7 +115,8 @@ foreach (var function in functions.Where(f => f.IsTrigger("httpTrigger")).OrderB
 var queueFunctions = functions.Where(f => f.IsTrigger("queueTrigger")).OrderBy(f => f.Name, StringComparer.Ordinal).ToList();
 QueueInvoker.Supervisor = supervisor;
 QueueInvoker.BindingNames = queueFunctions.ToDictionary(f => f.Name, f => f.TriggerName, StringComparer.OrdinalIgnoreCase);
-using var queuesHost = queueFunctions.Count > 0 ? QueuesHostFactory.Create(app, QueueFunctionEmitter.Emit(queueFunctions)) : null;
+var queueFunctionsType = queueFunctions.Count > 0 ? QueueFunctionEmitter.Emit(queueFunctions) : null;
+await using var queuesHost = queueFunctionsType is not null ? new QueuesHostRunner(failures => QueuesHostFactory.Create(app, queueFunctionsType, failures)) : null;
 foreach (var function in queueFunctions)
 {
     lines.Add($"  {function.Name}: queueTrigger {Json.Text(function.Trigger, "queueName")} ({Json.Text(function.Trigger, "connection") ?? "AzureWebJobsStorage"})");
@@ -154,7 +155,7 @@ Console.WriteLine("WorkerHost: stopping.");
 await web.StopAsync(CancellationToken.None).ConfigureAwait(false);
 if (queuesHost is not null)
 {
-    await queuesHost.StopAsync(CancellationToken.None).ConfigureAwait(false);
+    await queuesHost.StopAsync().ConfigureAwait(false);
 }
 
 await supervisor.StopAsync().ConfigureAwait(false);

@@ -1,5 +1,6 @@
 using Azure.Storage.Queues;
 using Microsoft.Azure.WebJobs;
+using Microsoft.Azure.WebJobs.Host.Timers;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
@@ -10,7 +11,7 @@ namespace WorkerHost;
 /// <summary>The WebJobs SDK host with the official Storage Queues extension, listening for the emitted queue functions.</summary>
 internal static class QueuesHostFactory
 {
-    public static IHost Create(AppDescription app, Type functions)
+    public static IHost Create(AppDescription app, Type functions, ListenerFailureHandler failures)
     {
         var queues = app.Extension("queues");
         return new HostBuilder()
@@ -46,6 +47,9 @@ internal static class QueuesHostFactory
             .ConfigureServices(services =>
             {
                 services.AddSingleton<ITypeLocator>(new FixedTypeLocator([functions]));
+                // Registered after the SDK's (TryAdd), so this one is resolved: a listener failure is logged and the host
+                // restarted, as the Functions host survives it, instead of rethrown on a new thread (ending the process).
+                services.AddSingleton<IWebJobsExceptionHandler>(failures);
                 services.Configure<ConsoleLifetimeOptions>(o => o.SuppressStatusMessages = true);
             })
             .Build();
