@@ -345,25 +345,42 @@ public sealed class AuditTrailTests
     [Fact]
     public async Task RecordAsync_ManyConcurrentRecordsAndAnchors_TheCheckerFindsTheChainSoundAndEachRecord()
     {
-        // Arrange: anchors as often as allowed, so a run crosses several.
-        var (trail, container) = Create(new AuditOptions { LocalSigningKey = TestAudit.LocalSigningKey, AnchorInterval = TimeSpan.FromSeconds(5) });
+        // Arrange: one chain on a hand-moved clock, so each round of records is followed by exactly one anchor.
+        var time = new FakeTimeProvider(DateTimeOffset.UtcNow);
+        var audit = new AuditOptions { LocalSigningKey = TestAudit.LocalSigningKey, AnchorInterval = TimeSpan.FromSeconds(5), Writers = 1 };
+        var (trail, container) = Create(audit, time: time);
 
-        // Act
+        // Act: three rounds of 50 concurrent records, the anchor interval passing after each.
         for (var round = 0; round < 3; round++)
         {
             await Task.WhenAll(Enumerable.Range(0, 50).Select(i => Task.Run(() => trail.RecordAsync(Signed($"msg_r{round}_{i}")))));
-            await Task.Delay(TimeSpan.FromSeconds(5.5));
+            time.Advance(audit.AnchorInterval);
+            var anchors = round + 1;
+            await WaitUntilAsync(() => CountAsync(container, "anchors/").GetAwaiter().GetResult() == anchors);
         }
 
         await trail.DisposeAsync();
         var verify = await AuditTrailTool.RunAsync(_azurite.ConnectionString, "verify", "--container", container.Name, "--public-key", PublicKeyText());
         var find = await AuditTrailTool.RunAsync(_azurite.ConnectionString, "find", "msg_r1_7", "--container", container.Name);
 
-        // Assert
+        // Assert: one anchor a round and none at the stop (its head was anchored already); every record found.
         Assert.True(verify.ExitCode == 0, verify.Output + verify.Error);
         Assert.Contains("150 records", verify.Output, StringComparison.Ordinal);
+        Assert.Contains(" 3 anchors", verify.Output, StringComparison.Ordinal);
+        Assert.Equal(3, await CountAsync(container, "anchors/"));
         Assert.True(find.ExitCode == 0, find.Output + find.Error);
         Assert.Contains("msg_r1_7", find.Output, StringComparison.Ordinal);
+    }
+
+    private static async Task<int> CountAsync(BlobContainerClient container, string prefix)
+    {
+        var count = 0;
+        await foreach (var _ in container.GetBlobsAsync(prefix: prefix))
+        {
+            count++;
+        }
+
+        return count;
     }
 
     private (AuditTrail Trail, BlobContainerClient Container) Create(AuditOptions? options = null, BlobClientOptions? clientOptions = null, TimeProvider? time = null)

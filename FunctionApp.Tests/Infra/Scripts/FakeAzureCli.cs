@@ -94,10 +94,13 @@ public sealed class FakeAzureCli : IDisposable
           "storage container")
             # The audit container's immutability policy (lock-audit-policy.sh). FAKE_AZ_POLICY = unlocked | locked |
             # locked-shorter | wrong-period | no-append | none | error (policy show, 365 days unless named otherwise);
-            # FAKE_AZ_LOCK = ok | error (policy lock).
+            # FAKE_AZ_LOCK = ok | error (policy lock). A lock that succeeds is kept: the next show of an unlocked policy
+            # answers locked, as Azure does.
+            policy="${FAKE_AZ_POLICY:-unlocked}"
+            if [[ "$policy" == "unlocked" && -f "$FAKE_AZ_DIR/policy-locked" ]]; then policy="locked"; fi
             case "$4" in
               show)
-                case "${FAKE_AZ_POLICY:-unlocked}" in
+                case "$policy" in
                   unlocked) echo '{"name":"default","etag":"\"8dcafe0001\"","state":"Unlocked","immutabilityPeriodSinceCreationInDays":365,"allowProtectedAppendWrites":true}' ;;
                   locked) echo '{"name":"default","etag":"\"8dcafe0002\"","state":"Locked","immutabilityPeriodSinceCreationInDays":365,"allowProtectedAppendWrites":true}' ;;
                   locked-shorter) echo '{"name":"default","etag":"\"8dcafe0002\"","state":"Locked","immutabilityPeriodSinceCreationInDays":30,"allowProtectedAppendWrites":true}' ;;
@@ -109,7 +112,7 @@ public sealed class FakeAzureCli : IDisposable
                 exit 0 ;;
               lock)
                 if [[ "${FAKE_AZ_LOCK:-ok}" == "error" ]]; then echo "ERROR: (ContainerImmutabilityPolicyFailure) Operation not allowed on immutability policy with incorrect etag." >&2; exit 1; fi
-                echo "Locked"; exit 0 ;;
+                touch "$FAKE_AZ_DIR/policy-locked"; echo "Locked"; exit 0 ;;
             esac ;;
           "storage blob"|"functionapp restart"|"resource invoke-action") exit 0 ;;
           "storage entity")

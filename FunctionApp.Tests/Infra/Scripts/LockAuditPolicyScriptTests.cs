@@ -100,12 +100,15 @@ public sealed class LockAuditPolicyScriptTests : IDisposable
     [Fact]
     public async Task Run_Twice_LocksOnceThenLeavesTheLockedPolicy()
     {
+        // Arrange, Act: the same run twice against one fake, whose policy the first run's lock changed.
         var first = await RunAsync();
-        var second = await RunAsync(("FAKE_AZ_POLICY", "locked"));
+        var second = await RunAsync();
 
+        // Assert
         Assert.Equal(0, first.ExitCode);
         Assert.Equal(0, second.ExitCode);
         Assert.Single(_az.Calls, c => c.StartsWith("storage container immutability-policy lock ", StringComparison.Ordinal));
+        Assert.Contains("locked already", second.Output, StringComparison.Ordinal);
     }
 
     public void Dispose() => _az.Dispose();
