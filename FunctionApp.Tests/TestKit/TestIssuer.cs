@@ -165,6 +165,21 @@ public sealed class TestIssuer : IAsyncDisposable
         return Handler.CreateToken(descriptor);
     }
 
+    /// <summary>
+    /// A token signed with the issuer's key whose header and payload JSON are <paramref name="payload"/>'s and
+    /// <paramref name="header"/>'s rewrites of a minted one's (<paramref name="spec"/>): shapes a descriptor cannot make,
+    /// such as a member written twice.
+    /// </summary>
+    public string MintEdited(Func<string, string>? payload = null, Func<string, string>? header = null, TokenSpec? spec = null)
+    {
+        var parts = Mint(spec).Split('.');
+        var headerJson = Base64UrlEncoder.Decode(parts[0]);
+        var payloadJson = Base64UrlEncoder.Decode(parts[1]);
+        var signingInput = Base64UrlEncoder.Encode(header?.Invoke(headerJson) ?? headerJson) + "." + Base64UrlEncoder.Encode(payload?.Invoke(payloadJson) ?? payloadJson);
+        var signature = Key.Rsa.SignData(System.Text.Encoding.ASCII.GetBytes(signingInput), HashAlgorithmName.SHA256, RSASignaturePadding.Pkcs1);
+        return signingInput + "." + Base64UrlEncoder.Encode(signature);
+    }
+
     /// <summary>An unsigned token (<c>alg: none</c>, empty signature segment) with the default claims.</summary>
     public string MintUnsigned(params string[] roles)
     {
