@@ -274,7 +274,7 @@ public sealed class SpareCorePolicyTests
             }
         });
         using var logs = new CapturedLogs();
-        using var policy = new SpareCorePolicy(
+        var policy = new SpareCorePolicy(
             Options.Create(new SpareCoreOptions { MinimumBytes = 0, CoresPerSignature = 1 }), TestServices.Metrics(), logs.CreateLogger("test"), probe, SpareCorePolicy.RemeasureAfter, clock);
 
         // Act: each wait on the clock moved past once the policy is waiting on it.

@@ -13,13 +13,12 @@ namespace WidgetSigning.SpareCores;
 /// by <see cref="CoreScalingProbe"/> at start, a low reading confirmed by <see cref="LowReadingsToDecide"/> of them), or that has one processor, has no spare core,
 /// until a reading taken every <see cref="SpareCoreOptions.RemeasureInterval"/> meets the minimum.
 /// </summary>
-internal sealed class SpareCorePolicy : IDisposable
+internal sealed class SpareCorePolicy
 {
     private readonly SpareCoreOptions _options;
     private readonly int _maxInFlight;
     private readonly TimeSpan _remeasureAfter;
     private readonly TimeProvider _time;
-    private readonly CancellationTokenSource _stopping = new();
     private int _inFlight;
 
     /// <summary>Readings below the minimum, each after <see cref="RemeasureAfter"/>, before the policy settles on one core.</summary>
@@ -117,7 +116,7 @@ internal sealed class SpareCorePolicy : IDisposable
             var best = await probe.MeasureAsync().ConfigureAwait(false);
             for (var low = 1; !Pays(best) && low < LowReadingsToDecide; low++)
             {
-                await Task.Delay(_remeasureAfter, _time, _stopping.Token).ConfigureAwait(false);
+                await Task.Delay(_remeasureAfter, _time).ConfigureAwait(false);
                 best = Math.Max(best, await probe.MeasureAsync().ConfigureAwait(false));
             }
 
@@ -138,14 +137,15 @@ internal sealed class SpareCorePolicy : IDisposable
         }
     }
 
-    // One core is never final: the start's readings may all have met a busy machine.
+    // One core is never final: the start's readings may all have met a busy machine. The policy lives as long as the
+    // process (one per process), and so does this loop: ~20 ms of measuring per interval.
     private async Task RemeasureAsync(CoreScalingProbe probe, ILogger logger)
     {
         try
         {
             while (true)
             {
-                await Task.Delay(_options.RemeasureInterval, _time, _stopping.Token).ConfigureAwait(false);
+                await Task.Delay(_options.RemeasureInterval, _time).ConfigureAwait(false);
                 var reading = await probe.MeasureAsync().ConfigureAwait(false);
                 if (Pays(reading))
                 {
@@ -157,15 +157,8 @@ internal sealed class SpareCorePolicy : IDisposable
         }
         catch (Exception ex) when (ex is not OutOfMemoryException)
         {
-            // Stopped with the process, or a probe that failed: the policy stays as it is.
+            // A probe that failed (it should not): the policy stays as it is.
         }
-    }
-
-    /// <summary>Stops measuring again.</summary>
-    public void Dispose()
-    {
-        _stopping.Cancel();
-        _stopping.Dispose();
     }
 
     private void Log(ILogger logger, double scaling, string source, bool pays) => SpareCoreLog.ScalingDecided(
