@@ -15,7 +15,8 @@ namespace WidgetSigning.Callers.Entra;
 /// waits for a fetch at most <see cref="MaxWait"/>, and a failure is remembered for <see cref="FailureWindow"/>, during
 /// which nothing is fetched. Rules: RS256 only, <c>typ</c> JWT, signature by one of the issuer's keys, issuer of the
 /// tenant, audience the app's client id or Application ID URI, <c>exp</c> required and <c>exp</c>/<c>nbf</c> within
-/// <see cref="AuthOptions.ClockSkew"/>, <c>tid</c> the tenant and an <c>oid</c>. A token once valid is remembered until
+/// <see cref="AuthOptions.ClockSkew"/>, <c>tid</c> the tenant and an <c>oid</c>; each claim read once, of the JSON type
+/// Entra issues, and no <c>crit</c> header (<see cref="TokenShape"/>, checked before the signature). A token once valid is remembered until
 /// its <c>exp</c>, at most 5 minutes (<see cref="ValidatedTokenCache"/>).
 /// </summary>
 public sealed class EntraTokenValidator : ITokenValidator, IDisposable
@@ -90,6 +91,7 @@ public sealed class EntraTokenValidator : ITokenValidator, IDisposable
             return known!;
         }
 
+        TokenShape.Check(token);
         var configuration = await _keys.CurrentAsync(cancellationToken).ConfigureAwait(false);
         var result = await _handler.ValidateTokenAsync(token, ParametersFor(configuration)).ConfigureAwait(false);
         if (result.Exception is SecurityTokenSignatureKeyNotFoundException

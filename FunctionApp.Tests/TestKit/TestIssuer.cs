@@ -40,6 +40,8 @@ public sealed class TestIssuer : IAsyncDisposable
     private int _metadataFetches;
     private int _jwksFetches;
     private volatile bool _down;
+    private TaskCompletionSource? _stall;
+    private int _stalled;
 
     private TestIssuer(WebApplication app, RsaSecurityKey key)
     {
@@ -66,6 +68,19 @@ public sealed class TestIssuer : IAsyncDisposable
         set => _down = value;
     }
 
+    /// <summary>
+    /// While set, each fetch of the OpenID configuration (still counted) waits until the source completes or the client
+    /// gives up: a slow issuer.
+    /// </summary>
+    public TaskCompletionSource? Stall
+    {
+        get => Volatile.Read(ref _stall);
+        set => Volatile.Write(ref _stall, value);
+    }
+
+    /// <summary>How many fetches of the OpenID configuration are waiting on <see cref="Stall"/> now (a client that gave up ends its wait).</summary>
+    public int Stalled => Volatile.Read(ref _stalled);
+
     /// <summary>A fresh RSA key with a random <c>kid</c>, as another issuer (or an attacker) would hold.</summary>
     public static RsaSecurityKey NewKey(string? kid = null) =>
         new(RSA.Create(2048)) { KeyId = kid ?? Convert.ToHexString(RandomNumberGenerator.GetBytes(8)) };
@@ -79,9 +94,26 @@ public sealed class TestIssuer : IAsyncDisposable
         var app = builder.Build();
         var issuer = new TestIssuer(app, NewKey());
         var path = $"/{tenantId}/v2.0";
-        app.MapGet(path + "/.well-known/openid-configuration", (HttpContext context) =>
+        app.MapGet(path + "/.well-known/openid-configuration", async (HttpContext context) =>
         {
             Interlocked.Increment(ref issuer._metadataFetches);
+            if (issuer.Stall is { } stall)
+            {
+                Interlocked.Increment(ref issuer._stalled);
+                try
+                {
+                    await stall.Task.WaitAsync(context.RequestAborted).ConfigureAwait(false);
+                }
+                catch (OperationCanceledException)
+                {
+                    return Results.Empty;
+                }
+                finally
+                {
+                    Interlocked.Decrement(ref issuer._stalled);
+                }
+            }
+
             if (issuer.Down)
             {
                 return Results.StatusCode(StatusCodes.Status503ServiceUnavailable);
@@ -163,6 +195,21 @@ public sealed class TestIssuer : IAsyncDisposable
             AdditionalHeaderClaims = spec.Header.Count == 0 ? null : new Dictionary<string, object>(spec.Header),
         };
         return Handler.CreateToken(descriptor);
+    }
+
+    /// <summary>
+    /// A token signed with the issuer's key whose header and payload JSON are <paramref name="payload"/>'s and
+    /// <paramref name="header"/>'s rewrites of a minted one's (<paramref name="spec"/>): shapes a descriptor cannot make,
+    /// such as a member written twice.
+    /// </summary>
+    public string MintEdited(Func<string, string>? payload = null, Func<string, string>? header = null, TokenSpec? spec = null)
+    {
+        var parts = Mint(spec).Split('.');
+        var headerJson = Base64UrlEncoder.Decode(parts[0]);
+        var payloadJson = Base64UrlEncoder.Decode(parts[1]);
+        var signingInput = Base64UrlEncoder.Encode(header?.Invoke(headerJson) ?? headerJson) + "." + Base64UrlEncoder.Encode(payload?.Invoke(payloadJson) ?? payloadJson);
+        var signature = Key.Rsa.SignData(System.Text.Encoding.ASCII.GetBytes(signingInput), HashAlgorithmName.SHA256, RSASignaturePadding.Pkcs1);
+        return signingInput + "." + Base64UrlEncoder.Encode(signature);
     }
 
     /// <summary>An unsigned token (<c>alg: none</c>, empty signature segment) with the default claims.</summary>

@@ -59,16 +59,16 @@ internal sealed class TestServices
 
     /// <summary>
     /// A signer over this pool as production builds one, with <paramref name="keys"/> (this key source without), the
-    /// spare-core options (production's defaults without), the envelope options and the clock given.
+    /// spare-core options (production's defaults without) or <paramref name="policy"/>, the envelope options and the clock given.
     /// </summary>
-    public EnvelopeSigner CreateSigner(IReceiverKeySource? keys = null, SpareCoreOptions? spareCores = null, EnvelopeOptions? envelopes = null, TimeProvider? time = null)
+    public EnvelopeSigner CreateSigner(IReceiverKeySource? keys = null, SpareCoreOptions? spareCores = null, EnvelopeOptions? envelopes = null, TimeProvider? time = null, SpareCorePolicy? policy = null)
     {
         envelopes ??= new EnvelopeOptions();
         return new EnvelopeSigner(
             Streams,
             keys ?? KeySource,
             new WidgetEnvelopeReader(envelopes),
-            new CanonicalPass(SpareCores(spareCores)),
+            new CanonicalPass(policy ?? SpareCores(spareCores)),
             Options.Create(envelopes),
             time ?? TimeProvider.System,
             NullLogger<EnvelopeSigner>.Instance);

@@ -82,12 +82,12 @@ public sealed class EntraIssuerOutageTests : IAsyncLifetime
     }
 
     [Fact]
-    public async Task ValidateAsync_IssuerAcceptsAndNeverAnswers_TwentyCallsAnswered503OverOneConnection()
+    public async Task ValidateAsync_IssuerAcceptsAndNeverAnswers_TwentyCallsAnswered503AtMaxWaitOverOneConnection()
     {
-        // Arrange: a listener that accepts every connection and never says a word.
+        // Arrange: a listener that accepts every connection and never says a word; the validator on a clock the test moves.
         using var listener = new TcpListener(IPAddress.Loopback, 0);
         listener.Start();
-        var accepted = new ConcurrentBag<Socket>();
+        var accepted = new ConcurrentQueue<Socket>();
         using var stop = new CancellationTokenSource();
         var accepting = Task.Run(async () =>
         {
@@ -95,7 +95,7 @@ public sealed class EntraIssuerOutageTests : IAsyncLifetime
             {
                 while (true)
                 {
-                    accepted.Add(await listener.AcceptSocketAsync(stop.Token));
+                    accepted.Enqueue(await listener.AcceptSocketAsync(stop.Token));
                 }
             }
             catch (OperationCanceledException)
@@ -103,23 +103,30 @@ public sealed class EntraIssuerOutageTests : IAsyncLifetime
             }
         });
         var authority = $"http://127.0.0.1:{((IPEndPoint)listener.LocalEndpoint).Port}/{TestIssuer.TenantId}/v2.0";
-        var validator = Validator(authority);
+        var clock = new FakeTimeProvider(DateTimeOffset.UtcNow);
+        var validator = Validator(authority, clock);
         var token = _issuer.Mint();
 
         try
         {
-            // Act: 20 calls at once, and one more after them.
-            var calls = Enumerable.Range(0, 20).Select(_ => Task.Run(() => TimedAsync(validator, token))).ToList();
-            var all = Task.WhenAll(calls);
-            var answered = await Task.WhenAny(all, Task.Delay(TimeSpan.FromSeconds(30))) == all;
-            Assert.True(answered, $"{calls.Count(c => !c.IsCompleted)} of the 20 calls were still unanswered after 30 s");
+            // Act: 20 calls waiting at once; the clock moved to just short of MaxWait, then to it; one call after them.
+            var calls = Enumerable.Range(0, 20).Select(_ => validator.ValidateAsync(token, CancellationToken.None).AsTask()).ToList();
+            await UntilAsync(() => !accepted.IsEmpty);
+            clock.Advance(EntraTokenValidator.MaxWait - TimeSpan.FromTicks(1));
+            await Task.Delay(100);
+            var answeredEarly = calls.Count(c => c.IsCompleted);
+            clock.Advance(TimeSpan.FromTicks(1));
+            var all = Task.WhenAll(calls.Select(c => Record.ExceptionAsync(() => c)));
+            Assert.True(await Task.WhenAny(all, Task.Delay(TimeSpan.FromSeconds(30))) == all, "the calls were still unanswered 30 s after MaxWait");
             var outcomes = await all;
-            var after = await TimedAsync(validator, token);
+            var after = await Record.ExceptionAsync(() => validator.ValidateAsync(token, CancellationToken.None).AsTask());
 
-            // Assert: each answered 503 (the fetch's own timeout ended the wait: the listener never answers); one fetch (one
-            // connection) for all of them. How long the wait took is not asserted: on a loaded machine it is not the code's.
-            Assert.All(outcomes.Append(after), o => ProblemAssert.Is(Problems.Types.AuthUnavailable, o.Error));
-            Assert.Single(accepted);
+            // Assert: none answered before MaxWait; each 503 at it, while the fetch (one connection for all) is still
+            // open: the wait ended the calls, not the fetch's own 10 s timeout.
+            Assert.Equal(0, answeredEarly);
+            Assert.All(outcomes.Append(after), e => ProblemAssert.Is(Problems.Types.AuthUnavailable, e));
+            var connection = Assert.Single(accepted);
+            Assert.False(ClosedByPeer(connection), "the issuer's connection was closed: the calls waited for the fetch's own timeout");
             Assert.Single(_logs.Entries, e => e.EventId.Id == IssuerUnreachable);
         }
         finally
@@ -210,23 +217,28 @@ public sealed class EntraIssuerOutageTests : IAsyncLifetime
     [Fact]
     public async Task ValidateAsync_KeysTwelveHoursOld_AreFetchedAgainWithoutHoldingTheCall()
     {
-        // Arrange: keys loaded; twelve hours pass.
+        // Arrange: keys loaded; the issuer then answers only when the test lets it; twelve hours pass.
         var clock = new FakeTimeProvider(DateTimeOffset.UtcNow);
         using var validator = Validator(_issuer.Authority, clock);
         await validator.ValidateAsync(_issuer.Mint(), CancellationToken.None);
+        var slow = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        _issuer.Stall = slow;
         clock.Advance(EntraTokenValidator.AutomaticRefreshInterval);
 
         // Act
         var caller = await validator.ValidateAsync(_issuer.Mint(null, AppRoles.Verify), CancellationToken.None);
-        var deadline = DateTime.UtcNow.AddSeconds(10);
-        while (_issuer.MetadataFetches < 2 && DateTime.UtcNow < deadline)
-        {
-            await Task.Delay(20);
-        }
+        await UntilAsync(() => _issuer.Stalled > 0);
+        var refreshWaitingAfterTheCall = _issuer.Stalled;
+        slow.SetResult();
+        await UntilAsync(() => _issuer.JwksFetches >= 2);
 
-        // Assert: answered with the keys held; the fresh fetch happened behind it.
+        // Assert: answered with the keys held while the refresh waited on the issuer; the refresh, let through only
+        // after the call returned, then completed: so the call never waited for it (a call that had waited would have
+        // outlasted the fetch's own timeout, and that fetch would have failed).
         Assert.Equal([AppRoles.Verify], caller.Roles);
+        Assert.Equal(1, refreshWaitingAfterTheCall);
         Assert.Equal(2, _issuer.MetadataFetches);
+        Assert.Equal(2, _issuer.JwksFetches);
     }
 
     [Fact]
@@ -262,17 +274,32 @@ public sealed class EntraIssuerOutageTests : IAsyncLifetime
         Assert.Equal(1, _issuer.MetadataFetches);
     }
 
-    private static async Task<Outcome> TimedAsync(EntraTokenValidator validator, string token)
+    // Real time only to let other threads run; what is asserted is what happened, never how long it took.
+    private static async Task UntilAsync(Func<bool> condition)
     {
-        var watch = Stopwatch.StartNew();
+        var waited = Stopwatch.StartNew();
+        while (!condition() && waited.Elapsed < TimeSpan.FromSeconds(15))
+        {
+            await Task.Delay(20);
+        }
+    }
+
+    // Whether the other end closed the connection: readable with nothing left to read once the request is drained.
+    private static bool ClosedByPeer(Socket socket)
+    {
         try
         {
-            await validator.ValidateAsync(token, CancellationToken.None);
-            return new Outcome(null, watch.Elapsed);
+            var buffer = new byte[4096];
+            while (socket.Available > 0)
+            {
+                _ = socket.Receive(buffer);
+            }
+
+            return socket.Poll(0, SelectMode.SelectRead) && socket.Available == 0;
         }
-        catch (Exception e)
+        catch (SocketException)
         {
-            return new Outcome(e, watch.Elapsed);
+            return true;
         }
     }
 
@@ -289,6 +316,4 @@ public sealed class EntraIssuerOutageTests : IAsyncLifetime
             }
         }
     }
-
-    private sealed record Outcome(Exception? Error, TimeSpan Elapsed);
 }

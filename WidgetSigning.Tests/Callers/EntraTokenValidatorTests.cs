@@ -1,4 +1,5 @@
 using System.Text;
+using System.Text.Json.Nodes;
 using FunctionApp.Tests.TestKit;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -253,6 +254,7 @@ public sealed class EntraTokenValidatorTests : IAsyncLifetime
         using var validator = new EntraTokenValidator(
             Options.Create(new AuthOptions { Authority = _issuer.Authority, TenantId = tenantId, Audience = TestIssuer.Audience }),
             NullLogger<EntraTokenValidator>.Instance);
+        await KeysLoadedAsync(validator);
         var token = _issuer.Mint(new TokenSpec { Claims = { ["tid"] = null } });
 
         // Act
@@ -371,6 +373,135 @@ public sealed class EntraTokenValidatorTests : IAsyncLifetime
         Assert.Contains("(oid)", rejected.Message, StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData(TestIssuer.TenantId)]
+    [InlineData("11111111-2222-4333-8444-555555555555", TestIssuer.TenantId)]
+    public async Task ValidateAsync_TidAsAnArray_IsRejectedNamingTid(params string[] tenants)
+    {
+        // Arrange: a validly signed token whose tid is an array: which element is the tenant? Entra issues a string.
+        var token = _issuer.Mint(new TokenSpec { Claims = { ["tid"] = tenants } });
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert
+        Assert.Equal("The token's 'tid' claim is not a string, as Entra issues it.", rejected.Message);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_TwoTidMembersTheWrongOneFirst_IsRejectedNamingTid()
+    {
+        // Arrange: the same payload with another tenant's tid written before the right one; a parser that keeps the
+        // last member reads the tenant, one that keeps the first reads the other.
+        var token = _issuer.MintEdited(payload: p => "{\"tid\":\"11111111-2222-4333-8444-555555555555\"," + p[1..]);
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert
+        Assert.Equal("The token has more than one 'tid' claim.", rejected.Message);
+    }
+
+    [Theory]
+    [InlineData("tid")]
+    [InlineData("oid")]
+    [InlineData("azp")]
+    [InlineData("roles")]
+    [InlineData("aud")]
+    [InlineData("iss")]
+    [InlineData("exp")]
+    [InlineData("nbf")]
+    public async Task ValidateAsync_ClaimWrittenTwice_IsRejectedNamingIt(string claim)
+    {
+        // Arrange: the claim written again, with the same value, first in the payload.
+        var token = _issuer.MintEdited(payload: p => "{\"" + claim + "\":" + JsonNode.Parse(p)![claim]!.ToJsonString() + "," + p[1..]);
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert
+        Assert.Equal($"The token has more than one '{claim}' claim.", rejected.Message);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_SecondTidSpelledWithAnEscape_IsRejectedNamingTid()
+    {
+        // Arrange: "t\u0069d" is the member name tid once unescaped, as every JSON parser reads it.
+        var token = _issuer.MintEdited(payload: p => "{\"t\\u0069d\":\"11111111-2222-4333-8444-555555555555\"," + p[1..]);
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert
+        Assert.Equal("The token has more than one 'tid' claim.", rejected.Message);
+    }
+
+    [Theory]
+    [InlineData("roles", "\"Widgets.Sign\"", "an array of strings")]
+    [InlineData("roles", "[\"Widgets.Sign\",7]", "an array of strings")]
+    [InlineData("roles", "[[\"Widgets.Sign\"]]", "an array of strings")]
+    [InlineData("oid", "[\"7a1e0000-0000-4000-8000-00000000000c\"]", "a string")]
+    [InlineData("azp", "{\"id\":\"7a1e0000-0000-4000-8000-00000000000d\"}", "a string")]
+    [InlineData("aud", "[\"7a1e0000-0000-4000-8000-000000000002\",\"api://another\"]", "a string")]
+    [InlineData("exp", "\"4102444800\"", "a number")]
+    public async Task ValidateAsync_ClaimOfAnotherJsonType_IsRejectedNamingIt(string claim, string json, string kind)
+    {
+        // Arrange
+        var token = _issuer.MintEdited(payload: p =>
+        {
+            var payload = JsonNode.Parse(p)!.AsObject();
+            payload[claim] = JsonNode.Parse(json);
+            return payload.ToJsonString();
+        });
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert
+        Assert.Equal($"The token's '{claim}' claim is not {kind}, as Entra issues it.", rejected.Message);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_AzpAndAppid_IsRejectedNamingBoth()
+    {
+        // Arrange: a v2 token names its client in azp, a v1 token in appid; one with both names two clients.
+        var token = _issuer.Mint(new TokenSpec { Claims = { ["appid"] = "7a1e0000-0000-4000-8000-0000000000ee" } });
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert
+        Assert.Equal("The token names its client application twice (azp and appid).", rejected.Message);
+    }
+
+    [Fact]
+    public async Task ValidateAsync_CritHeader_IsRejectedNamingCrit()
+    {
+        // Arrange: RFC 7515 §4.1.11: a recipient that does not understand a listed extension must reject the JWS.
+        var token = _issuer.Mint(new TokenSpec { Header = { ["crit"] = new[] { "urn:example:policy" }, ["urn:example:policy"] = "sign-anything" } });
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert
+        Assert.Contains("(crit)", rejected.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("kid", "\"another-key\"")]
+    [InlineData("alg", "\"none\"")]
+    public async Task ValidateAsync_HeaderMemberWrittenTwice_IsRejectedNamingIt(string member, string json)
+    {
+        // Arrange
+        var token = _issuer.MintEdited(header: h => "{\"" + member + "\":" + json + "," + h[1..]);
+
+        // Act
+        var rejected = await RejectedAsync(token);
+
+        // Assert
+        Assert.Equal($"The token has more than one '{member}' header member.", rejected.Message);
+    }
+
     /// <summary>The validator the isolated app builds, for <paramref name="issuer"/>'s loopback authority.</summary>
     internal static EntraTokenValidator Validator(TestIssuer issuer) => Validator(issuer.Authority, NullLogger<EntraTokenValidator>.Instance);
 
@@ -386,19 +517,26 @@ public sealed class EntraTokenValidatorTests : IAsyncLifetime
         logger,
         time);
 
-    private async Task KeysLoadedAsync()
+    private Task KeysLoadedAsync() => KeysLoadedAsync(_validator);
+
+    // Until the issuer's keys are held: a good token's answer, whatever it is, once it is no longer the outage's 503.
+    private async Task KeysLoadedAsync(EntraTokenValidator validator)
     {
         var waited = System.Diagnostics.Stopwatch.StartNew();
         while (waited.Elapsed < TimeSpan.FromSeconds(30))
         {
             try
             {
-                await _validator.ValidateAsync(_issuer.Mint(), CancellationToken.None);
+                await validator.ValidateAsync(_issuer.Mint(), CancellationToken.None);
                 return;
             }
             catch (ProblemException e) when (e.Is(Problems.Types.AuthUnavailable))
             {
                 await Task.Delay(100);
+            }
+            catch (ProblemException)
+            {
+                return;
             }
         }
     }

@@ -67,9 +67,9 @@ public sealed class PlatformPrincipalTests
     }
 
     [Fact]
-    public void Read_PrincipalWithMappedClaimTypes_ReturnsTheCallerAndItsRoles()
+    public void Read_PrincipalAsThePlatformPassesIt_ReturnsTheCallerAndItsRoles()
     {
-        // Arrange: the shape App Service Authentication passes for aad, long claim types after its claim mapping.
+        // Arrange: the shape App Service Authentication passes for aad: oid and tid in their long forms, roles unmapped.
         var request = Request(Encode(Principal()));
 
         // Act
@@ -83,10 +83,10 @@ public sealed class PlatformPrincipalTests
     }
 
     [Fact]
-    public void Read_PrincipalWithShortClaimTypesAndTheAppIdUriAudience_ReturnsTheCaller()
+    public void Read_PrincipalWithAppIdAndTheAppIdUriAudience_ReturnsTheCaller()
     {
-        // Arrange
-        var principal = Principal(objectIdType: "oid", tenantIdType: "tid", roleType: "roles", appIdType: "appid", audience: TestIssuer.AppIdUri);
+        // Arrange: a v1 token's client claim, and the Application ID URI as audience.
+        var principal = Principal(appIdType: "appid", audience: TestIssuer.AppIdUri);
 
         // Act
         var caller = PlatformPrincipal.Read(Request(Encode(principal)), Options);
@@ -95,6 +95,70 @@ public sealed class PlatformPrincipalTests
         Assert.Equal(TestIssuer.CallerObjectId, caller.ObjectId);
         Assert.Equal(TestIssuer.CallerAppId, caller.AppId);
         Assert.Contains(AppRoles.Sign, caller.Roles);
+    }
+
+    [Fact]
+    public void Read_RoleUnderTheLongClaimTypeBesideRoles_IsRefusedNamingRoles()
+    {
+        // Arrange: roles grants Widgets.Verify; a second spelling of the claim tries to add Widgets.Sign.
+        var principal = Principal(roles: [AppRoles.Verify]);
+        principal["claims"]!.AsArray().Add(Claim(RoleLong, AppRoles.Sign));
+
+        // Act
+        var rejected = ProblemAssert.Throws(Problems.Types.Unauthenticated, () => PlatformPrincipal.Read(Request(Encode(principal)), Options));
+
+        // Assert
+        Assert.Equal($"The {PlatformPrincipal.HeaderName} principal names roles under a claim type other than the platform's (roles).", rejected.Message);
+    }
+
+    [Theory]
+    [InlineData("role", "roles")]
+    [InlineData("oid", "oid")]
+    [InlineData("tid", "tid")]
+    public void Read_ClaimUnderAShortSpellingBesideThePlatformsOne_IsRefusedNamingIt(string type, string named)
+    {
+        // Arrange: the claim again, under the token's own (unmapped) name: one claim, one spelling.
+        var principal = Principal();
+        principal["claims"]!.AsArray().Add(Claim(type, type == "role" ? AppRoles.Sign : TestIssuer.TenantId));
+
+        // Act
+        var rejected = ProblemAssert.Throws(Problems.Types.Unauthenticated, () => PlatformPrincipal.Read(Request(Encode(principal)), Options));
+
+        // Assert
+        Assert.Contains($"names {named} under a claim type other than the platform's", rejected.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("oid")]
+    [InlineData("tid")]
+    [InlineData("aud")]
+    public void Read_ClaimRepeatedWithTheSameValue_IsRefused(string claim)
+    {
+        // Arrange: one member per claim, even when the copies agree.
+        var principal = Principal();
+        var type = claim switch { "oid" => ObjectIdLong, "tid" => TenantIdLong, _ => "aud" };
+        var value = principal["claims"]!.AsArray().First(c => (string?)c!["typ"] == type)!["val"]!.GetValue<string>();
+        principal["claims"]!.AsArray().Add(Claim(type, value));
+
+        // Act
+        var rejected = ProblemAssert.Throws(Problems.Types.Unauthenticated, () => PlatformPrincipal.Read(Request(Encode(principal)), Options));
+
+        // Assert
+        Assert.Contains($"more than one {claim} claim", rejected.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Read_AzpAndAppid_IsRefused()
+    {
+        // Arrange: a v2 token names its client in azp, a v1 token in appid; a principal with both names two.
+        var principal = Principal();
+        principal["claims"]!.AsArray().Add(Claim("appid", TestIssuer.CallerAppId));
+
+        // Act
+        var rejected = ProblemAssert.Throws(Problems.Types.Unauthenticated, () => PlatformPrincipal.Read(Request(Encode(principal)), Options));
+
+        // Assert
+        Assert.Contains("more than one azp or appid claim", rejected.Message, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -230,9 +294,9 @@ public sealed class PlatformPrincipalTests
     [Fact]
     public void Read_TwoObjectIdClaimsThatDiffer_IsRefused()
     {
-        // Arrange: the short and the long form naming two callers.
+        // Arrange: two claims naming two callers.
         var principal = Principal();
-        principal["claims"]!.AsArray().Add(Claim("oid", "7a1e0000-0000-4000-8000-0000000000aa"));
+        principal["claims"]!.AsArray().Add(Claim(ObjectIdLong, "7a1e0000-0000-4000-8000-0000000000aa"));
 
         // Act
         var rejected = ProblemAssert.Throws(Problems.Types.Unauthenticated, () => PlatformPrincipal.Read(Request(Encode(principal)), Options));
@@ -396,16 +460,13 @@ public sealed class PlatformPrincipalTests
         string tenantId = TestIssuer.TenantId,
         string? audience = TestIssuer.Audience,
         string[]? roles = null,
-        string objectIdType = ObjectIdLong,
-        string tenantIdType = TenantIdLong,
-        string roleType = RoleLong,
         string appIdType = "azp")
     {
         var claims = new JsonArray
         {
             Claim("iss", $"https://login.microsoftonline.com/{tenantId}/v2.0"),
-            Claim(objectIdType, objectId),
-            Claim(tenantIdType, tenantId),
+            Claim(ObjectIdLong, objectId),
+            Claim(TenantIdLong, tenantId),
             Claim(appIdType, TestIssuer.CallerAppId),
             Claim("ver", "2.0"),
         };
@@ -416,7 +477,7 @@ public sealed class PlatformPrincipalTests
 
         foreach (var role in roles ?? [AppRoles.Sign, AppRoles.Verify])
         {
-            claims.Add(Claim(roleType, role));
+            claims.Add(Claim("roles", role));
         }
 
         return new JsonObject

@@ -3,7 +3,7 @@ using System.Security.Cryptography;
 using System.Text;
 using FunctionApp.Tests.TestKit;
 using WidgetSigning.Keys;
-using WidgetSigning.Signing;
+using WidgetSigning.SpareCores;
 
 namespace WidgetSigning.Tests.Signing;
 
@@ -23,16 +23,18 @@ public sealed class OverlappedSigningTests
     {
         // Arrange
         var services = new TestServices();
-        var signer = OnTwoCores(services);
+        var cores = TwoCores();
+        var signer = services.CreateSigner(policy: cores);
         var vector = Vector.Load(name);
         var envelope = services.Read(vector.Input);
 
         // Act
         using var signed = signer.SignWith(envelope);
 
-        // Assert
+        // Assert: the known answer, with the hashing handed to the second core.
         Assert.Equal(vector.Canonical, signed.GetCanonicalBytes().ToArray());
         Assert.Equal(vector.SignatureHex, signed.Signature.ToHex());
+        Assert.Equal(1, cores.Counters.Snapshot().SharedHashings);
     }
 
     [Fact]
@@ -44,7 +46,8 @@ public sealed class OverlappedSigningTests
         var envelope = services.Read(vector.Input);
         byte[][] material = [Vector.Key, [.. Enumerable.Range(100, 32).Select(i => (byte)i)], [.. Enumerable.Range(200, 32).Select(i => (byte)i)]];
         SigningKey[] staged = [new SigningKey("next", material[1]), new SigningKey("after-next", material[2])];
-        var signer = services.CreateSigner(new FixedReceiverKeySource(services.Key, staged), TestServices.Eager);
+        var cores = TwoCores();
+        var signer = services.CreateSigner(new FixedReceiverKeySource(services.Key, staged), policy: cores);
 
         // Act
         using var signed = await signer.SignAsync(envelope, SigningTestExtensions.Request(webhookId: WebhookId), CancellationToken.None);
@@ -60,7 +63,14 @@ public sealed class OverlappedSigningTests
         Assert.Equal(
             string.Join(' ', material.Select(m => "v1," + Convert.ToBase64String(HMACSHA256.HashData(m, prefixed)))),
             signed.Webhook!.Signature);
+        Assert.Equal(1, cores.Counters.Snapshot().SharedHashings);
     }
 
-    private static EnvelopeSigner OnTwoCores(TestServices services) => services.CreateSigner(spareCores: TestServices.Eager);
+    // Eager, and deaf to other tests' work waiting in the thread pool, so the second core is always taken.
+    private static SpareCorePolicy TwoCores()
+    {
+        var policy = TestServices.SpareCores(TestServices.Eager);
+        policy.PendingWork = static () => 0;
+        return policy;
+    }
 }

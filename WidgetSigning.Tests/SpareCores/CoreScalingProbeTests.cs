@@ -16,8 +16,23 @@ public sealed class CoreScalingProbeTests
 
         // Assert: 1.0 on one core's worth of CPU, 2.0 on two real cores. Tests running beside it can starve either window
         // (the pair's second thread, or the lone thread, which inflates the ratio), so this rules out only what broken
-        // arithmetic gives: 0, NaN, infinity, or orders of magnitude off.
+        // arithmetic gives: 0, NaN, infinity, or orders of magnitude off (an inverted ratio is
+        // Measure_WorkThatNeedsNoCore_AnswersAboutTwoNeverItsInverse's to catch).
         Assert.InRange(scaling, 0.05, 20);
+    }
+
+    [Fact]
+    public void Measure_WorkThatNeedsNoCore_AnswersAboutTwoNeverItsInverse()
+    {
+        // Arrange: a step that sleeps (no CPU), so two threads do twice one thread's steps on any machine, however
+        // loaded: the scaling is two threads' rate over one's, 2, where the inverted ratio would be 0.5.
+        CoreScalingProbe.HashStep sleep = static (_, _, _) => Thread.Sleep(1);
+
+        // Act
+        var scaling = CoreScalingProbe.Measure(bufferBytes: 16, repeats: 3, TimeSpan.FromMilliseconds(100), sleep);
+
+        // Assert
+        Assert.InRange(scaling, 1.5, 2.5);
     }
 
     [Fact]

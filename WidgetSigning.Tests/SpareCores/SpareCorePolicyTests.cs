@@ -3,6 +3,7 @@ using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
+using Microsoft.Extensions.Time.Testing;
 using WidgetSigning.SpareCores;
 using WidgetSigning.Signing;
 
@@ -18,10 +19,14 @@ public sealed class SpareCorePolicyTests
     [InlineData(nameof(SpareCoreMode.Never), 0, false)]
     [InlineData(nameof(SpareCoreMode.Never), 16 * 1024 * 1024, false)]
     [InlineData(nameof(SpareCoreMode.Adaptive), SpareCoreOptions.DefaultMinimumBytes - 1, false)]
+    [InlineData(nameof(SpareCoreMode.Adaptive), SpareCoreOptions.DefaultMinimumBytes, true)]
+    [InlineData(nameof(SpareCoreMode.Adaptive), 16 * 1024 * 1024, true)]
     public void SpareCoreFor_ModeAndSize_Decides(string mode, long bytes, bool expected)
     {
-        // Arrange (the mode by name: the enum is internal to the core, a public test method cannot take it)
-        var policy = TestServices.SpareCores(new SpareCoreOptions { Mode = Enum.Parse<SpareCoreMode>(mode) });
+        // Arrange (the mode by name: the enum is internal to the core, a public test method cannot take it); one
+        // signature per core, and no work waiting in the pool, whatever other tests queue.
+        var policy = TestServices.SpareCores(new SpareCoreOptions { Mode = Enum.Parse<SpareCoreMode>(mode), CoresPerSignature = 1 });
+        policy.PendingWork = static () => 0;
 
         // Act
         using var inFlight = policy.Enter();
@@ -91,6 +96,8 @@ public sealed class SpareCorePolicyTests
     [InlineData("SpareCores:CoresPerSignature", "65", "SpareCores:CoresPerSignature")]
     [InlineData("SpareCores:MinimumScaling", "0.9", "SpareCores:MinimumScaling")]
     [InlineData("SpareCores:MinimumScaling", "2.1", "SpareCores:MinimumScaling")]
+    [InlineData("SpareCores:RemeasureInterval", "00:00:29", "SpareCores:RemeasureInterval")]
+    [InlineData("SpareCores:RemeasureInterval", "1.00:00:01", "SpareCores:RemeasureInterval")]
     public void Options_BadSetting_FailNamingIt(string setting, string value, string named)
     {
         // Arrange
@@ -230,10 +237,70 @@ public sealed class SpareCorePolicyTests
         await Task.Delay(50);
         using var inFlight = policy.Enter();
 
-        // Assert: measured LowReadingsToDecide times, never again, and one core.
+        // Assert: measured LowReadingsToDecide times before deciding (the next reading is RemeasureInterval away), and one core.
         Assert.Equal(1.2, scaling);
         Assert.Equal(SpareCorePolicy.LowReadingsToDecide, Volatile.Read(ref measured));
         Assert.False(policy.CoreStillSpare());
+    }
+
+    [Fact]
+    public void SpareCoreFor_WorkWaitingInThePool_False()
+    {
+        // Arrange: every other condition met.
+        var policy = TestServices.SpareCores(new SpareCoreOptions { MinimumBytes = 0, CoresPerSignature = 1 });
+        policy.PendingWork = static () => 1;
+
+        // Act
+        using var inFlight = policy.Enter();
+        var spare = inFlight.SpareCoreFor(long.MaxValue);
+
+        // Assert
+        Assert.False(spare);
+    }
+
+    [Fact]
+    public async Task TwoCoresPay_FloodAtStartThenAQuietReadingMinutesLater_SwitchesToTwoCoresAtTheNextRemeasure()
+    {
+        // Arrange: a flood of requests during start: three low readings 15 s apart; a quiet machine minutes later.
+        var clock = new TimerCountingClock();
+        var readings = new Queue<double>([0.91, 0.95, 0.9, 1.87]);
+        var taken = 0;
+        var probe = CoreScalingProbe.Of(() =>
+        {
+            lock (readings)
+            {
+                taken++;
+                return readings.Dequeue();
+            }
+        });
+        using var logs = new CapturedLogs();
+        var policy = new SpareCorePolicy(
+            Options.Create(new SpareCoreOptions { MinimumBytes = 0, CoresPerSignature = 1 }), TestServices.Metrics(), logs.CreateLogger("test"), probe, SpareCorePolicy.RemeasureAfter, clock);
+
+        // Act: each wait on the clock moved past once the policy is waiting on it.
+        for (var timers = 1; timers < SpareCorePolicy.LowReadingsToDecide; timers++)
+        {
+            await UntilAsync(() => clock.Timers == timers);
+            clock.Advance(SpareCorePolicy.RemeasureAfter);
+        }
+
+        var decided = await policy.ScalingKnown.WaitAsync(TimeSpan.FromSeconds(30));
+        await UntilAsync(() => clock.Timers == SpareCorePolicy.LowReadingsToDecide);
+        var twoCoresAtStart = policy.TwoCoresPay;
+        clock.Advance(SpareCoreOptions.DefaultRemeasureInterval - TimeSpan.FromTicks(1));
+        await Task.Delay(50);
+        var readingsJustBefore = Volatile.Read(ref taken);
+        clock.Advance(TimeSpan.FromTicks(1));
+        await UntilAsync(() => policy.TwoCoresPay);
+        using var inFlight = policy.Enter();
+
+        // Assert: one core after the start's readings; the quiet reading, RemeasureInterval later, gives two.
+        Assert.Equal(0.95, decided);
+        Assert.False(twoCoresAtStart);
+        Assert.Equal(SpareCorePolicy.LowReadingsToDecide, readingsJustBefore);
+        Assert.Equal(4, Volatile.Read(ref taken));
+        Assert.True(policy.CoreStillSpare());
+        Assert.Contains(logs.Entries, e => e.EventId.Id == 1004 && e.Message.Contains("may hand work to a second core", StringComparison.Ordinal));
     }
 
     [Fact]
@@ -270,5 +337,38 @@ public sealed class SpareCorePolicyTests
         // Assert
         Assert.True(double.IsNaN(scaling));
         Assert.False(probed);
+    }
+
+    // Real time only to let the probe's thread run; what is asserted is what happened, on the fake clock.
+    private static async Task UntilAsync(Func<bool> condition)
+    {
+        var waited = System.Diagnostics.Stopwatch.StartNew();
+        while (!condition() && waited.Elapsed < TimeSpan.FromSeconds(15))
+        {
+            await Task.Delay(10);
+        }
+    }
+
+    /// <summary>A fake clock that counts the timers made on it, so a test moves it only once a wait is registered.</summary>
+    private sealed class TimerCountingClock : TimeProvider
+    {
+        private readonly FakeTimeProvider _fake = new();
+        private int _timers;
+
+        public int Timers => Volatile.Read(ref _timers);
+
+        public override long TimestampFrequency => _fake.TimestampFrequency;
+
+        public void Advance(TimeSpan by) => _fake.Advance(by);
+
+        public override DateTimeOffset GetUtcNow() => _fake.GetUtcNow();
+
+        public override long GetTimestamp() => _fake.GetTimestamp();
+
+        public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
+        {
+            Interlocked.Increment(ref _timers);
+            return _fake.CreateTimer(callback, state, dueTime, period);
+        }
     }
 }

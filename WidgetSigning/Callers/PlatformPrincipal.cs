@@ -9,12 +9,15 @@ namespace WidgetSigning.Callers;
 /// The caller App Service Authentication vouches for: the principal it passes in <c>X-MS-CLIENT-PRINCIPAL</c>, base64
 /// JSON <c>{auth_typ, claims:[{typ,val}], name_typ, role_typ}</c> (Microsoft Learn, "Work with user identities in Azure
 /// App Service authentication": external requests may not set these headers; they are present only when App Service
-/// sets them). Read only where <see cref="IsVouchedFor"/> holds; everywhere else the header is refused. The claim types
-/// are the token's own (<c>oid</c>, <c>tid</c>, <c>roles</c>) or their long forms after the platform's default claim
-/// mapping (Microsoft.IdentityModel's <c>ClaimTypeMapping</c>: <c>oid</c> to
-/// <c>http://schemas.microsoft.com/identity/claims/objectidentifier</c>, <c>tid</c> to <c>…/tenantid</c>, <c>roles</c>
-/// to <c>http://schemas.microsoft.com/ws/2008/06/identity/claims/role</c>; <c>aud</c>, <c>azp</c> and <c>appid</c> are
-/// not mapped). Bounded and linear: one header of at most <see cref="MaxHeaderLength"/> characters, at most
+/// sets them). Read only where <see cref="IsVouchedFor"/> holds; everywhere else the header is refused. Each claim read
+/// has one claim type, the one the platform passes for an Entra access token: <c>oid</c> and <c>tid</c> in their long
+/// forms after its default claim mapping (<c>http://schemas.microsoft.com/identity/claims/objectidentifier</c>,
+/// <c>…/tenantid</c>), <c>roles</c>, <c>aud</c>, and <c>azp</c> (v2) or <c>appid</c> (v1), never both. Platform
+/// authentication validates v2 tokens, whose <c>roles</c> it passes unmapped (Microsoft.Identity.Web,
+/// AzureAD/microsoft-identity-web pull request 2166, <c>AppServicesAuthenticationInformation</c>). A claim read appears
+/// once (<c>roles</c> once per role); a claim we read under another type (<c>oid</c>, <c>tid</c>, <c>role</c>,
+/// <c>http://schemas.microsoft.com/ws/2008/06/identity/claims/role</c>) is refused, so no second spelling can add a
+/// caller, a tenant or a role. Bounded and linear: one header of at most <see cref="MaxHeaderLength"/> characters, at most
 /// <see cref="MaxClaims"/> claims, JSON at most four levels deep; every refusal is fixed words, never the header.
 /// </summary>
 internal static class PlatformPrincipal
@@ -173,11 +176,12 @@ internal static class PlatformPrincipal
             var (type, value) = Claim(claim);
             switch (type)
             {
-                case "oid" or ObjectIdLong: objectId = Single(objectId, value, "oid"); break;
-                case "tid" or TenantIdLong: tenantId = Single(tenantId, value, "tid"); break;
+                case ObjectIdLong: objectId = Single(objectId, value, "oid"); break;
+                case TenantIdLong: tenantId = Single(tenantId, value, "tid"); break;
                 case "azp" or "appid": appId = Single(appId, value, "azp or appid"); break;
                 case "aud": audience = Single(audience, value, "aud"); break;
-                case "roles" or "role" or RoleLong: roles.Add(value); break;
+                case "roles": roles.Add(value); break;
+                case "oid" or "tid" or "role" or RoleLong: throw OtherSpelling(type);
                 default: break;
             }
         }
@@ -217,11 +221,18 @@ internal static class PlatformPrincipal
         return type is not null && value is not null ? (type, value) : throw Malformed();
     }
 
-    // A claim the principal repeats with another value names two callers: neither is taken.
+    // A claim the principal repeats names two callers, or two spellings of one: neither is taken.
     private static string Single(string? held, string value, string name) =>
-        held is null || string.Equals(held, value, StringComparison.Ordinal)
+        held is null
             ? value
             : throw Problems.Unauthenticated($"The {HeaderName} principal has more than one {name} claim.");
+
+    private static ProblemException OtherSpelling(string type) => type switch
+    {
+        "oid" => Problems.Unauthenticated($"The {HeaderName} principal names oid under a claim type other than the platform's ({ObjectIdLong})."),
+        "tid" => Problems.Unauthenticated($"The {HeaderName} principal names tid under a claim type other than the platform's ({TenantIdLong})."),
+        _ => Problems.Unauthenticated($"The {HeaderName} principal names roles under a claim type other than the platform's (roles)."),
+    };
 
     private static ProblemException Malformed() => Problems.Unauthenticated($"The {HeaderName} header is not a JSON principal.");
 }

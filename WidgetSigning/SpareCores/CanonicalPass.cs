@@ -95,7 +95,8 @@ internal sealed class CanonicalPass
         using var inFlight = _spareCores.Enter();
         if (inFlight.SpareCoreFor(estimate))
         {
-            OverlappedHashingBufferWriter.Write(destination, hashes, OverlapChunkBytes, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks));
+            _spareCores.Counters.HashingShared(
+                OverlappedHashingBufferWriter.Write(destination, hashes, OverlapChunkBytes, envelope, static (blocks, e) => CanonicalUtf8Writer.Write(e, blocks)));
         }
         else
         {

@@ -22,6 +22,9 @@ internal sealed class CoreScalingProbe
 
     private readonly Func<Task<double>> _measure;
 
+    /// <summary>One unit of the measured work: the real probe's is one HMAC-SHA256 of <c>data</c>.</summary>
+    internal delegate void HashStep(byte[] key, byte[] data, Span<byte> mac);
+
     private CoreScalingProbe(Func<Task<double>> measure) => _measure = measure;
 
     /// <summary>One new measurement: each call measures again (a reading taken while other work held a core is low).</summary>
@@ -45,7 +48,11 @@ internal sealed class CoreScalingProbe
     public static double Measure(int bufferBytes = DefaultBufferBytes, int repeats = DefaultRepeats) => Measure(bufferBytes, repeats, DefaultWindow);
 
     /// <summary>As <see cref="Measure(int, int)"/>, over a window of <paramref name="window"/> per measurement.</summary>
-    public static double Measure(int bufferBytes, int repeats, TimeSpan window)
+    public static double Measure(int bufferBytes, int repeats, TimeSpan window) =>
+        Measure(bufferBytes, repeats, window, static (key, data, mac) => HMACSHA256.HashData(key, data, mac));
+
+    /// <summary>As <see cref="Measure(int, int, TimeSpan)"/>, timing <paramref name="step"/> (tests give work whose scaling is known).</summary>
+    internal static double Measure(int bufferBytes, int repeats, TimeSpan window, HashStep step)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(bufferBytes, 1);
         ArgumentOutOfRangeException.ThrowIfLessThan(repeats, 1);
@@ -55,7 +62,7 @@ internal sealed class CoreScalingProbe
         RandomNumberGenerator.Fill(data);
         var mine = new Run();
         var partners = new Run();
-        HashFor(key, data, ticks / 4, mine); // warm up: the first calls load the provider and tier the code up.
+        HashFor(step, key, data, ticks / 4, mine); // warm up: the first calls load the provider and tier the code up.
 
         double one = 0, two = 0;
         using var go = new Barrier(2);
@@ -64,7 +71,7 @@ internal sealed class CoreScalingProbe
             for (var i = 0; i < repeats; i++)
             {
                 go.SignalAndWait();
-                HashFor(key, data, ticks, partners);
+                HashFor(step, key, data, ticks, partners);
                 go.SignalAndWait();
             }
         })
@@ -72,11 +79,11 @@ internal sealed class CoreScalingProbe
         partner.Start();
         for (var i = 0; i < repeats; i++)
         {
-            HashFor(key, data, ticks, mine);
+            HashFor(step, key, data, ticks, mine);
             one = Math.Max(one, (double)mine.Hashes / (mine.End - mine.Start));
 
             go.SignalAndWait();
-            HashFor(key, data, ticks, mine);
+            HashFor(step, key, data, ticks, mine);
             go.SignalAndWait();
             var wall = Math.Max(mine.End, partners.End) - Math.Min(mine.Start, partners.Start);
             two = Math.Max(two, (double)(mine.Hashes + partners.Hashes) / wall);
@@ -86,7 +93,7 @@ internal sealed class CoreScalingProbe
         return one <= 0 ? 1.0 : two / one;
     }
 
-    private static void HashFor(byte[] key, byte[] data, long ticks, Run run)
+    private static void HashFor(HashStep step, byte[] key, byte[] data, long ticks, Run run)
     {
         Span<byte> mac = stackalloc byte[HMACSHA256.HashSizeInBytes];
         var hashes = 0L;
@@ -94,7 +101,7 @@ internal sealed class CoreScalingProbe
         var now = start;
         while (now - start < ticks)
         {
-            HMACSHA256.HashData(key, data, mac);
+            step(key, data, mac);
             hashes++;
             now = Stopwatch.GetTimestamp();
         }

@@ -21,6 +21,9 @@ internal sealed class SpareCoreOptions
     /// <summary>The default of <see cref="MinimumScaling"/>.</summary>
     public const double DefaultMinimumScaling = 1.4;
 
+    /// <summary>The default of <see cref="RemeasureInterval"/>: 5 minutes.</summary>
+    public static readonly TimeSpan DefaultRemeasureInterval = TimeSpan.FromMinutes(5);
+
     /// <summary>Whether work may go to a second core at all. Setting: <c>SpareCores:Mode</c> (<c>Adaptive</c>, <c>Never</c>). Default <c>Adaptive</c>.</summary>
     public SpareCoreMode Mode { get; set; } = SpareCoreMode.Adaptive;
 
@@ -42,10 +45,19 @@ internal sealed class SpareCoreOptions
 
     /// <summary>
     /// The least two-core hashing scaling (two threads' hashing rate over one's, measured at start by
-    /// <see cref="CoreScalingProbe"/>, a low reading confirmed by later ones) at which a second core is used: below it (SMT siblings, a CPU quota) the hand-over
+    /// <see cref="CoreScalingProbe"/>, a low reading confirmed by later ones, and again every <see cref="RemeasureInterval"/> while low) at which a second core is used: below it (SMT siblings, a CPU quota) the hand-over
     /// costs more than the second core gives, and every signature takes the one-core path. 1.0 trusts two cores without
     /// measuring. Setting: <c>SpareCores:MinimumScaling</c>. Default 1.4. 1.0 … 2.0.
     /// </summary>
     [Range(1.0, 2.0, ErrorMessage = SectionName + ":" + nameof(MinimumScaling) + " must be between {1} and {2}.")]
     public double MinimumScaling { get; set; } = DefaultMinimumScaling;
+
+    /// <summary>
+    /// How often a machine that measured below <see cref="MinimumScaling"/> is measured again: a reading taken while
+    /// other work held a core (a burst of requests at start) is low, never high, so one core is never final, and the
+    /// first reading at or above the minimum lets signatures use two cores from then on. Setting:
+    /// <c>SpareCores:RemeasureInterval</c>. Default 5 minutes. 00:00:30 … 1.00:00:00.
+    /// </summary>
+    [Range(typeof(TimeSpan), "00:00:30", "1.00:00:00", ParseLimitsInInvariantCulture = true, ErrorMessage = SectionName + ":" + nameof(RemeasureInterval) + " must be between {1} and {2}.")]
+    public TimeSpan RemeasureInterval { get; set; } = DefaultRemeasureInterval;
 }

@@ -1,7 +1,7 @@
 namespace WidgetSigning.SpareCores;
 
 /// <summary>What <see cref="SpareCoreCounters"/> had counted at one moment; subtract two to get what happened between.</summary>
-internal readonly record struct SpareCoreTotals(long HelperRuns, long ReaderRuns, long HelperSleeps, long HelperChunks, long ReaderChunks)
+internal readonly record struct SpareCoreTotals(long HelperRuns, long ReaderRuns, long HelperSleeps, long HelperChunks, long ReaderChunks, long SharedHashings = 0, long HelperHashChunks = 0)
 {
     /// <summary>The helper's share of the runs written behind the reader (0 when there were none).</summary>
     public double HelperShare => HelperRuns + ReaderRuns == 0 ? 0 : (double)HelperRuns / (HelperRuns + ReaderRuns);
@@ -12,7 +12,9 @@ internal readonly record struct SpareCoreTotals(long HelperRuns, long ReaderRuns
         after.ReaderRuns - before.ReaderRuns,
         after.HelperSleeps - before.HelperSleeps,
         after.HelperChunks - before.HelperChunks,
-        after.ReaderChunks - before.ReaderChunks);
+        after.ReaderChunks - before.ReaderChunks,
+        after.SharedHashings - before.SharedHashings,
+        after.HelperHashChunks - before.HelperHashChunks);
 
     /// <summary>What was counted between two snapshots.</summary>
     public static SpareCoreTotals Subtract(SpareCoreTotals after, SpareCoreTotals before) => after - before;

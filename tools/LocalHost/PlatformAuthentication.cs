@@ -14,7 +14,8 @@ namespace LocalHost;
 /// Every <c>X-MS-CLIENT-PRINCIPAL*</c> header a client sent is removed; a request without a valid bearer token from the
 /// authority (the local issuer) is answered 401 here and never reaches the app; a valid one reaches it with the
 /// principal the platform passes: base64 JSON <c>{auth_typ: "aad", claims: [{typ, val}], name_typ, role_typ}</c>, the
-/// token's claims under the platform's default claim mapping (oid, tid and roles in their long forms). The app gets
+/// token's claims under the platform's default claim mapping (oid and tid in their long forms; roles unmapped, as the
+/// platform passes a v2 token's: AzureAD/microsoft-identity-web pull request 2166). The app gets
 /// <c>WEBSITE_AUTH_ENABLED=True</c> and <c>Auth:PlatformAuthentication=true</c>, as the platform and infra/ set them.
 /// </summary>
 internal sealed class PlatformAuthentication
@@ -27,8 +28,6 @@ internal sealed class PlatformAuthentication
     {
         ["oid"] = "http://schemas.microsoft.com/identity/claims/objectidentifier",
         ["tid"] = "http://schemas.microsoft.com/identity/claims/tenantid",
-        ["roles"] = RoleLong,
-        ["role"] = RoleLong,
         ["scp"] = "http://schemas.microsoft.com/identity/claims/scope",
         ["sub"] = ClaimTypes.NameIdentifier,
     };
