@@ -183,6 +183,23 @@ public sealed class PublicKeysHandlerTests
         Assert.Equal(StatusCodes.Status404NotFound, later.Status);
     }
 
+    [Fact]
+    public async Task HandleAsync_ReceiverKeyUnreadable_503NamingNeitherTheReceiverNorItsSecret()
+    {
+        // Arrange: a source whose failure names the receiver and its secret, as the Key Vault source's do.
+        var handler = Handler(new CountingSource(Problems.KeyUnavailable("Key Vault secret 'receiver-partner-q' of receiver 'partner-q' is unreadable.", TimeSpan.FromSeconds(5), "partner-q")), new FakeTimeProvider());
+        var exchange = Get();
+
+        // Act
+        await exchange.ExecuteAsync(await handler.HandleAsync(At(exchange, "partner-q")));
+
+        // Assert: the anonymous answer says only that the key set cannot be read now.
+        Assert.Equal(StatusCodes.Status503ServiceUnavailable, exchange.Status);
+        Assert.Equal("The key set cannot be read right now.", (string?)exchange.Json["detail"]);
+        Assert.DoesNotContain("partner-q", exchange.Body, StringComparison.Ordinal);
+        Assert.False(exchange.ResponseHeaders.ContainsKey("X-Receiver"));
+    }
+
     private static PublicKeysHandler Handler(IReceiverKeySource keys, TimeProvider time) =>
         new(keys, TimeSpan.FromMinutes(15), time, TestServices.Metrics(), NullLogger<PublicKeysHandler>.Instance);
 
@@ -209,7 +226,7 @@ public sealed class PublicKeysHandlerTests
         return exchange;
     }
 
-    private sealed class CountingSource : IReceiverKeySource
+    private sealed class CountingSource(ProblemException? failure = null) : IReceiverKeySource
     {
         public int Lookups { get; private set; }
 
@@ -218,7 +235,7 @@ public sealed class PublicKeysHandlerTests
         public ValueTask<IReadOnlyList<KeyDescription>> DescribeKeysAsync(ReceiverId receiver, CancellationToken cancellationToken)
         {
             Lookups++;
-            throw Problems.UnknownReceiver(receiver.Value);
+            throw failure ?? Problems.UnknownReceiver(receiver.Value);
         }
 
         public ValueTask<SigningKeys> GetSigningKeysAsync(ReceiverId receiver, CancellationToken cancellationToken) => throw new NotSupportedException();

@@ -120,8 +120,8 @@ public sealed class PublicKeysHandler
         }
         catch (ProblemException e) when (e.Is(Problems.Types.KeyUnavailable))
         {
-            // The source's detail names the receiver; this anonymous answer does not.
-            throw Problems.KeyUnavailable(e.Message, e.Problem.RetryAfter, receiver: null, e);
+            // The source's detail names the receiver or its secret; this anonymous answer names neither.
+            throw Problems.KeyUnavailable("The key set cannot be read right now.", e.Problem.RetryAfter, receiver: null, e);
         }
 
         return Write(keys) ?? throw Problems.NoPublicKeySet();
