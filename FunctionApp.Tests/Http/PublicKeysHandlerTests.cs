@@ -193,9 +193,9 @@ public sealed class PublicKeysHandlerTests
         // Act
         await exchange.ExecuteAsync(await handler.HandleAsync(At(exchange, "partner-q")));
 
-        // Assert: the anonymous answer says only that the key set cannot be read now.
+        // Assert: the anonymous answer carries the fixed detail only.
         Assert.Equal(StatusCodes.Status503ServiceUnavailable, exchange.Status);
-        Assert.Equal("The key set cannot be read right now.", (string?)exchange.Json["detail"]);
+        Assert.Equal("No signing key could be obtained; try again later.", (string?)exchange.Json["detail"]);
         Assert.DoesNotContain("partner-q", exchange.Body, StringComparison.Ordinal);
         Assert.False(exchange.ResponseHeaders.ContainsKey("X-Receiver"));
     }

@@ -120,8 +120,9 @@ public sealed class PublicKeysHandler
         }
         catch (ProblemException e) when (e.Is(Problems.Types.KeyUnavailable))
         {
-            // The source's detail names the receiver or its secret; this anonymous answer names neither.
-            throw Problems.KeyUnavailable("The key set cannot be read right now.", e.Problem.RetryAfter, receiver: null, e);
+            // Without a receiver the answer's detail is the fixed one: the source's message (naming the receiver and its
+            // secret) stays in the log.
+            throw Problems.KeyUnavailable(e.Message, e.Problem.RetryAfter, receiver: null, e);
         }
 
         return Write(keys) ?? throw Problems.NoPublicKeySet();
