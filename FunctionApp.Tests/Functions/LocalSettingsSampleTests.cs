@@ -63,7 +63,7 @@ public sealed class LocalSettingsSampleTests
         var app = new HttpOptions { MaxRequestBodyBytes = int.Parse(settings["Http:MaxRequestBodyBytes"]!, CultureInfo.InvariantCulture) };
 
         // Assert: the host refuses bodies just over the limit before the in-process binding copies them, but leaves room
-        // for the chunk framing its Kestrel counts with the data (issue 29, finding 3); the app names its own limit.
+        // for the chunk framing its Kestrel counts with the data; the app names its own limit.
         Assert.Equal("16908288", settings["FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"]);
         Assert.Equal(app.HostBodyLimit.ToString(CultureInfo.InvariantCulture), settings["FUNCTIONS_REQUEST_BODY_SIZE_LIMIT"]);
         Assert.False(settings.ContainsKey("AZURE_FUNCTIONS_ENVIRONMENT"));

@@ -17,7 +17,7 @@ using Xunit.Abstractions;
 namespace FunctionApp.Tests.Functions;
 
 /// <summary>
-/// Issue 20, finding 1, in the WebJobs host with the queue processor from the same container (one budget for both), on
+/// The memory budget in the WebJobs host with the queue processor from the same container (one budget for both), on
 /// Azurite: hostile 16 MiB envelopes over HTTP, read slowly, and by claim check cannot take the instance's memory.
 /// </summary>
 [Collection(AzuriteCollection.Name)]
@@ -29,7 +29,7 @@ public sealed class MemoryBudgetAttackTests(AzuriteFixture azurite, ITestOutputH
     [Fact]
     public async Task SignAndQueue_MemoryExhaustionAttack_BudgetHoldsAndTheServiceStillAnswers()
     {
-        // Arrange: issue 20's scenario. The raw-U+0001 body is now a 400 after a few KB, so the HTTP clients send its
+        // Arrange: the memory attack. The raw-U+0001 body is now a 400 after a few KB, so the HTTP clients send its
         // worst still-valid form (every U+0001 escaped: 16 MiB in, 16 MiB canonical) and read the answer slowly; twelve
         // claim checks hold the same envelope.
         var names = QueueNames();
@@ -65,7 +65,7 @@ public sealed class MemoryBudgetAttackTests(AzuriteFixture azurite, ITestOutputH
         // Pool bytes in use stay within the budget, but for the blocks each of the 20 flows holds before it is charged.
         Assert.True(sampler.PeakPool <= Budget + (20 * 2 * 64 * 1024), $"pool peaked at {sampler.PeakPool:N0} bytes");
 
-        // The issue measured +1.15 GB for the 8 HTTP requests alone; a budgeted byte brings at most two more (strings).
+        // Unbudgeted, the 8 HTTP requests alone took +1.15 GB; a budgeted byte brings at most two more (strings).
         Assert.True(sampler.PeakWorkingSetGrowth <= (4 * Budget) + (256L * 1024 * 1024), $"working set grew by {sampler.PeakWorkingSetGrowth:N0} bytes");
         Assert.True(during is 200 or 503, $"the small request during the attack got {during}");
         Assert.Equal(200, after);

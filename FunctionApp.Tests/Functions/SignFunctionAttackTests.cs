@@ -11,7 +11,7 @@ using Microsoft.IO;
 namespace FunctionApp.Tests.Functions;
 
 /// <summary>
-/// Issue 10 at the HTTP functions, in the WebJobs host: what a client can cause – disconnects, broken bodies, the host's
+/// At the HTTP functions, in the WebJobs host: what a client can cause – disconnects, broken bodies, the host's
 /// own limit, a client gone before the answer is written, huge names – is never a 500, signs nothing it should not, and
 /// returns every pooled stream.
 /// </summary>
@@ -57,7 +57,7 @@ public sealed class SignFunctionAttackTests : IClassFixture<SignHostFixture>
     public async Task RunAsync_HostRefusesTheBodyWhileItIsRead_Returns4xxNot500(int kestrelStatus, int expected, string type, string detail)
     {
         // Arrange: Kestrel throws BadHttpRequestException from the body stream (its size limit, bad chunked framing). The
-        // 413 comes after one byte of envelope: the chunk framing the host counts with it was too large (issue 29).
+        // 413 comes after one byte of envelope: the chunk framing the host counts with it was too large.
         var request = ChunkedRequest(new FailingStream([(byte)'{'], () => new BadHttpRequestException("Request body too large or malformed.", kestrelStatus)));
 
         // Act

@@ -13,7 +13,7 @@ using Microsoft.IO;
 namespace FunctionApp.Tests.Functions;
 
 /// <summary>
-/// Issue 20, finding 1, at <c>/api/sign</c> in the WebJobs host: the canonical size bound, the memory budget and the slow
+/// At <c>/api/sign</c> in the WebJobs host: the canonical size bound, the memory budget and the slow
 /// client limits each answer with their own problem naming the setting, never 500, and leave the pool and budget empty.
 /// </summary>
 public sealed class SignFunctionLimitAttackTests : IAsyncLifetime
@@ -65,7 +65,7 @@ public sealed class SignFunctionLimitAttackTests : IAsyncLifetime
     [Fact]
     public async Task RunAsync_RawControlCharacterBodyAttack_400AtItsPath()
     {
-        // Arrange: issue 20's body (raw U+0001, a 6-byte escape each in the canonical form), at this host's body limit.
+        // Arrange: raw U+0001 (a 6-byte escape each in the canonical form), at this host's body limit.
         var body = AttackBodies.ControlCharacterEnvelope(4 * 1024 * 1024, "raw");
 
         // Act

@@ -243,7 +243,7 @@ public sealed class SignFunctionTests : IClassFixture<SignHostFixture>
     [InlineData("application/json; charset=\"UTF-8\"")]
     public async Task RunAsync_QuotedUtf8Charset_SignedNot415(string contentType)
     {
-        // Arrange: issue 29, finding 4: the quoted form is the same parameter value (RFC 9110 §5.6.6).
+        // Arrange: the quoted form is the same parameter value (RFC 9110 §5.6.6).
         var vector = Vector.Load("one-widget");
 
         // Act
@@ -261,7 +261,7 @@ public sealed class SignFunctionTests : IClassFixture<SignHostFixture>
     [InlineData("x-\u001b[31m")]
     public async Task RunAsync_ContentEncodingAttack_415NamingTheCodingAndNothingSigned(string coding)
     {
-        // Arrange: issue 29, finding 5: a plain body labelled compressed was signed as is.
+        // Arrange: a plain body labelled compressed was signed as is.
         var request = TestRequests.Post("/api/sign", Vector.Load("one-widget").Input);
         request.Headers.ContentEncoding = coding;
 

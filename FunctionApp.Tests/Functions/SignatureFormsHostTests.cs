@@ -8,7 +8,7 @@ using Xunit.Abstractions;
 namespace FunctionApp.Tests.Functions;
 
 /// <summary>
-/// Issue 30 through the in-process app's own Startup: <c>Http:SignatureForms</c> and <c>Queues:SignatureForms</c> are read
+/// Through the in-process app's own Startup: <c>Http:SignatureForms</c> and <c>Queues:SignatureForms</c> are read
 /// and validated at start-up, and decide what <c>/api/sign</c> and <c>SignQueue</c> make.
 /// </summary>
 [Collection(AzuriteCollection.Name)]

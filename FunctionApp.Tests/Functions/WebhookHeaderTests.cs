@@ -69,7 +69,7 @@ public sealed class WebhookHeaderTests
     [Fact]
     public async Task Sign_IdempotencyKeyReusedWithDifferentContentAttack_DifferentWebhookIdsSoNeitherIsDropped()
     {
-        // Arrange: finding 1 of issue 29: one key, two different envelopes.
+        // Arrange: one key, two different envelopes.
         var other = Vector.Load("escapes-and-unicode");
 
         // Act

@@ -10,7 +10,7 @@ using Newtonsoft.Json.Linq;
 namespace FunctionApp.Tests.Http;
 
 /// <summary>
-/// Issue 30 on <c>/api/sign</c>: <c>?forms=</c> within the deployment's <c>Http:SignatureForms</c>. The answer carries the
+/// <c>/api/sign</c>: <c>?forms=</c> within the deployment's <c>Http:SignatureForms</c>. The answer carries the
 /// forms made and nothing of the others; an unknown or repeated value, or a form the deployment leaves out, is a 400
 /// naming the parameter, checked before the body is read; <c>/api/verify</c> checks whichever form it is given.
 /// </summary>

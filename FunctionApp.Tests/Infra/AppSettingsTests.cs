@@ -118,7 +118,7 @@ public sealed class AppSettingsTests
     [Fact]
     public void RequestBodySizeLimit_OfTheHost_IsTheAppsBodyLimitPlusRoomForChunkFraming()
     {
-        // Issue 29, finding 3: the host's Kestrel counts chunk framing with the data, so a host limit equal to the app's
+        // The host's Kestrel counts chunk framing with the data, so a host limit equal to the app's
         // refused chunked envelopes under the app's limit; the host gets the app's default plus 1/128 for the framing.
         var bodyLimit = Convert.ToInt64(Assert.Single(AppOptionsCatalog.Defaults, d => d.Key == HttpOptions.MaxRequestBodyBytesSetting).Value, CultureInfo.InvariantCulture);
 

@@ -4,7 +4,7 @@ using WidgetSigning.Signing;
 namespace FunctionApp.Tests.Infra;
 
 /// <summary>
-/// Issue 28 on each parameter file's evaluated deployment (<c>bicep snapshot</c> of main.json with that file): the isolated
+/// On each parameter file's evaluated deployment (<c>bicep snapshot</c> of main.json with that file): the isolated
 /// app on Flex Consumption by default, the in-process app on Elastic Premium, no key anywhere, every storage account
 /// without shared keys, the role assignments docs/deploy.md lists, and the app/plan combinations that cannot work refused
 /// with their reason.

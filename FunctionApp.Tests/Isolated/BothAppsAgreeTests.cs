@@ -65,7 +65,7 @@ public sealed class BothAppsAgreeTests(BothAppsFixture fixture) : IClassFixture<
     [InlineData("POST", "/api/keys", "GET")]
     public async Task WrongMethodAttack_ToBothAppsLocalHosts_405WithAllowNamingTheRoutesMethod(string method, string path, string allow)
     {
-        // Arrange: issue 29, finding 6: GET /api/sign was a 404 in tools/LocalHost (the WebJobs router's method constraint).
+        // Arrange: GET /api/sign was a 404 in tools/LocalHost (the WebJobs router's method constraint).
         static HttpRequestMessage Request(string method, string path) => new(new HttpMethod(method), path)
         {
             Content = method is "GET" or "DELETE" ? null : new ByteArrayContent(Vector.Load("one-widget").Input) { Headers = { ContentType = new MediaTypeHeaderValue("application/json") } },

@@ -7,7 +7,7 @@ using Xunit.Abstractions;
 namespace FunctionApp.Tests.Isolated;
 
 /// <summary>
-/// Issue 29, finding 3, against both apps in their local hosts over raw sockets, at the documented limits (the settings
+/// Chunk framing against both apps in their local hosts over raw sockets, at the documented limits (the settings
 /// samples: <c>Http:MaxRequestBodyBytes</c> 16 MiB, <c>FUNCTIONS_REQUEST_BODY_SIZE_LIMIT</c> 16 MiB + 1/128). The hosts'
 /// Kestrel counts a chunked body's framing (chunk-size lines, their line ends, chunk extensions) against its limit with
 /// the data; the envelope limit counts the envelope's bytes. So the envelope limit must hold for the envelope whatever

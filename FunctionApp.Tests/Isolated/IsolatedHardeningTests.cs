@@ -7,7 +7,7 @@ using WidgetSigning.Http;
 namespace FunctionApp.Tests.Isolated;
 
 /// <summary>
-/// Issue 29's findings as a client sees them, against the published isolated app in tools/WorkerHost over sockets:
+/// Request hardening as a client sees it, against the published isolated app in tools/WorkerHost over sockets:
 /// an <c>Idempotency-Key</c> bound to the content, echoed text escaped, the quoted charset, <c>Content-Encoding</c>.
 /// </summary>
 public sealed class IsolatedHardeningTests(IsolatedHostFixture fixture) : IClassFixture<IsolatedHostFixture>
@@ -15,7 +15,7 @@ public sealed class IsolatedHardeningTests(IsolatedHostFixture fixture) : IClass
     [Fact]
     public async Task Sign_IdempotencyKeyReusedWithDifferentContentAttack_DifferentWebhookIdsAndARetryKeepsItsId()
     {
-        // Arrange: finding 1: one key, two different envelopes, then a byte-identical retry of the first.
+        // Arrange: one key, two different envelopes, then a byte-identical retry of the first.
         var one = Vector.Load("one-widget");
         var other = Vector.Load("escapes-and-unicode");
 
@@ -38,7 +38,7 @@ public sealed class IsolatedHardeningTests(IsolatedHostFixture fixture) : IClass
     [InlineData("c1\\u009b2J", "c1\\u009B2J")]
     public async Task Sign_ControlOrBidiCharacterInAMemberNameAttack_EscapedInDetailJsonPathAndLogs(string nameEscapedInJson, string echoed)
     {
-        // Arrange: finding 2: an unknown member whose name holds ESC, RLO or a C1 CSI (JSON-escaped in the body).
+        // Arrange: an unknown member whose name holds ESC, RLO or a C1 CSI (JSON-escaped in the body).
         var body = System.Text.Encoding.UTF8.GetBytes("{\"widgets\":[],\"" + nameEscapedInJson + "\":\"v\"}");
         var mark = fixture.Host.Output.Length;
 
@@ -68,7 +68,7 @@ public sealed class IsolatedHardeningTests(IsolatedHostFixture fixture) : IClass
     [InlineData("application/json; charset=iso-8859-1", HttpStatusCode.UnsupportedMediaType)]
     public async Task Sign_QuotedCharset_Utf8SignedOtherCharsets415(string contentType, HttpStatusCode expected)
     {
-        // Arrange: finding 4.
+        // Arrange
         var vector = Vector.Load("one-widget");
 
         // Act
@@ -86,7 +86,7 @@ public sealed class IsolatedHardeningTests(IsolatedHostFixture fixture) : IClass
     [InlineData("br", false)]
     public async Task Sign_ContentEncodingAttack_415NamingTheCodingNotSignedNot400(string coding, bool reallyCompressed)
     {
-        // Arrange: finding 5: a plain body labelled gzip was signed; a real gzip body was a 400 "not valid UTF-8".
+        // Arrange: a plain body labelled gzip was signed; a real gzip body was a 400 "not valid UTF-8".
         var vector = Vector.Load("one-widget");
         var body = vector.Input;
         if (reallyCompressed)

@@ -60,7 +60,7 @@ public sealed partial class IsolatedQueueTests : IClassFixture<IsolatedQueueTest
     [Fact]
     public async Task Settings_SignatureFormsWebhook_QueueOutputAndHttpAnswerCarryOnlyTheWebhookForm()
     {
-        // Arrange (issue 30): both settings through the isolated app's configuration, one host for both paths.
+        // Arrange: both settings through the isolated app's configuration, one host for both paths.
         await using var app = await QueueApp.StartAsync(_azurite.ConnectionString, _output, new Dictionary<string, string>
         {
             ["Queues:SignatureForms"] = "Webhook",

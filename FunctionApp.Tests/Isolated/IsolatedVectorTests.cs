@@ -78,8 +78,8 @@ public sealed class IsolatedVectorTests(IsolatedHostFixture fixture) : IClassFix
     [MemberData(nameof(WebhookVectors))]
     public async Task Sign_WebhookVector_TheSpecsLibraryVerifiesTheAnswer(string name)
     {
-        // Arrange: the vector's id as the Idempotency-Key; webhook-id is derived from it and the canonical bytes
-        // (issue 29), so the signature is checked with the id the answer carries.
+        // Arrange: the vector's id as the Idempotency-Key; webhook-id is derived from it and the canonical bytes,
+        // so the signature is checked with the id the answer carries.
         var webhook = WebhookVector.Load(name);
         using var request = new HttpRequestMessage(HttpMethod.Post, "/api/sign?output=canonical") { Content = Json(webhook.Vector.Input) };
         request.Headers.Add("Idempotency-Key", webhook.Id);
@@ -102,7 +102,7 @@ public sealed class IsolatedVectorTests(IsolatedHostFixture fixture) : IClassFix
     [MemberData(nameof(PositiveVectors))]
     public async Task Sign_PositiveVectorPlainOnly_TheKnownSignatureAndNoWebhookHeaders(string name)
     {
-        // Arrange (issue 30)
+        // Arrange
         var vector = Vector.Load(name);
 
         // Act
@@ -121,7 +121,7 @@ public sealed class IsolatedVectorTests(IsolatedHostFixture fixture) : IClassFix
     [MemberData(nameof(WebhookVectors))]
     public async Task Sign_WebhookVectorWebhookOnly_TheSpecsLibraryVerifiesAndNoXSignature(string name)
     {
-        // Arrange (issue 30)
+        // Arrange
         var webhook = WebhookVector.Load(name);
         using var request = new HttpRequestMessage(HttpMethod.Post, "/api/sign?output=canonical&forms=webhook") { Content = Json(webhook.Vector.Input) };
         request.Headers.Add("Idempotency-Key", webhook.Id);

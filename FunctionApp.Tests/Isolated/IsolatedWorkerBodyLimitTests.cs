@@ -8,7 +8,7 @@ namespace FunctionApp.Tests.Isolated;
 /// The isolated worker runs its own Kestrel behind the host's forwarder (ASP.NET Core integration), which sets no body
 /// limit: Kestrel's default, 30,000,000 bytes, counted with the forwarder's chunk framing, refused envelopes that
 /// <c>Http:MaxRequestBodyBytes</c> allows (up to 100 MiB): a chunked one as "the host's limit", one with Content-Length as
-/// the host's 502. The app lifts that limit; the host's and the app's own limits still apply (issue 29, finding 3).
+/// the host's 502. The app lifts that limit; the host's and the app's own limits still apply.
 /// </summary>
 public sealed class IsolatedWorkerBodyLimitTests(IsolatedLargeEnvelopeHostFixture fixture, ITestOutputHelper output) : IClassFixture<IsolatedLargeEnvelopeHostFixture>
 {

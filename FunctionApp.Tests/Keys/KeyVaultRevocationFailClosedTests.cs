@@ -6,7 +6,7 @@ using WidgetSigning.Primitives;
 namespace FunctionApp.Tests.Keys;
 
 /// <summary>
-/// Issue 20.2: revocation cannot fail open. A 403/404 on the current version is final whatever the versions list does;
+/// Revocation cannot fail open. A 403/404 on the current version is final whatever the versions list does;
 /// a credential that stops working fails closed the same way; and a cached key that Key Vault has not confirmed for
 /// <c>KeyVault:MaxCachedKeyAge</c> stops signing.
 /// </summary>

@@ -60,7 +60,7 @@ public sealed class QueueSigningProcessorTests
     [InlineData("Both")]
     public async Task SignAsync_QueueSignatureForms_OutputCarriesOnlyThoseFormsEachMatchingTheContract(string forms)
     {
-        // Arrange (issue 30)
+        // Arrange
         var (processor, _) = Create(new() { ["Queues:SignatureForms"] = forms });
         var vector = Vector.Load("escapes-and-unicode");
         var setting = Enum.Parse<SignatureForms>(forms);
@@ -122,7 +122,7 @@ public sealed class QueueSigningProcessorTests
     [Fact]
     public async Task SignAsync_QueueMessageIdEqualToAnHttpIdAttack_WebhookIdInTheQueueNamespaceBoundToContent()
     {
-        // Arrange: finding 1 of issue 29: a message id that equals an id an HTTP caller could be given, and a redelivery.
+        // Arrange: a message id that equals an id an HTTP caller could be given, and a redelivery.
         var (processor, _) = Create([]);
         var vector = Vector.Load("one-widget");
         var other = Vector.Load("escapes-and-unicode");
@@ -187,7 +187,7 @@ public sealed class QueueSigningProcessorTests
     [Fact]
     public async Task SignAsync_SeedByClaimCheck_UploadsTheCanonicalBytesFromTheSigningStreamWithoutASecondPooledCopy()
     {
-        // Arrange: issue 20 found the upload made a second pooled copy of the canonical bytes (192 MiB per 96 MiB envelope).
+        // Arrange: an upload from a second pooled copy of the canonical bytes doubles them (192 MiB per 96 MiB envelope).
         var (processor, names, services) = CreateWithServices(new());
         var seed = Vector.Load("seed-3000-widgets");
         var container = Container(names.WidgetClaimsContainer);

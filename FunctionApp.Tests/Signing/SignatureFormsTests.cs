@@ -10,7 +10,7 @@ using FunctionApp.Tests.TestKit;
 namespace FunctionApp.Tests.Signing;
 
 /// <summary>
-/// Issue 30: the signer makes only the forms asked for. Each form alone matches the shared known answers (the plain
+/// The signer makes only the forms asked for. Each form alone matches the shared known answers (the plain
 /// vectors for <c>X-Signature</c>, the webhook vectors for <c>webhook-signature</c>), in memory and behind the reader, on
 /// one core and two; a form left out is absent, not empty; and one form is one MAC chain per key, never two.
 /// </summary>

@@ -32,15 +32,15 @@ public static class AttackBodies
         "huge-number" => Encoding.UTF8.GetBytes("{\"widgets\":[{\"id\":" + new string('7', bytes) + "}]}"),
         "huge-unknown-member-name" => Encoding.UTF8.GetBytes("{\"widgets\":[{\"" + new string('n', bytes) + "\":\"\"}]}"),
         "unpaired-escape-at-the-end" => Append(Widgets(bytes, i => i % 2 == 0 ? "\ufffd" : @"\ufffd"), @"\ud800"),
-        // Issue 20: raw U+0001 (each would be a 6-byte escape in the canonical form), and NBSP where JSON allows only four spaces.
+        // Raw U+0001 (each would be a 6-byte escape in the canonical form), and NBSP where JSON allows only four spaces.
         "raw-control-characters" => Widgets(1, _ => new string('\u0001', bytes / 10)),
         "nbsp-between-tokens" => Encoding.UTF8.GetBytes(Encoding.UTF8.GetString(Widgets(bytes, _ => "x")).Replace("\",\"", "\",\u00a0\"", StringComparison.Ordinal)),
         _ => throw new ArgumentOutOfRangeException(nameof(shape), shape, null),
     };
 
     /// <summary>
-    /// Issue 20's memory attack: one widget whose property0 fills about <paramref name="bytes"/> with U+0001, raw (the
-    /// issue's body: 1 byte in, a 6-byte escape in the canonical form) or escaped as <c>\u0001</c> (valid JSON, as large
+    /// The memory attack: one widget whose property0 fills about <paramref name="bytes"/> with U+0001, raw (the
+    /// attack's body: 1 byte in, a 6-byte escape in the canonical form) or escaped as <c>\u0001</c> (valid JSON, as large
     /// canonical as it is), or with raw U+0085 (2 bytes in, 6 out).
     /// </summary>
     public static byte[] ControlCharacterEnvelope(int bytes, string form)
