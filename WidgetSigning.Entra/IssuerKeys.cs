@@ -130,8 +130,9 @@ internal sealed class IssuerKeys : IDisposable
             return null;
         }
 
-        // Task.Run: the fetch starts outside the lock, so its end (which takes the lock) always follows this assignment.
-        return _inFlight ??= Task.Run(FetchAsync);
+        // On the pool: the fetch starts outside the lock, so its end (which takes the lock) always follows this
+        // assignment. Detached: one fetch serves every caller waiting for it, so it is in none's trace.
+        return _inFlight ??= BackgroundWork.Run(FetchAsync);
     }
 
     private async Task<OpenIdConnectConfiguration?> WaitAsync(Task<OpenIdConnectConfiguration?> fetch, CancellationToken cancellationToken)

@@ -164,6 +164,11 @@ param alertKeyVaultRefreshFailures int = 2
 @maxValue(365)
 param alertKeyExpiryDays int = 14
 
+@description('Alert: the 95th percentile, in milliseconds, of a signature\'s wait for its audit record (5 minutes, at least 20 waits) above which the audit wait rule fires.')
+@minValue(1)
+@maxValue(60000)
+param alertAuditWaitP95Milliseconds int = 250
+
 @description('Blob container of the audit trail (Audit:Container): the app creates append-blob streams, anchors and public keys there and never overwrites or deletes one (docs/deploy.md, "Audit trail").')
 @minLength(3)
 @maxLength(63)
@@ -269,6 +274,7 @@ module alerts 'modules/alerts.bicep' = {
     queueMessageAgeSeconds: alertQueueMessageAgeSeconds
     keyVaultRefreshFailures: alertKeyVaultRefreshFailures
     keyExpiryDays: alertKeyExpiryDays
+    auditWaitP95Milliseconds: alertAuditWaitP95Milliseconds
     tags: tags
   }
 }

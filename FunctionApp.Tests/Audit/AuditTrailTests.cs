@@ -398,6 +398,7 @@ public sealed class AuditTrailTests
         () => new AuditBlobStore(container),
         new AuditSigningKey(options, null),
         time,
+        TestServices.Metrics(),
         NullLogger<AuditTrail>.Instance,
         "test-" + Guid.NewGuid().ToString("N")[..8]);
 

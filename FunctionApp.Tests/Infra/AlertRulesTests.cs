@@ -30,6 +30,9 @@ public sealed class AlertRulesTests
         ["keyvault-refresh-failures"] = new(
             ["customMetrics", $"where name == \"{SigningMetrics.KeyVaultRefreshesInstrument}\"", $"tostring(customDimensions[\"{WidgetSigningTelemetry.OutcomeTag}\"]) == \"failure\"", "sum(valueSum)"],
             "failures", "Total", "GreaterThan", 2, "alertKeyVaultRefreshFailures", "PT5M", "PT15M", 1, null),
+        ["audit-wait"] = new(
+            ["dependencies", $"where name == \"{WidgetSigningTelemetry.AuditWaitSpan}\"", "percentile(duration, 95)", "where waits >= 20"],
+            "auditWaitP95Milliseconds", "Maximum", "GreaterThan", 250, "alertAuditWaitP95Milliseconds", "PT5M", "PT5M", 2, null),
         ["key-expiry"] = new(
             ["customMetrics", $"where name == \"{SigningMetrics.KeyExpiryInstrument}\"", "min(value)", $"by receiver = tostring(customDimensions[\"{WidgetSigningTelemetry.ReceiverTag}\"])", $"customDimensions[\"{WidgetSigningTelemetry.KeyStateTag}\"]) != \"retiring\""],
             "secondsToExpiry", "Minimum", "LessThan", 14 * 86400, "alertKeyExpiryDays", "PT1H", "PT1H", 2, "receiver"),
@@ -40,7 +43,8 @@ public sealed class AlertRulesTests
     {
         var (run, snapshot) = CompiledInfra.SnapshotOf(
             $"param actionGroupId = '{ActionGroupId}'\nparam alertHttpServerErrorPercent = 10\nparam alertHttpMinimumRequests = 50\n" +
-            "param alertRefusalsPer5Minutes = 500\nparam alertQueueMessageAgeSeconds = 60\nparam alertKeyVaultRefreshFailures = 0\nparam alertKeyExpiryDays = 30");
+            "param alertRefusalsPer5Minutes = 500\nparam alertQueueMessageAgeSeconds = 60\nparam alertKeyVaultRefreshFailures = 0\nparam alertKeyExpiryDays = 30\n" +
+            "param alertAuditWaitP95Milliseconds = 1000");
         return snapshot ?? throw new InvalidOperationException(run.Output + run.Error);
     });
 
@@ -64,7 +68,7 @@ public sealed class AlertRulesTests
 
     [Theory]
     [MemberData(nameof(ParameterFiles))]
-    public void Rules_InEveryDeployment_AreExactlyTheSixOnTheComponent_WithNoIdentity(string file)
+    public void Rules_InEveryDeployment_AreExactlyTheSevenOnTheComponent_WithNoIdentity(string file)
     {
         var snapshot = Infra.Snapshots[file];
         var component = (string)snapshot.Single("Microsoft.Insights/components")["id"]!;
@@ -160,6 +164,7 @@ public sealed class AlertRulesTests
     [InlineData("poison-messages", 0)]
     [InlineData("keyvault-refresh-failures", 0)]
     [InlineData("key-expiry", 30 * 86400)]
+    [InlineData("audit-wait", 1000)]
     public void Thresholds_SetByParameters_ReachTheirRule(string rule, long threshold)
     {
         var criterion = Rule(Customised.Value, rule)["properties"]!["criteria"]!["allOf"]![0]!;

@@ -6,7 +6,7 @@ namespace FunctionApp.Tests.Isolated;
 /// Azurite, an OTLP/HTTP receiver on loopback and the published isolated app in tools/WorkerHost exporting to it (the
 /// standard OTEL_* variables, short export intervals). A failure to start any of them fails the tests (never a skip).
 /// </summary>
-public sealed class IsolatedTelemetryFixture : IAsyncLifetime
+public class IsolatedTelemetryFixture : IAsyncLifetime
 {
     // The isolated graph's storage SDKs speak a service version newer than Azurite serves (see IsolatedQueueTests).
     private readonly AzuriteFixture _azurite = new IsolatedQueueTests.NewerApiAzuriteFixture();
@@ -20,6 +20,9 @@ public sealed class IsolatedTelemetryFixture : IAsyncLifetime
 
     public HttpClient Client { get; private set; } = null!;
 
+    /// <summary>App settings over the sample's (none here).</summary>
+    protected virtual IReadOnlyDictionary<string, string> Overrides { get; } = new Dictionary<string, string>();
+
     public async Task InitializeAsync()
     {
         await _azurite.InitializeAsync();
@@ -32,7 +35,7 @@ public sealed class IsolatedTelemetryFixture : IAsyncLifetime
             ["OTEL_BLRP_SCHEDULE_DELAY"] = "200",
             ["OTEL_METRIC_EXPORT_INTERVAL"] = "500",
         };
-        _host = await IsolatedAppHost.StartAsync(IsolatedAppHost.Settings(_azurite.ConnectionString), environment: environment);
+        _host = await IsolatedAppHost.StartAsync(IsolatedAppHost.Settings(_azurite.ConnectionString, Overrides), environment: environment);
         Client = new HttpClient { BaseAddress = _host.BaseAddress, Timeout = TimeSpan.FromSeconds(60) };
     }
 

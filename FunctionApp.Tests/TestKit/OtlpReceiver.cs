@@ -86,12 +86,27 @@ public sealed class OtlpReceiver : IAsyncDisposable
         context.Response.StatusCode = StatusCodes.Status200OK;
     }
 
-    // ExportTraceServiceRequest: resource_spans(1) → scope_spans(2) → spans(2): trace_id(1), span_id(2), parent_span_id(4), name(5), links(13).
+    // ExportTraceServiceRequest: resource_spans(1) → resource(1) → attributes(1); scope_spans(2) → spans(2): trace_id(1),
+    // span_id(2), parent_span_id(4), name(5), kind(6), start(7) and end(8) in Unix ns, attributes(9), links(13) → trace_id(1),
+    // span_id(2); status(15) → code(3).
     private void AddTraces(ProtobufFields request)
     {
-        foreach (var span in request.Messages(1).SelectMany(r => r.Messages(2)).SelectMany(s => s.Messages(2)))
+        foreach (var resource in request.Messages(1))
         {
-            Spans.Enqueue(new OtlpSpan(span.Hex(1), span.Hex(2), span.Hex(4), span.Text(5), span.Messages(13).Select(l => l.Hex(1)).ToList()));
+            var service = Attributes(resource.Messages(1).SelectMany(r => r.Messages(1))).GetValueOrDefault("service.name", string.Empty);
+            foreach (var span in resource.Messages(2).SelectMany(s => s.Messages(2)))
+            {
+                Spans.Enqueue(new OtlpSpan(span.Hex(1), span.Hex(2), span.Hex(4), span.Text(5), span.Messages(13).Select(l => l.Hex(1)).ToList())
+                {
+                    Service = service,
+                    Kind = (int)span.Number(6),
+                    Start = span.Number(7),
+                    End = span.Number(8),
+                    Attributes = Attributes(span.Messages(9)),
+                    LinkedSpanIds = span.Messages(13).Select(l => l.Hex(2)).ToList(),
+                    StatusCode = (int)(span.Messages(15).FirstOrDefault()?.Number(3) ?? 0),
+                });
+            }
         }
     }
 
@@ -123,13 +138,38 @@ public sealed class OtlpReceiver : IAsyncDisposable
         }
     }
 
-    // KeyValue: key(1), value(2) → AnyValue string_value(1).
+    // KeyValue: key(1), value(2) → AnyValue string_value(1), bool_value(2), int_value(3) (as decimal text).
     private static Dictionary<string, string> Attributes(IEnumerable<ProtobufFields> keyValues) =>
-        keyValues.GroupBy(kv => kv.Text(1)).ToDictionary(g => g.Key, g => g.First().Messages(2).FirstOrDefault()?.Text(1) ?? string.Empty, StringComparer.Ordinal);
+        keyValues.GroupBy(kv => kv.Text(1)).ToDictionary(g => g.Key, g => Value(g.First().Messages(2).FirstOrDefault()), StringComparer.Ordinal);
+
+    private static string Value(ProtobufFields? any) => any is null ? string.Empty : any.Bytes(1).Length > 0 ? any.Text(1) :
+        any.Number(3) is var n && n != 0 ? ((long)n).ToString(System.Globalization.CultureInfo.InvariantCulture) : string.Empty;
 }
 
 /// <summary>A span as exported.</summary>
-public sealed record OtlpSpan(string TraceId, string SpanId, string ParentSpanId, string Name, IReadOnlyList<string> LinkedTraceIds);
+public sealed record OtlpSpan(string TraceId, string SpanId, string ParentSpanId, string Name, IReadOnlyList<string> LinkedTraceIds)
+{
+    /// <summary>The exporting resource's <c>service.name</c>.</summary>
+    public string Service { get; init; } = string.Empty;
+
+    /// <summary>OTLP's SpanKind: 1 internal, 2 server, 3 client, 4 producer, 5 consumer.</summary>
+    public int Kind { get; init; }
+
+    /// <summary>Start, in Unix nanoseconds.</summary>
+    public ulong Start { get; init; }
+
+    /// <summary>End, in Unix nanoseconds.</summary>
+    public ulong End { get; init; }
+
+    /// <summary>String and integer attributes (integers as decimal text).</summary>
+    public IReadOnlyDictionary<string, string> Attributes { get; init; } = new Dictionary<string, string>();
+
+    /// <summary>The span ids its links point to, in the order of <see cref="LinkedTraceIds"/>.</summary>
+    public IReadOnlyList<string> LinkedSpanIds { get; init; } = [];
+
+    /// <summary>OTLP's status code: 0 unset, 1 ok, 2 error.</summary>
+    public int StatusCode { get; init; }
+}
 
 /// <summary>One metric data point as exported.</summary>
 public sealed record OtlpMetricPoint(string Name, IReadOnlyDictionary<string, string> Attributes);

@@ -50,6 +50,9 @@ public sealed class ProtobufFields
     /// <summary>The first field <paramref name="number"/> as UTF-8 text (empty if absent).</summary>
     public string Text(int number) => System.Text.Encoding.UTF8.GetString(Bytes(number));
 
+    /// <summary>The first field <paramref name="number"/>'s varint or fixed value (0 if absent).</summary>
+    public ulong Number(int number) => _fields.FirstOrDefault(f => f.Number == number).Varint;
+
     /// <summary>The first field <paramref name="number"/> as a hex string (trace and span ids).</summary>
     public string Hex(int number) => Convert.ToHexString(Bytes(number)).ToLowerInvariant();
 

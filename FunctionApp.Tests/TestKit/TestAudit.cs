@@ -19,6 +19,7 @@ internal static class TestAudit
             () => throw new InvalidOperationException("The audit store is off in this test."),
             new AuditSigningKey(options, null),
             TimeProvider.System,
+            TestServices.Metrics(),
             NullLogger<AuditTrail>.Instance,
             "test");
     }

@@ -2,6 +2,7 @@ using Azure;
 using Azure.Storage.Blobs;
 using Azure.Storage.Blobs.Models;
 using Azure.Storage.Blobs.Specialized;
+using WidgetSigning.Storage;
 
 namespace WidgetSigning.Audit;
 
@@ -28,6 +29,7 @@ internal sealed class AuditBlobStore
     {
         try
         {
+            using var expected = ExpectedAnswers.Expect(BlobErrorCode.ContainerNotFound.ToString(), BlobErrorCode.BlobAlreadyExists.ToString());
             await _container.GetAppendBlobClient(name).CreateAsync(
                 new AppendBlobCreateOptions
                 {
@@ -68,6 +70,7 @@ internal sealed class AuditBlobStore
         var blob = _container.GetBlobClient(name);
         try
         {
+            using var expected = ExpectedAnswers.Expect(BlobErrorCode.ContainerNotFound.ToString(), BlobErrorCode.BlobAlreadyExists.ToString());
             await blob.UploadAsync(
                 new BinaryData(content),
                 new BlobUploadOptions
@@ -93,7 +96,11 @@ internal sealed class AuditBlobStore
         }
         catch (RequestFailedException ex) when (ex.ErrorCode == BlobErrorCode.ContainerNotFound)
         {
-            await _container.CreateIfNotExistsAsync(cancellationToken: cancellationToken).ConfigureAwait(false);
+            using (ExpectedAnswers.Expect(BlobErrorCode.ContainerAlreadyExists.ToString()))
+            {
+                await _container.CreateIfNotExistsAsync(cancellationToken: cancellationToken).ConfigureAwait(false);
+            }
+
             return await write().ConfigureAwait(false);
         }
     }

@@ -1,3 +1,5 @@
+using System.Diagnostics;
+
 namespace WidgetSigning.Audit;
 
 /// <summary>
@@ -5,7 +7,7 @@ namespace WidgetSigning.Audit;
 /// it, or its caller, having waited long enough, gives it up; whichever comes first decides, so a record whose caller
 /// was already answered 503 is never written afterwards.
 /// </summary>
-internal sealed class AuditPending(byte[] body)
+internal sealed class AuditPending(byte[] body, ActivityContext waiter)
 {
     private const int Waiting = 0;
     private const int Taken = 1;
@@ -16,8 +18,25 @@ internal sealed class AuditPending(byte[] body)
     /// <summary>The record's members (<see cref="AuditLines.Signed"/>); its writer adds <c>seq</c> and <c>prev</c>.</summary>
     public byte[] Body { get; } = body;
 
+    /// <summary>The span of the caller's wait (default without one): the write that carries the record links to it.</summary>
+    public ActivityContext Waiter { get; } = waiter;
+
     /// <summary>Completed when the record's block is acknowledged; faulted when its write failed.</summary>
     public TaskCompletionSource Durable { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    /// <summary>The stream its block went to, once <see cref="Durable"/> has completed.</summary>
+    public string? Stream { get; private set; }
+
+    /// <summary>How many records its block carried, once <see cref="Durable"/> has completed.</summary>
+    public int GroupSize { get; private set; }
+
+    /// <summary>Its block is acknowledged: records where and with how many others, then completes <see cref="Durable"/>.</summary>
+    public void Acknowledge(string stream, int groupSize)
+    {
+        Stream = stream;
+        GroupSize = groupSize;
+        Durable.TrySetResult();
+    }
 
     /// <summary>A writer takes the record for its next write: false when its caller has given it up.</summary>
     public bool TryTake() => Interlocked.CompareExchange(ref _state, Taken, Waiting) == Waiting;

@@ -42,6 +42,7 @@ internal static class AuditServiceCollectionExtensions
                 () => new AuditBlobStore(storage.CreateBlobServiceClient(ConnectionSetting).GetBlobContainerClient(options.Value.Container)),
                 provider.GetRequiredService<AuditSigningKey>(),
                 provider.GetRequiredService<TimeProvider>(),
+                provider.GetRequiredService<Telemetry.SigningMetrics>(),
                 provider.GetRequiredService<ILogger<AuditTrail>>(),
                 AuditProcess.Name(Environment.GetEnvironmentVariable(AzureEnvironment.InstanceIdVariable)));
         });

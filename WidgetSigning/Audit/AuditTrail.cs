@@ -1,8 +1,10 @@
+using System.Diagnostics;
 using System.Globalization;
 using System.Threading.Channels;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using WidgetSigning.Primitives;
+using WidgetSigning.Telemetry;
 
 namespace WidgetSigning.Audit;
 
@@ -21,6 +23,7 @@ internal sealed class AuditTrail : IAsyncDisposable, IDisposable
     private readonly Lazy<AuditBlobStore> _store;
     private readonly AuditSigningKey _key;
     private readonly TimeProvider _time;
+    private readonly SigningMetrics _metrics;
     private readonly ILogger _logger;
     private readonly Channel<AuditPending> _pending = Channel.CreateUnbounded<AuditPending>(new UnboundedChannelOptions { SingleReader = false });
     private readonly CancellationTokenSource _stopping = new();
@@ -28,10 +31,11 @@ internal sealed class AuditTrail : IAsyncDisposable, IDisposable
     private Task? _writers;
 
     /// <summary>Creates the trail for this process (named <paramref name="process"/> in every blob it writes).</summary>
-    public AuditTrail(AuditLog log, IOptions<AuditOptions> options, Func<AuditBlobStore> store, AuditSigningKey key, TimeProvider time, ILogger<AuditTrail> logger, string process)
+    public AuditTrail(AuditLog log, IOptions<AuditOptions> options, Func<AuditBlobStore> store, AuditSigningKey key, TimeProvider time, SigningMetrics metrics, ILogger<AuditTrail> logger, string process)
     {
         ArgumentNullException.ThrowIfNull(options);
         _log = log;
+        _metrics = metrics;
         _options = options.Value;
         _store = new Lazy<AuditBlobStore>(store);
         _key = key;
@@ -56,8 +60,21 @@ internal sealed class AuditTrail : IAsyncDisposable, IDisposable
         ArgumentNullException.ThrowIfNull(record);
         if (record.Outcome == AuditOutcome.Signed && !_options.Disabled)
         {
-            var pending = new AuditPending(AuditLines.Signed(record, _time.GetUtcNow()));
-            EnsureStarted();
+            await WaitUntilDurableAsync(record).ConfigureAwait(false);
+        }
+
+        _log.Write(record);
+    }
+
+    // The wait is a span of the caller's trace and a measurement, so an operator sees the store's share of a signature.
+    private async Task WaitUntilDurableAsync(AuditRecord record)
+    {
+        using var span = WidgetSigningTelemetry.Source.StartActivity(WidgetSigningTelemetry.AuditWaitSpan);
+        var started = _time.GetTimestamp();
+        var pending = new AuditPending(AuditLines.Signed(record, _time.GetUtcNow()), span?.Context ?? Activity.Current?.Context ?? default);
+        EnsureStarted();
+        try
+        {
             if (!_pending.Writer.TryWrite(pending))
             {
                 throw Problems.AuditUnavailable("The audit store is shutting down.", _options.RetryAfter);
@@ -77,8 +94,16 @@ internal sealed class AuditTrail : IAsyncDisposable, IDisposable
                 throw Problems.AuditUnavailable("The audit store could not be written; nothing was signed for this request.", _options.RetryAfter, ex);
             }
         }
+        catch (ProblemException)
+        {
+            span?.SetStatus(ActivityStatusCode.Error, SigningMetrics.ShortName(Problems.Types.AuditUnavailable));
+            _metrics.AuditWaited(_time.GetElapsedTime(started), durable: false);
+            throw;
+        }
 
-        _log.Write(record);
+        span?.SetTag(WidgetSigningTelemetry.AuditStreamTag, pending.Stream);
+        span?.SetTag(WidgetSigningTelemetry.AuditRecordsTag, pending.GroupSize);
+        _metrics.AuditWaited(_time.GetElapsedTime(started), durable: true);
     }
 
     /// <summary>Writes what is pending and a last anchor, best effort, when the host stops.</summary>
@@ -122,7 +147,7 @@ internal sealed class AuditTrail : IAsyncDisposable, IDisposable
             {
                 var writer = new AuditWriter(
                     string.Create(CultureInfo.InvariantCulture, $"{Process}-{i}"), _options, () => _store.Value, _key, _time, _logger, _stopping.Token);
-                return Task.Run(() => writer.RunAsync(_pending.Reader));
+                return BackgroundWork.Run(() => writer.RunAsync(_pending.Reader));
             }));
         }
     }

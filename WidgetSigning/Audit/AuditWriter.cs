@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Threading.Channels;
 using Microsoft.Extensions.Logging;
 using WidgetSigning.Keys;
+using WidgetSigning.Telemetry;
 
 namespace WidgetSigning.Audit;
 
@@ -145,6 +146,7 @@ internal sealed class AuditWriter
     {
         // Every call of one write together is bounded: a hung call frees its writer within the bound, so once the store
         // answers again the next write goes through (docs/audit-trail.md).
+        using var span = StartWriteSpan(batch);
         using var timeout = new CancellationTokenSource(_options.StoreTimeout, _time);
         using var linked = CancellationTokenSource.CreateLinkedTokenSource(_stopping, timeout.Token);
         try
@@ -215,9 +217,10 @@ internal sealed class AuditWriter
                 _failures = 0;
             }
 
+            span?.SetTag(WidgetSigningTelemetry.AuditStreamTag, _stream);
             foreach (var item in batch)
             {
-                item.Durable.TrySetResult();
+                item.Acknowledge(_stream, batch.Count);
             }
         }
         catch (Exception ex)
@@ -227,6 +230,7 @@ internal sealed class AuditWriter
                 ex = new TimeoutException($"The audit store did not answer within {_options.StoreTimeout.TotalSeconds.ToString(CultureInfo.InvariantCulture)} s ({AuditOptions.StoreTimeoutSetting}).", ex);
             }
 
+            span?.SetStatus(ActivityStatusCode.Error, ex.GetType().Name);
             if (_failures++ == 0)
             {
                 AuditStoreLog.StoreFailed(_logger, _stream ?? "(none)", ex.GetType().Name, ex.Message);
@@ -237,6 +241,29 @@ internal sealed class AuditWriter
                 item.Durable.TrySetException(ex);
             }
         }
+    }
+
+    // The writer runs detached (BackgroundWork), so this is the root of a trace of its own: one write serves several
+    // requests, so it links to each one's wait instead of sitting in one of their traces.
+    private static Activity? StartWriteSpan(List<AuditPending> batch)
+    {
+        if (!WidgetSigningTelemetry.Source.HasListeners())
+        {
+            return null;
+        }
+
+        var links = new List<ActivityLink>(batch.Count);
+        foreach (var item in batch)
+        {
+            if (item.Waiter != default)
+            {
+                links.Add(new ActivityLink(item.Waiter));
+            }
+        }
+
+        var span = WidgetSigningTelemetry.Source.StartActivity(WidgetSigningTelemetry.AuditAppendSpan, ActivityKind.Internal, parentContext: default, links: links);
+        span?.SetTag(WidgetSigningTelemetry.AuditRecordsTag, batch.Count);
+        return span;
     }
 
     // A write whose answer was lost may have landed: the blob's length says. If it did, its records are in the chain
@@ -279,6 +306,7 @@ internal sealed class AuditWriter
 
         var now = _time.GetUtcNow();
         var key = _signingKey;
+        using var span = WidgetSigningTelemetry.Source.StartActivity(WidgetSigningTelemetry.AuditAnchorSpan, ActivityKind.Internal, parentContext: default);
         using var timeout = new CancellationTokenSource(_options.StoreTimeout, _time);
         using var linked = CancellationTokenSource.CreateLinkedTokenSource(_stopping, timeout.Token);
         try
@@ -300,6 +328,7 @@ internal sealed class AuditWriter
         catch (Exception ex)
         {
             // Tried again at the next interval; the chain still links every record meanwhile.
+            span?.SetStatus(ActivityStatusCode.Error, ex.GetType().Name);
             AuditStoreLog.AnchorFailed(_logger, ex.GetType().Name, ex.Message);
         }
 

@@ -77,7 +77,7 @@ internal sealed class KeyVaultReceiverKeySource : IReceiverKeySource, IDisposabl
 
         // A quarter of the idle timeout: an unused receiver is dropped between 1 and 1.25 idle timeouts after its last use.
         var sweep = _receivers.IdleTimeout / 4;
-        _sweep = time.CreateTimer(static self => ((KeyVaultReceiverKeySource)self!).SweepIdle(), this, sweep, sweep);
+        _sweep = BackgroundWork.CreateTimer(time, static self => ((KeyVaultReceiverKeySource)self!).SweepIdle(), this, sweep, sweep);
     }
 
     /// <inheritdoc />

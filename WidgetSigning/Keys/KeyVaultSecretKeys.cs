@@ -162,7 +162,7 @@ internal sealed class KeyVaultSecretKeys : IDisposable
             if (!_started)
             {
                 _started = true;
-                _refresh = Task.Run(RefreshAsync);
+                _refresh = BackgroundWork.Run(RefreshAsync);
             }
 
             refresh = _refresh;
@@ -186,7 +186,7 @@ internal sealed class KeyVaultSecretKeys : IDisposable
         {
             if (!_disposed && _refresh.IsCompleted)
             {
-                _refresh = Task.Run(RefreshAsync);
+                _refresh = BackgroundWork.Run(RefreshAsync);
             }
         }
     }
@@ -286,7 +286,7 @@ internal sealed class KeyVaultSecretKeys : IDisposable
         {
             if (!_disposed)
             {
-                _timer ??= _time.CreateTimer(OnTimer, null, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+                _timer ??= BackgroundWork.CreateTimer(_time, OnTimer, null, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
                 _timer.Change(next, Timeout.InfiniteTimeSpan);
             }
         }

@@ -4,6 +4,7 @@ using Azure.Storage.Blobs;
 using Azure.Storage.Blobs.Models;
 using WidgetSigning.Primitives;
 using WidgetSigning.Signing;
+using WidgetSigning.Storage;
 using Microsoft.Extensions.Options;
 using Microsoft.IO;
 
@@ -162,6 +163,7 @@ internal sealed class QueueBlobStore
             {
                 try
                 {
+                    using var expected = ExpectedAnswers.Expect("BlobAlreadyExists", "ContainerNotFound");
                     await container.GetBlobClient(name).UploadAsync(source, options, cancellationToken).ConfigureAwait(false);
                     return;
                 }
@@ -175,7 +177,10 @@ internal sealed class QueueBlobStore
                 }
             }
 
-            await container.CreateIfNotExistsAsync(cancellationToken: cancellationToken).ConfigureAwait(false);
+            using (ExpectedAnswers.Expect("ContainerAlreadyExists"))
+            {
+                await container.CreateIfNotExistsAsync(cancellationToken: cancellationToken).ConfigureAwait(false);
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
+using WidgetSigning.Primitives;
 using WidgetSigning.Telemetry;
 
 namespace WidgetSigning.SpareCores;
@@ -104,7 +105,8 @@ internal sealed class SpareCorePolicy
             return Task.FromResult(1.0);
         }
 
-        return DecideAsync(probe ?? CoreScalingProbe.Real(), logger);
+        // Started by whichever call builds the policy first: its readings and log belong to no caller's trace.
+        return BackgroundWork.Start(() => DecideAsync(probe ?? CoreScalingProbe.Real(), logger));
     }
 
     private bool Pays(double scaling) => _options.MinimumScaling <= 1.0 || scaling >= _options.MinimumScaling;

@@ -76,6 +76,7 @@ public sealed class WidgetStorageClientFactory
     {
         var options = new BlobClientOptions();
         Configure(options);
+        options.AddPolicy(new ExpectedAnswerPolicy(), HttpPipelinePosition.PerCall);
         var (connectionString, identity) = Resolve(connectionName, BlobServiceUriKey);
         return connectionString is not null
             ? new BlobServiceClient(connectionString, options)

@@ -40,6 +40,9 @@ internal sealed class SigningMetrics
     /// <summary>Counter: Key Vault secret refreshes, by outcome.</summary>
     public const string KeyVaultRefreshesInstrument = "widgetsigning.keyvault.refreshes";
 
+    /// <summary>Histogram (s): a signature's wait for its audit record to be durable, by outcome (<c>durable</c>, <c>unavailable</c>).</summary>
+    public const string AuditWaitInstrument = "widgetsigning.audit.wait.duration";
+
     /// <summary>Gauge (s): seconds until each cached key's exp.</summary>
     public const string KeyExpiryInstrument = "widgetsigning.key.seconds_to_expiry";
 
@@ -59,6 +62,7 @@ internal sealed class SigningMetrics
     private readonly Histogram<long> _dequeueCount;
     private readonly Counter<long> _poison;
     private readonly Counter<long> _refreshes;
+    private readonly Histogram<double> _auditWait;
     private readonly ConcurrentDictionary<string, string> _receivers = new(StringComparer.Ordinal);
     private readonly ConcurrentBag<Func<IEnumerable<KeyExpiryReading>>> _keySources = [];
 
@@ -75,6 +79,7 @@ internal sealed class SigningMetrics
         _dequeueCount = _meter.CreateHistogram<long>(DequeueCountInstrument, "{dequeue}", "How many times a queue message had been handed out when its run started.");
         _poison = _meter.CreateCounter<long>(PoisonInstrument, "{message}", "Queue messages whose last attempt failed: the host moves them to the poison queue.");
         _refreshes = _meter.CreateCounter<long>(KeyVaultRefreshesInstrument, "{refresh}", "Refreshes of a Key Vault secret's versions, by outcome.");
+        _auditWait = CreateSecondsHistogram(AuditWaitInstrument, "A signature's wait for its audit record to be durable in the store, or until it was answered 503.", DurationBuckets);
         _meter.CreateObservableGauge(KeyExpiryInstrument, ObserveKeyExpiry, "s", "Seconds until each cached key's exp (Key Vault keys with an exp only).");
     }
 
@@ -139,6 +144,10 @@ internal sealed class SigningMetrics
     /// <summary>Records one refresh of a Key Vault secret.</summary>
     public void KeyVaultRefreshed(bool success) =>
         _refreshes.Add(1, new KeyValuePair<string, object?>(WidgetSigningTelemetry.OutcomeTag, success ? "success" : "failure"));
+
+    /// <summary>Records how long a signature waited for its audit record: until durable, or until refused (503).</summary>
+    public void AuditWaited(TimeSpan elapsed, bool durable) =>
+        _auditWait.Record(elapsed.TotalSeconds, new KeyValuePair<string, object?>(WidgetSigningTelemetry.OutcomeTag, durable ? "durable" : "unavailable"));
 
     /// <summary>Adds a source of cached keys' expiry readings to the <c>widgetsigning.key.seconds_to_expiry</c> gauge.</summary>
     public void ObserveKeys(Func<IEnumerable<KeyExpiryReading>> readings)

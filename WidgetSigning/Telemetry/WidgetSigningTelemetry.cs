@@ -39,6 +39,24 @@ public static class WidgetSigningTelemetry
     /// <summary>Span: writing a canonical-form blob.</summary>
     public const string BlobWriteSpan = "widgetsigning.blob.write";
 
+    /// <summary>Span: a signature's wait for its audit record to be durable (a child of the call's span).</summary>
+    public const string AuditWaitSpan = "widgetsigning.audit.wait";
+
+    /// <summary>
+    /// Span: one durable write of the audit trail, the root of a trace of its own, with a link to the wait of every record
+    /// it carries (one write serves several calls).
+    /// </summary>
+    public const string AuditAppendSpan = "widgetsigning.audit.append";
+
+    /// <summary>Span: one anchor of an audit chain's head, the root of a trace of its own.</summary>
+    public const string AuditAnchorSpan = "widgetsigning.audit.anchor";
+
+    /// <summary>Tag: the audit stream a write went to.</summary>
+    public const string AuditStreamTag = "widgetsigning.audit.stream";
+
+    /// <summary>Tag: how many records one audit write carried (the group a record was made durable with).</summary>
+    public const string AuditRecordsTag = "widgetsigning.audit.records";
+
     /// <summary>Tag: where the envelope came from (<c>http</c> or <c>queue</c>).</summary>
     public const string SourceTag = "widgetsigning.source";
 
@@ -48,7 +66,7 @@ public static class WidgetSigningTelemetry
     /// <summary>Tag: the signature forms (<c>plain</c>, <c>webhook</c>, <c>both</c>).</summary>
     public const string FormTag = "widgetsigning.form";
 
-    /// <summary>Tag: <c>signed</c>, <c>refused</c> or <c>failed</c> (signatures); <c>success</c> or <c>failure</c> (refreshes).</summary>
+    /// <summary>Tag: <c>signed</c>, <c>refused</c> or <c>failed</c> (signatures); <c>success</c> or <c>failure</c> (refreshes); <c>durable</c> or <c>unavailable</c> (audit waits).</summary>
     public const string OutcomeTag = "widgetsigning.outcome";
 
     /// <summary>Tag: the short name of a problem type (the last segment of its URN).</summary>

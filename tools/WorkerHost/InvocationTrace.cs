@@ -14,6 +14,11 @@ namespace WorkerHost;
 /// .GetRpcTraceContext puts them in <c>RpcTraceContext</c>): the id of the host's invocation span, a child of the
 /// caller's W3C <c>traceparent</c> when the request carries a valid one. A malformed, oversized or repeated header starts
 /// a new trace; it is never echoed. With <c>OTEL_EXPORTER_OTLP_ENDPOINT</c> set the host's spans are exported too.
+/// The span is the host's request span in OpenTelemetry mode (src/WebJobs.Script/Diagnostics/OpenTelemetry/
+/// OpenTelemetryConfigurationExtensions.cs: <c>AddAspNetCoreInstrumentation</c>, a server span for every request, the
+/// caller's child or a new trace's root), tagged as src/WebJobs.Script.Grpc/Channel/GrpcWorkerChannel.cs tags
+/// <c>Activity.Current</c> at each invocation: <c>faas.name</c> and <c>faas.trigger</c> (<c>http</c> for httpTrigger, else
+/// the trigger type: OpenTelemetryConstants.ResolveTriggerType).
 /// </summary>
 internal static class InvocationTrace
 {
@@ -56,11 +61,25 @@ internal static class InvocationTrace
 
     /// <summary>The host's span for an HTTP invocation, continuing the request's <c>traceparent</c> if it is valid.</summary>
     public static Activity? StartHttp(HttpContext context, string functionName) =>
-        Source.StartActivity($"Invoke {functionName}", ActivityKind.Server, CallerContext(context.Request.Headers));
+        Start(functionName, ActivityKind.Server, CallerContext(context.Request.Headers), "http");
 
     /// <summary>The host's span for a queue invocation: a new trace, as the queue carries no trace context.</summary>
-    public static Activity? StartQueue(string functionName) =>
-        Source.StartActivity($"Invoke {functionName}", ActivityKind.Consumer, parentContext: default);
+    public static Activity? StartQueue(string functionName) => Start(functionName, ActivityKind.Consumer, parent: default, "queueTrigger");
+
+    private static Activity? Start(string functionName, ActivityKind kind, ActivityContext parent, string trigger)
+    {
+        // Without a caller's context, a root: not a child of whatever is current (ASP.NET Core's own unrecorded request
+        // activity, which the parent-based sampler would follow and drop).
+        if (parent == default)
+        {
+            Activity.Current = null;
+        }
+
+        var span = Source.StartActivity($"Invoke {functionName}", kind, parent);
+        span?.SetTag("faas.name", functionName);
+        span?.SetTag("faas.trigger", trigger);
+        return span;
+    }
 
     /// <summary>What the invocation request carries: the host span's id and state (empty without one).</summary>
     public static Microsoft.Azure.Functions.Worker.Grpc.Messages.RpcTraceContext For(Activity? span) => new()
