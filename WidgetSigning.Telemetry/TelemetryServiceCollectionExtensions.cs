@@ -14,6 +14,9 @@ public static class TelemetryServiceCollectionExtensions
     /// <summary>The service name when <c>OTEL_SERVICE_NAME</c> is not set.</summary>
     public const string DefaultServiceName = "widget-signing";
 
+    /// <summary>The platform's instance id, the worker's <c>service.instance.id</c> when set.</summary>
+    public const string InstanceIdSetting = "WEBSITE_INSTANCE_ID";
+
     /// <summary>The setting that turns the Azure Monitor exporter on.</summary>
     public const string ConnectionStringSetting = "APPLICATIONINSIGHTS_CONNECTION_STRING";
 
@@ -42,7 +45,10 @@ public static class TelemetryServiceCollectionExtensions
 
         if (string.IsNullOrWhiteSpace(configuration["OTEL_SERVICE_NAME"]))
         {
-            builder.ConfigureResource(resource => resource.AddService(DefaultServiceName));
+            // The instance an operator can find again: the platform's instance id, else machine and process (the local
+            // host names itself widget-signing-host, so the two never share a name).
+            var instance = configuration[InstanceIdSetting] is { Length: > 0 } id ? id : $"{Environment.MachineName}-{Environment.ProcessId}";
+            builder.ConfigureResource(resource => resource.AddService(DefaultServiceName, serviceInstanceId: instance));
         }
 
         builder.WithTracing(tracing =>

@@ -130,6 +130,27 @@ public sealed class IsolatedTraceTests(IsolatedTraceTests.FreshWorker fixture) :
         Assert.Equal(host.SpanId, Assert.Single(spans, s => s.Name == "function Sign").ParentSpanId);
     }
 
+    [Fact]
+    public async Task Telemetry_HostAndWorker_AreTwoResourcesNamedApartWithReadableInstances()
+    {
+        // Arrange
+        var receiver = fixture.Receiver;
+
+        // Act
+        using var response = await fixture.Client.PostAsync("/api/sign?receiver=partner-a", new ByteArrayContent(OneWidget) { Headers = { ContentType = new("application/json") } });
+
+        // Assert: the host's spans under widget-signing-host, the worker's under widget-signing; each instance is the
+        // machine and process an operator can find (the local platform sets no WEBSITE_INSTANCE_ID).
+        Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        await receiver.WaitForAsync(() => receiver.Spans.Any(s => s.Name == "Invoke Sign") && receiver.Spans.Any(s => s.Name == "function Sign"), "the host's and the worker's spans");
+        var host = receiver.Spans.First(s => s.Name == "Invoke Sign");
+        var worker = receiver.Spans.First(s => s.Name == "function Sign");
+        Assert.Equal(("widget-signing-host", "widget-signing"), (host.Service, worker.Service));
+        Assert.Matches($"^{System.Text.RegularExpressions.Regex.Escape(Environment.MachineName)}-[0-9]+$", host.ServiceInstance);
+        Assert.Matches($"^{System.Text.RegularExpressions.Regex.Escape(Environment.MachineName)}-[0-9]+$", worker.ServiceInstance);
+        Assert.NotEqual(host.ServiceInstance, worker.ServiceInstance);
+    }
+
     // A span of the claim check's trace: its own 404 is the one real failure here.
     private static bool IsTheClaimCheck(OtlpSpan span, List<OtlpSpan> spans, string missing) =>
         spans.Any(s => s.TraceId == span.TraceId && s.Attributes.GetValueOrDefault("url.full", string.Empty).Contains(missing, StringComparison.Ordinal));

@@ -24,8 +24,15 @@ public sealed class CapturedLogs : ILoggerProvider
         public bool IsEnabled(LogLevel logLevel) => true;
 
         public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter) =>
-            entries.Enqueue(new CapturedLog(category, logLevel, eventId, formatter(state, exception), exception?.ToString()));
+            entries.Enqueue(new CapturedLog(category, logLevel, eventId, formatter(state, exception), exception?.ToString())
+            {
+                State = state is IEnumerable<KeyValuePair<string, object?>> fields ? fields.ToDictionary(f => f.Key, f => f.Value, StringComparer.Ordinal) : new Dictionary<string, object?>(),
+            });
     }
 }
 
-public sealed record CapturedLog(string Category, LogLevel Level, EventId EventId, string Message, string? Exception);
+public sealed record CapturedLog(string Category, LogLevel Level, EventId EventId, string Message, string? Exception)
+{
+    /// <summary>The structured fields the entry carried (its state's members, <c>{OriginalFormat}</c> included).</summary>
+    public IReadOnlyDictionary<string, object?> State { get; init; } = new Dictionary<string, object?>();
+}

@@ -93,12 +93,15 @@ public sealed class OtlpReceiver : IAsyncDisposable
     {
         foreach (var resource in request.Messages(1))
         {
-            var service = Attributes(resource.Messages(1).SelectMany(r => r.Messages(1))).GetValueOrDefault("service.name", string.Empty);
+            var attributes = Attributes(resource.Messages(1).SelectMany(r => r.Messages(1)));
+            var service = attributes.GetValueOrDefault("service.name", string.Empty);
+            var instance = attributes.GetValueOrDefault("service.instance.id", string.Empty);
             foreach (var span in resource.Messages(2).SelectMany(s => s.Messages(2)))
             {
                 Spans.Enqueue(new OtlpSpan(span.Hex(1), span.Hex(2), span.Hex(4), span.Text(5), span.Messages(13).Select(l => l.Hex(1)).ToList())
                 {
                     Service = service,
+                    ServiceInstance = instance,
                     Kind = (int)span.Number(6),
                     Start = span.Number(7),
                     End = span.Number(8),
@@ -151,6 +154,9 @@ public sealed record OtlpSpan(string TraceId, string SpanId, string ParentSpanId
 {
     /// <summary>The exporting resource's <c>service.name</c>.</summary>
     public string Service { get; init; } = string.Empty;
+
+    /// <summary>The exporting resource's <c>service.instance.id</c>.</summary>
+    public string ServiceInstance { get; init; } = string.Empty;
 
     /// <summary>OTLP's SpanKind: 1 internal, 2 server, 3 client, 4 producer, 5 consumer.</summary>
     public int Kind { get; init; }

@@ -4,7 +4,7 @@ namespace FunctionApp.Tests.Tooling;
 /// What the fake <c>func</c> (or fake dotnet running the local host) wrote down: where and how it was started, whether
 /// Azurite answered, what signal it got, the WidgetStorage connection and Auth:Authority it was given, whether the local
 /// issuer answered, the grants in Azurite's callergrants table when it started (null if it could not read them), and the
-/// OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_EXPORTER_OTLP_PROTOCOL it was given.
+/// OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL and OTEL_METRIC_EXPORT_INTERVAL it was given.
 /// </summary>
 public sealed record FakeFuncRecord(
     string Cwd,
@@ -16,4 +16,5 @@ public sealed record FakeFuncRecord(
     bool IssuerListening = false,
     IReadOnlyList<FakeFuncGrant>? Grants = null,
     string? OtlpEndpoint = null,
-    string? OtlpProtocol = null);
+    string? OtlpProtocol = null,
+    string? MetricExportInterval = null);

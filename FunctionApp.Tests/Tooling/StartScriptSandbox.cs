@@ -38,7 +38,8 @@ public sealed class StartScriptSandbox : IAsyncDisposable
         const listening = p => new Promise(r => { const s = net.connect({ host: "127.0.0.1", port: p }); s.on("connect", () => { s.destroy(); r(true); }); s.on("error", () => r(false)); });
         const record = { cwd: process.cwd(), args: process.argv.slice(2), azuriteListening: false, signal: null, widgetStorage: process.env.WidgetStorage ?? null,
           authAuthority: process.env["Auth:Authority"] ?? null, issuerListening: false, grants: null,
-          otlpEndpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? null, otlpProtocol: process.env.OTEL_EXPORTER_OTLP_PROTOCOL ?? null };
+          otlpEndpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? null, otlpProtocol: process.env.OTEL_EXPORTER_OTLP_PROTOCOL ?? null,
+          metricExportInterval: process.env.OTEL_METRIC_EXPORT_INTERVAL ?? null };
         const save = () => fs.writeFileSync(process.env.FAKE_FUNC_RECORD, JSON.stringify(record));
         (async () => {
           record.azuriteListening = (await Promise.all(ports.map(listening))).every(x => x);
@@ -217,7 +218,7 @@ public sealed class StartScriptSandbox : IAsyncDisposable
         start.Environment["FAKE_ISSUER_RECORD"] = IssuerRecord;
         start.Environment["AZURITE_ACCOUNT_KEY"] = AzuriteFixture.AccountKey;
         // Telemetry settings of the machine running the tests are not the test's.
-        foreach (var name in new[] { "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL", "WIDGET_OTLP", "DASHBOARD_OTLP_HTTP_PORT", "DASHBOARD_OTLP_GRPC_PORT" })
+        foreach (var name in new[] { "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_METRIC_EXPORT_INTERVAL", "WIDGET_OTLP", "DASHBOARD_OTLP_HTTP_PORT", "DASHBOARD_OTLP_GRPC_PORT" })
         {
             start.Environment.Remove(name);
         }

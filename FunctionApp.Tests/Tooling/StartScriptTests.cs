@@ -325,6 +325,34 @@ public sealed class StartScriptTests
     }
 
     [Theory]
+    [InlineData("--otlp", "", "5000")]
+    [InlineData("--inprocess --otlp", "", "5000")]
+    [InlineData("--otlp", "OTEL_METRIC_EXPORT_INTERVAL=60000", "60000")]
+    [InlineData("", "", null)]
+    [InlineData("", "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9", null)]
+    public async Task Start_Otlp_ExportsMetricsEveryFiveSecondsUnlessTheUserSetAnInterval(string commandLine, string environment, string? interval)
+    {
+        // Arrange: a dashboard that shows nothing for a minute looks broken.
+        await using var sandbox = StartScriptSandbox.Create();
+        sandbox.AddFakeFunc("exit:0");
+        foreach (var setting in environment.Split(';', StringSplitOptions.RemoveEmptyEntries))
+        {
+            sandbox.Environment[setting[..setting.IndexOf('=', StringComparison.Ordinal)]] = setting[(setting.IndexOf('=', StringComparison.Ordinal) + 1)..];
+        }
+
+        // Act
+        var run = await sandbox.RunAsync(commandLine.Split(' ', StringSplitOptions.RemoveEmptyEntries));
+
+        // Assert
+        Assert.True(run.ExitCode == 0, run.Error);
+        Assert.Equal(interval, Assert.IsType<FakeFuncRecord>(run.Func).MetricExportInterval);
+        if (interval == "5000")
+        {
+            Assert.Contains("metrics every 5 s", run.Output, StringComparison.Ordinal);
+        }
+    }
+
+    [Theory]
     [InlineData("", "", null, null)]
     [InlineData("--otlp", "", "http://127.0.0.1:4318", "http/protobuf")]
     [InlineData("--inprocess --otlp", "", "http://127.0.0.1:4318", "http/protobuf")]

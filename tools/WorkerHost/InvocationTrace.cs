@@ -48,7 +48,9 @@ internal static class InvocationTrace
 
         var grpc = string.Equals(Setting(settings, "OTEL_EXPORTER_OTLP_PROTOCOL"), "grpc", StringComparison.OrdinalIgnoreCase);
         return Sdk.CreateTracerProviderBuilder()
-            .ConfigureResource(resource => resource.AddService(Setting(settings, "OTEL_SERVICE_NAME") ?? "widget-signing", serviceInstanceId: "WorkerHost"))
+            // The worker's name and "-host": the two are told apart in a dashboard's resource list.
+            .ConfigureResource(resource => resource.AddService(
+                (Setting(settings, "OTEL_SERVICE_NAME") ?? "widget-signing") + "-host", serviceInstanceId: $"{Environment.MachineName}-{Environment.ProcessId}"))
             .AddSource(Source.Name)
             .SetSampler(new ParentBasedSampler(new AlwaysOnSampler()))
             .AddOtlpExporter(otlp =>
