@@ -38,7 +38,7 @@ public static class FolderRules
         [IsolatedHosting] = Set("Http"),
         ["Http"] = Set("Audit", "Callers", "Signing", "Envelopes", "Keys", "Storage", "Telemetry", "Primitives"),
         ["Queues"] = Set("Audit", "Signing", "Envelopes", "Keys", "Storage", "Telemetry", "Primitives"),
-        ["Audit"] = Set("Callers", "Signing", "Envelopes", "Keys", "Storage", "Primitives"),
+        ["Audit"] = Set("Callers", "Signing", "Envelopes", "Keys", "Storage", "Telemetry", "Primitives"),
         ["Callers"] = Set("Keys", "Storage", "Telemetry", "Primitives"),
         ["Signing"] = Set("SpareCores", "Hashing", "Envelopes", "Keys", "Telemetry", "Primitives"),
         ["SpareCores"] = Set("Hashing", "Envelopes", "Telemetry", "Primitives"),
