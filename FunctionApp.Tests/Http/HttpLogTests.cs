@@ -1,5 +1,4 @@
 using FunctionApp.Tests.TestKit;
-using Microsoft.Extensions.Logging;
 using WidgetSigning.Http;
 
 namespace FunctionApp.Tests.Http;
@@ -12,10 +11,9 @@ public sealed class HttpLogTests
     {
         // Arrange
         using var logs = new CapturedLogs();
-        using var factory = LoggerFactory.Create(b => b.AddProvider(logs));
 
         // Act
-        HttpLog.Rejected(factory.CreateLogger("t"), "Sign", 401, "urn:widget-signing:problem:unauthenticated", jsonPath: null);
+        HttpLog.Rejected(logs.CreateLogger("t"), "Sign", 401, "urn:widget-signing:problem:unauthenticated", jsonPath: null);
 
         // Assert
         var entry = Assert.Single(logs.Entries);
@@ -28,10 +26,9 @@ public sealed class HttpLogTests
     {
         // Arrange
         using var logs = new CapturedLogs();
-        using var factory = LoggerFactory.Create(b => b.AddProvider(logs));
 
         // Act
-        HttpLog.Rejected(factory.CreateLogger("t"), "Sign", 400, "urn:widget-signing:problem:invalid-envelope", "$.widgets[0].id");
+        HttpLog.Rejected(logs.CreateLogger("t"), "Sign", 400, "urn:widget-signing:problem:invalid-envelope", "$.widgets[0].id");
 
         // Assert
         var entry = Assert.Single(logs.Entries);
