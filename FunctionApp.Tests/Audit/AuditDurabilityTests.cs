@@ -18,13 +18,11 @@ namespace FunctionApp.Tests.Audit;
 /// "A signature leaves only once its record is durable" (docs/audit-trail.md), over real sockets with both apps in
 /// their local hosts (tools/WorkerHost, tools/LocalHost) against Azurite, the audit store on, each test with its own
 /// container: the container is read the moment an answer (or an output message) arrives, before anything else, and
-/// must already hold its record. <c>Audit:MaxBatchDelay</c> is at its maximum (50 ms), so a record written after its
-/// answer would land well after the read. With the blob service unreachable, nothing signed leaves: HTTP answers 503
+/// must already hold its record. With the blob service unreachable, nothing signed leaves: HTTP answers 503
 /// <c>audit-unavailable</c>, and a queue message waits in its input queue, never poisoned, until the store is back.
 /// </summary>
 public sealed class AuditDurabilityTests : IClassFixture<IsolatedQueueTests.NewerApiAzuriteFixture>
 {
-    private const string MaxBatchDelay = "00:00:00.050";
     private const int AnswersPerCase = 3;
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(30);
 
@@ -48,7 +46,6 @@ public sealed class AuditDurabilityTests : IClassFixture<IsolatedQueueTests.Newe
         await using var host = await IsolatedAppHost.StartAsync(IsolatedAppHost.Settings(_azurite.ConnectionString, new Dictionary<string, string>
         {
             ["Audit:Container"] = container,
-            ["Audit:MaxBatchDelay"] = MaxBatchDelay,
         }));
 
         // Act and Assert
@@ -65,7 +62,6 @@ public sealed class AuditDurabilityTests : IClassFixture<IsolatedQueueTests.Newe
         await using var host = LocalHostProcess.Start(TestKit.AppBuildOutput.Path, InProcessEnvironment(_azurite.ConnectionString, new Dictionary<string, string>
         {
             ["Audit__Container"] = container,
-            ["Audit__MaxBatchDelay"] = MaxBatchDelay,
         }));
         var baseAddress = await host.ReadyAsync(TimeSpan.FromSeconds(90));
 
@@ -83,7 +79,6 @@ public sealed class AuditDurabilityTests : IClassFixture<IsolatedQueueTests.Newe
         {
             ["AzureFunctionsJobHost__extensions__queues__maxPollingInterval"] = "00:00:00.500",
             ["Audit:Container"] = container,
-            ["Audit:MaxBatchDelay"] = MaxBatchDelay,
         };
         var resources = new QueueTestResources(new QueueServiceClient(_azurite.ConnectionString), new BlobServiceClient(_azurite.ConnectionString), prefix);
         await resources.CreateAsync();
@@ -304,7 +299,7 @@ public sealed class AuditDurabilityTests : IClassFixture<IsolatedQueueTests.Newe
         return outcome.Response ?? throw new Xunit.Sdk.XunitException($"no answer to {target}: {outcome.Failure}");
     }
 
-    /// <summary>Polls <paramref name="queue"/> every few milliseconds (well within <see cref="MaxBatchDelay"/>) and deletes the first message, decoded; null after <paramref name="timeout"/>.</summary>
+    /// <summary>Polls <paramref name="queue"/> every few milliseconds and deletes the first message, decoded; null after <paramref name="timeout"/>.</summary>
     private static async Task<JObject?> ReceiveOneAsync(QueueClient queue, TimeSpan timeout)
     {
         var clock = Stopwatch.StartNew();

@@ -127,7 +127,7 @@ public sealed class AuditTrailTests
         var hung = false;
         var hungCalls = 0;
         var options = new BlobClientOptions { Transport = new HangingTransport(() => hung, () => Interlocked.Increment(ref hungCalls)) };
-        var audit = new AuditOptions { LocalSigningKey = TestAudit.LocalSigningKey, Writers = 1, MaxBatchDelay = TimeSpan.Zero };
+        var audit = new AuditOptions { LocalSigningKey = TestAudit.LocalSigningKey, Writers = 1 };
         var (trail, container) = Create(audit, options, time);
         await using var _ = trail;
         await trail.RecordAsync(Signed("msg_before"));
@@ -167,7 +167,7 @@ public sealed class AuditTrailTests
         var options = new BlobClientOptions { Transport = new HangingTransport(() => hung, () => Interlocked.Increment(ref hungCalls)) };
         var audit = new AuditOptions
         {
-            LocalSigningKey = TestAudit.LocalSigningKey, Writers = 1, MaxBatchDelay = TimeSpan.Zero,
+            LocalSigningKey = TestAudit.LocalSigningKey, Writers = 1,
             AnchorInterval = TimeSpan.FromSeconds(5), StoreTimeout = TimeSpan.FromSeconds(10), WriteTimeout = TimeSpan.FromSeconds(10),
         };
         var (trail, container) = Create(audit, options, time);

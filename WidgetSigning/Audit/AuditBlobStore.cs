@@ -1,3 +1,5 @@
+using System.Collections.Concurrent;
+using System.Runtime.InteropServices;
 using Azure;
 using Azure.Storage.Blobs;
 using Azure.Storage.Blobs.Models;
@@ -16,7 +18,11 @@ internal sealed class AuditBlobStore
     private const string LinesContentType = "application/x-ndjson";
     private const string JsonContentType = "application/json";
 
+    // A client per stream, kept: a client parses its blob's URI when it is made, and a stream takes appends for an hour.
+    private const int MaxStreamClients = 64;
+
     private readonly BlobContainerClient _container;
+    private readonly ConcurrentDictionary<string, AppendBlobClient> _streams = new(StringComparer.Ordinal);
 
     /// <summary>A store over <paramref name="container"/>.</summary>
     public AuditBlobStore(BlobContainerClient container) => _container = container;
@@ -52,10 +58,25 @@ internal sealed class AuditBlobStore
         (await _container.GetBlobClient(name).GetPropertiesAsync(cancellationToken: cancellationToken).ConfigureAwait(false)).Value.ContentLength;
 
     /// <summary>Appends <paramref name="block"/> at <paramref name="offset"/>, and only there: a write that lands elsewhere fails.</summary>
-    public async Task AppendAsync(string name, byte[] block, long offset, CancellationToken cancellationToken)
+    public async Task AppendAsync(string name, ReadOnlyMemory<byte> block, long offset, CancellationToken cancellationToken)
     {
-        using var content = new MemoryStream(block, writable: false);
-        await _container.GetAppendBlobClient(name).AppendBlockAsync(
+        if (!MemoryMarshal.TryGetArray(block, out var bytes))
+        {
+            bytes = block.ToArray();
+        }
+
+        using var content = new MemoryStream(bytes.Array!, bytes.Offset, bytes.Count, writable: false);
+        if (!_streams.TryGetValue(name, out var stream))
+        {
+            if (_streams.Count >= MaxStreamClients)
+            {
+                _streams.Clear();
+            }
+
+            stream = _streams.GetOrAdd(name, _container.GetAppendBlobClient(name));
+        }
+
+        await stream.AppendBlockAsync(
             content,
             new AppendBlobAppendBlockOptions { Conditions = new AppendBlobRequestConditions { IfAppendPositionEqual = offset } },
             cancellationToken).ConfigureAwait(false);

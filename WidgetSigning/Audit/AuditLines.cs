@@ -93,15 +93,38 @@ internal static class AuditLines
     public static byte[] SealMessage(string stream, long seq, string prev) =>
         Encoding.UTF8.GetBytes(string.Create(CultureInfo.InvariantCulture, $"widget-signing-audit-seal:v1:{stream}:{seq}:{prev}"));
 
-    /// <summary>The line at <paramref name="seq"/> after the line hashed <paramref name="prev"/>, holding <paramref name="body"/>'s members.</summary>
-    public static byte[] Line(long seq, string prev, ReadOnlySpan<byte> body)
+    /// <summary>
+    /// Appends the line at <paramref name="seq"/> after the line hashed <paramref name="prev"/>, holding
+    /// <paramref name="body"/>'s members, and its newline to <paramref name="block"/>; returns the line's hash. The
+    /// line is written once, where the block is sent from, and hashed there.
+    /// </summary>
+    public static string AppendLine(ArrayBufferWriter<byte> block, long seq, string prev, ReadOnlySpan<byte> body)
     {
-        var head = Encoding.UTF8.GetBytes(string.Create(CultureInfo.InvariantCulture, $"{{\"seq\":{seq},\"prev\":\"{prev}\","));
-        var line = new byte[head.Length + body.Length - 1];
-        head.CopyTo(line, 0);
-        body[1..].CopyTo(line.AsSpan(head.Length));
-        return line;
+        ArgumentNullException.ThrowIfNull(block);
+        ArgumentNullException.ThrowIfNull(prev);
+        var start = block.WrittenCount;
+        var span = block.GetSpan(MaxHeadBytes + body.Length);
+        var at = 0;
+        "{\"seq\":"u8.CopyTo(span);
+        at += 7;
+        seq.TryFormat(span[at..], out var digits, provider: CultureInfo.InvariantCulture);
+        at += digits;
+        ",\"prev\":\""u8.CopyTo(span[at..]);
+        at += 9;
+        at += Encoding.UTF8.GetBytes(prev, span[at..]);
+        "\","u8.CopyTo(span[at..]);
+        at += 2;
+        body[1..].CopyTo(span[at..]);
+        at += body.Length - 1;
+        block.Advance(at);
+        var hash = Hash(block.WrittenSpan[start..]);
+        block.GetSpan(1)[0] = (byte)'\n';
+        block.Advance(1);
+        return hash;
     }
+
+    // {"seq":<up to 20 digits>,"prev":"<64 hex>", and room to spare.
+    private const int MaxHeadBytes = 128;
 
     /// <summary>An anchor: a process's sealed head, signed, chained to its previous anchor.</summary>
     public static byte[] Anchor(string anchor, string process, DateTimeOffset time, string prevAnchor, string stream, long seq, string head, string kid, Func<byte[], byte[]> sign)
@@ -132,10 +155,20 @@ internal static class AuditLines
     });
 
     /// <summary>The hash of a line or an anchor: SHA-256 of its bytes, lowercase hex.</summary>
-    public static string Hash(ReadOnlySpan<byte> bytes) => Hex(SHA256.HashData(bytes));
+    public static string Hash(ReadOnlySpan<byte> bytes)
+    {
+        Span<byte> hash = stackalloc byte[SHA256.HashSizeInBytes];
+        SHA256.HashData(bytes, hash);
+        return Hex(hash);
+    }
 
     /// <summary>Lowercase hex.</summary>
-    public static string Hex(ReadOnlySpan<byte> bytes) => Convert.ToHexString(bytes).ToLowerInvariant();
+    public static string Hex(ReadOnlySpan<byte> bytes) =>
+#if NET9_0_OR_GREATER
+        Convert.ToHexStringLower(bytes);
+#else
+        Convert.ToHexString(bytes).ToLowerInvariant();
+#endif
 
     /// <summary>The trail's time format: UTC to the millisecond.</summary>
     public static string Time(DateTimeOffset time) => time.UtcDateTime.ToString("yyyy-MM-dd'T'HH:mm:ss.fff'Z'", CultureInfo.InvariantCulture);

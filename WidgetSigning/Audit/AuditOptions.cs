@@ -78,19 +78,14 @@ internal sealed class AuditOptions
     public int MaxRecordsPerWrite { get; set; } = 500;
 
     /// <summary>
-    /// How many writers, each with its own chain and one durable write in flight, a process runs. Records go to whichever
-    /// is free, so a process's rate is this many times what one write's latency allows. Default 2; 1 to 16.
+    /// How many writers, each with its own chain and one durable write in flight, a process runs. A record wakes an idle
+    /// writer; what arrives while every writer is busy is the next group. One writer makes the largest groups, which
+    /// measured fastest up to concurrency 256 (docs/decisions/audit-group-commit.md); more keep several writes in
+    /// flight where one write's latency, not the store's cost per write, bounds the rate. Default 1; 1 to 16.
     /// Setting: <c>Audit:Writers</c>.
     /// </summary>
     [Range(1, 16, ErrorMessage = SectionName + ":" + nameof(Writers) + " must be between {1} and {2}.")]
-    public int Writers { get; set; } = 2;
-
-    /// <summary>
-    /// How long a writer that has a record waits for more before it writes, so that records of requests already in
-    /// flight share the write. Default 2 milliseconds; 0 (write at once) to 50 ms. Setting: <c>Audit:MaxBatchDelay</c>.
-    /// </summary>
-    [Range(typeof(TimeSpan), "00:00:00", "00:00:00.050", ErrorMessage = SectionName + ":" + nameof(MaxBatchDelay) + " must be between {1} and {2}.")]
-    public TimeSpan MaxBatchDelay { get; set; } = TimeSpan.FromMilliseconds(2);
+    public int Writers { get; set; } = 1;
 
     /// <summary>The <c>Retry-After</c> of a 503 <c>audit-unavailable</c>, and the delay before a released message returns. Default 10 seconds.</summary>
     [Range(typeof(TimeSpan), "00:00:01", "00:05:00", ErrorMessage = SectionName + ":" + nameof(RetryAfter) + " must be between {1} and {2}.")]

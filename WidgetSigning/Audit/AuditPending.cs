@@ -21,8 +21,11 @@ internal sealed class AuditPending(byte[] body, ActivityContext waiter)
     /// <summary>The span of the caller's wait (default without one): the write that carries the record links to it.</summary>
     public ActivityContext Waiter { get; } = waiter;
 
-    /// <summary>Completed when the record's block is acknowledged; faulted when its write failed.</summary>
-    public TaskCompletionSource Durable { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    /// <summary>
+    /// Completed when the record's block is acknowledged; faulted when its write failed. Its continuations run where it
+    /// is completed: <see cref="AcknowledgeAll"/> and <see cref="FailAll"/> decide where.
+    /// </summary>
+    public TaskCompletionSource Durable { get; } = new();
 
     /// <summary>The stream its block went to, once <see cref="Durable"/> has completed.</summary>
     public string? Stream { get; private set; }
@@ -36,6 +39,28 @@ internal sealed class AuditPending(byte[] body, ActivityContext waiter)
         Stream = stream;
         GroupSize = groupSize;
         Durable.TrySetResult();
+    }
+
+    /// <summary>
+    /// Acknowledges every record of one block: each caller's continuation (its answer) goes to the thread pool but
+    /// the last one's, which runs on the writer's thread, so a block of one costs no thread hop.
+    /// </summary>
+    public static void AcknowledgeAll(List<AuditPending> block, string stream) => CompleteAll(block, item => item.Acknowledge(stream, block.Count));
+
+    /// <summary>Fails every record of one block with <paramref name="error"/>, where <see cref="AcknowledgeAll"/> would complete it.</summary>
+    public static void FailAll(List<AuditPending> block, Exception error) => CompleteAll(block, item => item.Durable.TrySetException(error));
+
+    private static void CompleteAll(List<AuditPending> block, Action<AuditPending> complete)
+    {
+        for (var i = 0; i < block.Count - 1; i++)
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(complete, block[i], preferLocal: false);
+        }
+
+        if (block.Count > 0)
+        {
+            complete(block[^1]);
+        }
     }
 
     /// <summary>A writer takes the record for its next write: false when its caller has given it up.</summary>

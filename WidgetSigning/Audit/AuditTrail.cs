@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using System.Threading.Channels;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using WidgetSigning.Primitives;
@@ -25,10 +24,11 @@ internal sealed class AuditTrail : IAsyncDisposable, IDisposable
     private readonly TimeProvider _time;
     private readonly SigningMetrics _metrics;
     private readonly ILogger _logger;
-    private readonly Channel<AuditPending> _pending = Channel.CreateUnbounded<AuditPending>(new UnboundedChannelOptions { SingleReader = false });
+    private readonly AuditQueue _pending = new();
     private readonly CancellationTokenSource _stopping = new();
     private readonly object _startLock = new();
     private Task? _writers;
+    private int _disposed;
 
     /// <summary>Creates the trail for this process (named <paramref name="process"/> in every blob it writes).</summary>
     public AuditTrail(AuditLog log, IOptions<AuditOptions> options, Func<AuditBlobStore> store, AuditSigningKey key, TimeProvider time, SigningMetrics metrics, ILogger<AuditTrail> logger, string process)
@@ -75,7 +75,7 @@ internal sealed class AuditTrail : IAsyncDisposable, IDisposable
         EnsureStarted();
         try
         {
-            if (!_pending.Writer.TryWrite(pending))
+            if (!_pending.TryAdd(pending))
             {
                 throw Problems.AuditUnavailable("The audit store is shutting down.", _options.RetryAfter);
             }
@@ -109,10 +109,12 @@ internal sealed class AuditTrail : IAsyncDisposable, IDisposable
     /// <summary>Writes what is pending and a last anchor, best effort, when the host stops.</summary>
     public async ValueTask DisposeAsync()
     {
-        if (!_pending.Writer.TryComplete())
+        if (Interlocked.Exchange(ref _disposed, 1) == 1)
         {
             return;
         }
+
+        _pending.Complete();
 
         Task? writers;
         lock (_startLock)
@@ -147,7 +149,7 @@ internal sealed class AuditTrail : IAsyncDisposable, IDisposable
             {
                 var writer = new AuditWriter(
                     string.Create(CultureInfo.InvariantCulture, $"{Process}-{i}"), _options, () => _store.Value, _key, _time, _logger, _stopping.Token);
-                return BackgroundWork.Run(() => writer.RunAsync(_pending.Reader));
+                return BackgroundWork.Run(() => writer.RunAsync(_pending));
             }));
         }
     }

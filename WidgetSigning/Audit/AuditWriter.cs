@@ -1,6 +1,6 @@
+using System.Buffers;
 using System.Diagnostics;
 using System.Globalization;
-using System.Threading.Channels;
 using Microsoft.Extensions.Logging;
 using WidgetSigning.Keys;
 using WidgetSigning.Telemetry;
@@ -9,7 +9,7 @@ namespace WidgetSigning.Audit;
 
 /// <summary>
 /// One chain of the trail and the loop that extends it: takes whatever records are waiting (up to
-/// <see cref="AuditOptions.MaxRecordsPerWrite"/>), chains them after its last line, seals them with the trail's key
+/// <see cref="AuditOptions.MaxRecordsPerWrite"/>) the moment it is free, chains them after its last line, seals them with the trail's key
 /// and appends them as one block, then acknowledges them; anchors its head every <see cref="AuditOptions.AnchorInterval"/>.
 /// Its streams and anchors carry its own process name, so each chain has a single writer (docs/audit-trail.md).
 /// </summary>
@@ -36,6 +36,9 @@ internal sealed class AuditWriter
     private bool _streamCreated;
     private WriteResult? _inDoubt;
     private readonly Dictionary<string, string> _lastNames = new(StringComparer.Ordinal);
+
+    // The block being written, reused from write to write: at most MaxRecordsPerWrite records of under 2 KiB each.
+    private readonly ArrayBufferWriter<byte> _block = new(64 * 1024);
     private (string Stream, long Seq, string Hash)? _acknowledged;
     private (string Stream, long Seq, string Hash)? _anchored;
     private string _prevAnchor = AuditLines.Genesis;
@@ -58,85 +61,55 @@ internal sealed class AuditWriter
     /// <summary>The chain's name in the store: <c>streams/&lt;process&gt;/…</c>, <c>anchors/&lt;process&gt;/…</c>.</summary>
     public string Process { get; }
 
-    /// <summary>Writes what <paramref name="reader"/> gives until it completes, then anchors its head.</summary>
-    public async Task RunAsync(ChannelReader<AuditPending> reader)
+    /// <summary>Writes what <paramref name="queue"/> gives until it is completed and empty, then anchors its head.</summary>
+    public async Task RunAsync(AuditQueue queue)
     {
+        var slot = new AuditQueue.Slot();
         var batch = new List<AuditPending>(_options.MaxRecordsPerWrite);
-        Task<bool>? waiting = null;
         while (true)
         {
-            waiting ??= reader.WaitToReadAsync(CancellationToken.None).AsTask();
-            var anchorIn = AnchorDueIn();
-            if (!waiting.IsCompleted && anchorIn is { } due)
+            // A write starts the moment there is something to write; what arrives while it is in flight is the next
+            // group (docs/decisions/audit-group-commit.md).
+            var idle = queue.TakeOrWait(slot, batch, _options.MaxRecordsPerWrite);
+            if (idle is null)
+            {
+                await WriteAsync(batch).ConfigureAwait(false);
+                batch.Clear();
+                if (AnchorDueIn() is { } next && next <= TimeSpan.Zero)
+                {
+                    await AnchorAsync().ConfigureAwait(false);
+                }
+
+                continue;
+            }
+
+            if (idle.IsCompleted && !idle.Result)
+            {
+                break;
+            }
+
+            if (AnchorDueIn() is { } due)
             {
                 if (due > TimeSpan.Zero)
                 {
                     using var wake = new CancellationTokenSource();
                     var delay = Task.Delay(due, _time, wake.Token);
-                    await Task.WhenAny(waiting, delay).ConfigureAwait(false);
+                    await Task.WhenAny(idle, delay).ConfigureAwait(false);
                     await wake.CancelAsync().ConfigureAwait(false);
                 }
 
-                if (!waiting.IsCompleted)
+                if (!idle.IsCompleted)
                 {
                     await AnchorAsync().ConfigureAwait(false);
                     continue;
                 }
             }
 
-            if (!await waiting.ConfigureAwait(false))
-            {
-                break;
-            }
-
-            waiting = null;
-            Take(reader, batch);
-
-            // A write costs about the same for one record as for hundreds: a short, bounded wait for the records of
-            // requests already in flight makes fewer, fuller writes. Real time, not the injected clock: a few
-            // milliseconds of batching is not behaviour a clock drives.
-            if (batch.Count > 0 && _options.MaxBatchDelay > TimeSpan.Zero)
-            {
-                var started = Stopwatch.GetTimestamp();
-                while (batch.Count < _options.MaxRecordsPerWrite && _options.MaxBatchDelay - Stopwatch.GetElapsedTime(started) is { } left && left > TimeSpan.Zero)
-                {
-                    var more = reader.WaitToReadAsync(CancellationToken.None).AsTask();
-                    if (await Task.WhenAny(more, Task.Delay(left)).ConfigureAwait(false) != more || !await more.ConfigureAwait(false))
-                    {
-                        break;
-                    }
-
-                    Take(reader, batch);
-                }
-            }
-
-            // Another writer may have taken what woke this one.
-            if (batch.Count > 0)
-            {
-                await WriteAsync(batch).ConfigureAwait(false);
-                batch.Clear();
-            }
-
-            if (AnchorDueIn() is { } next && next <= TimeSpan.Zero)
-            {
-                await AnchorAsync().ConfigureAwait(false);
-            }
+            await idle.ConfigureAwait(false);
         }
 
         // Stopping: the head this process reached is anchored, so a cut after it shows.
         await AnchorAsync().ConfigureAwait(false);
-    }
-
-    private void Take(ChannelReader<AuditPending> reader, List<AuditPending> batch)
-    {
-        while (batch.Count < _options.MaxRecordsPerWrite && reader.TryRead(out var item))
-        {
-            // A record its caller gave up on (answered 503) is dropped here, never written afterwards.
-            if (item.TryTake())
-            {
-                batch.Add(item);
-            }
-        }
     }
 
     private TimeSpan? AnchorDueIn() =>
@@ -176,32 +149,28 @@ internal sealed class AuditWriter
             }
 
             // A stream's first line links it to the last seal this process had acknowledged, in whichever stream.
-            var lines = new List<byte[]>(batch.Count + 2);
+            var block = _block;
+            block.ResetWrittenCount();
             var seq = _nextSeq;
             var prev = _acknowledged?.Hash ?? AuditLines.Genesis;
             if (seq == 0)
             {
-                lines.Add(AuditLines.Line(0, prev, AuditLines.Open(_stream, Process, now, _acknowledged?.Stream, _kid)));
-                prev = AuditLines.Hash(lines[0]);
+                prev = AuditLines.AppendLine(block, 0, prev, AuditLines.Open(_stream, Process, now, _acknowledged?.Stream, _kid));
                 seq = 1;
             }
 
             foreach (var item in batch)
             {
-                var line = AuditLines.Line(seq++, prev, item.Body);
-                prev = AuditLines.Hash(line);
-                lines.Add(line);
+                prev = AuditLines.AppendLine(block, seq++, prev, item.Body);
             }
 
             var signature = new byte[Ed25519Key.SignatureBytes];
             _signingKey.Sign(AuditLines.SealMessage(_stream, seq, prev), signature);
-            var seal = AuditLines.Line(seq, prev, AuditLines.Seal(now, _kid, signature));
-            lines.Add(seal);
-            var block = Join(lines);
-            var after = new WriteResult(_offset + block.Length, seq + 1, (_stream, seq, AuditLines.Hash(seal)));
+            var sealHash = AuditLines.AppendLine(block, seq, prev, AuditLines.Seal(now, _kid, signature));
+            var after = new WriteResult(_offset + block.WrittenCount, seq + 1, (_stream, seq, sealHash));
             try
             {
-                await _store().AppendAsync(_stream, block, _offset, token).ConfigureAwait(false);
+                await _store().AppendAsync(_stream, block.WrittenMemory, _offset, token).ConfigureAwait(false);
             }
             catch
             {
@@ -218,10 +187,8 @@ internal sealed class AuditWriter
             }
 
             span?.SetTag(WidgetSigningTelemetry.AuditStreamTag, _stream);
-            foreach (var item in batch)
-            {
-                item.Acknowledge(_stream, batch.Count);
-            }
+            span?.Dispose();
+            AuditPending.AcknowledgeAll(batch, _stream);
         }
         catch (Exception ex)
         {
@@ -236,10 +203,8 @@ internal sealed class AuditWriter
                 AuditStoreLog.StoreFailed(_logger, _stream ?? "(none)", ex.GetType().Name, ex.Message);
             }
 
-            foreach (var item in batch)
-            {
-                item.Durable.TrySetException(ex);
-            }
+            span?.Dispose();
+            AuditPending.FailAll(batch, ex);
         }
     }
 
@@ -350,26 +315,6 @@ internal sealed class AuditWriter
 
         _lastNames[folder] = name;
         return name;
-    }
-
-    private static byte[] Join(List<byte[]> lines)
-    {
-        var length = 0;
-        foreach (var line in lines)
-        {
-            length += line.Length + 1;
-        }
-
-        var block = new byte[length];
-        var at = 0;
-        foreach (var line in lines)
-        {
-            line.CopyTo(block, at);
-            at += line.Length;
-            block[at++] = (byte)'\n';
-        }
-
-        return block;
     }
 
     private sealed record WriteResult(long Offset, long NextSeq, (string Stream, long Seq, string Hash) Seal);
