@@ -153,6 +153,15 @@ public class SerializeAndSignBenchmarks
     [Benchmark]
     public int Limit_BothMacs_CanonicalBytes() => SigningVariants.BothMacsOneAfterTheOther(_canonical, _webhookPrefix);
 
+    /// <summary>
+    /// Limit: every hash a signature computes, one after the other over the canonical bytes in one array: both MACs
+    /// and the SHA-256 its audit record carries (<c>canonicalSha256</c>, docs/audit-trail.md). With the writer, the
+    /// one-core floor.
+    /// </summary>
+    [Benchmark]
+    public int Limit_BothMacsAndDigest_CanonicalBytes() =>
+        SigningVariants.BothMacsOneAfterTheOther(_canonical, _webhookPrefix) + SHA256.HashData(_canonical)[0];
+
     /// <summary>Scaling: one HMAC-SHA256 over the canonical bytes on this thread, as the two-thread row does on each thread.</summary>
     [Benchmark]
     public byte Scaling_HmacSha256_OneThread()

@@ -39,11 +39,21 @@
 // round to round (on, off; then off, on), and every table gets an auth column. The in-process app cannot validate
 // tokens: it always runs with caller checks off, as its settings sample says.
 //
-// Steps (LOAD_STEPS, comma-separated, default all, in this order): 1kb@8 (the seed's first 3 widgets, 1030 bytes, at
-// concurrency 8), 1mb@1, 1mb@8, 1mb@64, 1mb@256 (the seed, 1 MB), 10mb@16 (the seed's widgets repeated with fresh ids
+// Steps (LOAD_STEPS, comma-separated, default all, in this order): 1kb@1, 1kb@8, 1kb@64, 1kb@256 (the seed's first 3
+// widgets, 1030 bytes, at concurrency 1 to 256: at 8 a closed-loop client is bound by latency, at 64 and 256 by CPU), 1mb@1, 1mb@8, 1mb@64, 1mb@256 (the seed, 1 MB), 10mb@16 (the seed's widgets repeated with fresh ids
 // to 10 MB). E.g. LOAD_STEPS=1kb@8 LOAD_AUTH=both LOAD_ROUNDS=2 LOAD_CLIENTS=autocannon for the token overhead alone.
 //
-// Audit store (LOAD_AUDIT_COUNT=1; isolated app only): before and after each step, the audit trail checker
+// Audit store on and off (LOAD_STORE, default "on"; isolated app only): "off" runs the host with Audit:Disabled=true
+// (accepted in development only, as the settings sample is), "both" runs each step both ways, each in its own host, the
+// order alternating from round to round as LOAD_AUTH's; tables get a store column, and "both" adds a table of each
+// step's 200/s, p50, p99 and worker CPU per 200 with the store on and off and their ratios.
+//
+// The store's own latency: during every step of the isolated app with the store on, a probe beside the load appends
+// one 512-byte block every 100 ms to an append blob of its own in the same Azurite (@azure/storage-blob), and the row
+// gets the probe's p50 and p99 (`appendProbe`), so a step's added latency can be set against what one append costs
+// under the same load.
+//
+// Audit store counts (LOAD_AUDIT_COUNT=1; isolated app only): before and after each step, the audit trail checker
 // (tools/AuditTrail's build output, `verify` against this run's Azurite and its widget-audit container) counts the
 // `signed` records and `seal` lines (one per durable write) in the store; each row gets their increase over the step
 // (its warm-up second included) as `audit` {records, seals, recordsPerSeal}. The store is on unless the environment
@@ -57,7 +67,8 @@
 // step with each client in turn: autocannon 9 (Node.js, in this process) and wrk (C, Debian's package; a Lua script
 // sends the pre-built body and headers and counts statuses). Each row also gives the CPU time per answered request of
 // each process from /proc/<pid>/stat (utime + stime): the client (this process for autocannon, wrk's own), the host,
-// and for the isolated app its worker, so a row says where the machine's two cores went. Linux only ("n/a" elsewhere).
+// and for the isolated app its worker, and Azurite (the audit store's and the grants' server here), so a row says where
+// the machine's two cores went. Linux only ("n/a" elsewhere).
 //
 // Telemetry (LOAD_OTLP=sink; unset, the hosts get the environment as it is): starts scripts/otlp-sink.mjs (npm run
 // otlp-sink) as a child on a free loopback port and gives every host OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:<port>
@@ -74,6 +85,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, tmpdir, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { BlobServiceClient } from "@azure/storage-blob";
 import autocannon from "autocannon";
 import { azuriteConnection } from "./azurite.mjs";
 import { childPids, freePort, listening, procCpuMs, procMemory } from "./proc.mjs";
@@ -139,6 +151,9 @@ const authModes = { on: ["on"], off: ["off"], both: ["on", "off"] }[authSetting]
 if (!authModes) throw new Error(`LOAD_AUTH: "${authSetting}" is not on, off or both`);
 const otlpSetting = (process.env.LOAD_OTLP ?? "").trim().toLowerCase();
 if (otlpSetting !== "" && otlpSetting !== "sink") throw new Error(`LOAD_OTLP: "${process.env.LOAD_OTLP}" is not sink (or unset)`);
+const storeSetting = (process.env.LOAD_STORE ?? "on").trim().toLowerCase();
+const storeModes = { on: ["on"], off: ["off"], both: ["on", "off"] }[storeSetting];
+if (!storeModes) throw new Error(`LOAD_STORE: "${storeSetting}" is not on, off or both`);
 const auditCount = process.env.LOAD_AUDIT_COUNT === "1";
 const auditDll = join(root, "tools", "AuditTrail", "bin", "Release", "net10.0", "AuditTrail.dll");
 const rounds = Number(process.env.LOAD_ROUNDS ?? 1);
@@ -149,7 +164,7 @@ const needsIssuer = selected.some((name) => apps[name].tokens) && authModes.incl
 const oneMb = readFileSync(seedPath);
 const oneKb = Buffer.from(JSON.stringify({ widgets: JSON.parse(oneMb.toString("utf8")).widgets.slice(0, 3) }));
 const allSteps = [
-  { id: "1kb@8", name: "1 KB", body: () => oneKb, connections: 8 },
+  ...[1, 8, 64, 256].map((connections) => ({ id: `1kb@${connections}`, name: "1 KB", body: () => oneKb, connections })),
   ...[1, 8, 64, 256].map((connections) => ({ id: `1mb@${connections}`, name: "1 MB", body: () => oneMb, connections })),
   { id: "10mb@16", name: "10 MB", body: () => largeEnvelope(10 * 1024 * 1024), connections: 16 },
 ];
@@ -378,9 +393,10 @@ async function settledSinkSummary(quietMs, maxMs) {
  * environment lacks into the worker's environment, and an "Auth__Authority" beside it would leave .NET's
  * configuration to pick either, by enumeration order.
  */
-async function startHost(app, auth) {
+async function startHost(app, auth, store) {
   const port = await freePort();
   const authEnv = !app.tokens ? {} : auth === "on" ? { "Auth:Authority": authority } : { "Auth:Disabled": "true" };
+  if (store === "off") authEnv["Audit:Disabled"] = "true";
   const host = spawn("dotnet", [app.hostDll, "--app", app.appOutput, "--settings", app.settings, "--port", String(port)], {
     cwd: root, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, AzureWebJobsStorage: storage, WidgetStorage: storage, ...authEnv, ...otlpEnv },
   });
@@ -452,17 +468,36 @@ function auditTotals() {
   return null;
 }
 
+/** Appends 512 bytes every 100 ms to a probe blob until stop.done; resolves with the appends' p50/p99 in ms. */
+async function appendProbe(stop) {
+  const container = BlobServiceClient.fromConnectionString(storage).getContainerClient("load-append-probe");
+  await container.createIfNotExists();
+  const blob = container.getAppendBlobClient(`probe-${randomUUID()}.bin`);
+  await blob.create();
+  const block = Buffer.alloc(512, 0x61);
+  const times = [];
+  while (!stop.done) {
+    const started = process.hrtime.bigint();
+    await blob.appendBlock(block, block.length);
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  times.sort((x, y) => x - y);
+  const at = (q) => (times.length === 0 ? null : times[Math.min(times.length - 1, Math.floor(q * times.length))]);
+  return { appends: times.length, p50Ms: at(0.5), p99Ms: at(0.99) };
+}
+
 const mb = (bytes) => (bytes === null || bytes === undefined ? null : bytes / 1048576);
 
-async function runApp(app, auth, round) {
-  const label = `${app.name} (auth ${auth}, round ${round})`;
+async function runApp(app, auth, store, round) {
+  const label = `${app.name} (auth ${auth}, store ${store}, round ${round})`;
   // Telemetry: the sink's counts before the host starts, and every 200 the host answers in this run.
   const sinkBefore = sinkEndpoint ? await settledSinkSummary(1000, 10_000) : null;
   const runStarted = Date.now();
   let signatures = 0;
   const countOk = (result) => { signatures += result?.statusCodeStats?.[200]?.count ?? 0; return result; };
-  const hostInfo = await startHost(app, auth);
-  say(`${app.title}, caller checks ${auth}, round ${round}: ${app.hostName} ready at ${hostInfo.base} (pid ${hostInfo.pid})`);
+  const hostInfo = await startHost(app, auth, store);
+  say(`${app.title}, caller checks ${auth}, audit store ${store}, round ${round}: ${app.hostName} ready at ${hostInfo.base} (pid ${hostInfo.pid})`);
   const headers = { "content-type": "application/json" };
   if (auth === "on") headers.authorization = `Bearer ${await mintToken(authority)}`;
   if (hostWarmup > 0) {
@@ -493,11 +528,13 @@ async function runApp(app, auth, round) {
     if (warmup > 0) countOk(await send(warmup));
     const stop = { done: false };
     const peak = sample(app, hostInfo, stop);
+    const probe = app.tokens && store === "on" ? appendProbe(stop) : null;
     // CPU before and after, per process: the host, its worker (isolated), the client (this process, or wrk).
     const workerPids = childPids(hostInfo.pid);
     const cpuNow = () => ({
       host: procCpuMs(hostInfo.pid),
       worker: workerPids.length > 0 ? workerPids.map(procCpuMs).reduce((sum, v) => (v === null || sum === null ? null : sum + v), 0) : null,
+      azurite: procCpuMs(azurite.pid),
     });
     const before = cpuNow();
     const clientBefore = process.cpuUsage();
@@ -520,11 +557,13 @@ async function runApp(app, auth, round) {
     const count = (code) => run.statusCodeStats?.[code]?.count ?? 0;
     const responses = Object.values(run.statusCodeStats ?? {}).reduce((sum, stats) => sum + stats.count, 0);
     const peaks = await peak;
+    const probed = probe ? await probe : null;
     const okCount = count(200) || 1;
     const perRequest = (a, b) => (a === null || b === null ? null : (b - a) / okCount);
     const result = {
       app: app.name,
       auth,
+      store,
       round,
       client,
       envelope: step.name,
@@ -551,10 +590,12 @@ async function runApp(app, auth, round) {
       poolInUseAfterBytes: pool ? pool.smallPoolInUseBytes + pool.largePoolInUseBytes : null,
       poolCheck: pool ? (pool.drained ? "drained" : "not drained") : outOfProcess,
       audit,
+      appendProbe: probed,
       cpuMsPerOk: {
         client: client === "wrk" ? (wrkCpu === null ? null : wrkCpu / okCount) : (clientUsage.user + clientUsage.system) / 1000 / okCount,
         host: perRequest(before.host, after.host),
         worker: perRequest(before.worker, after.worker),
+        azurite: perRequest(before.azurite, after.azurite),
       },
     };
     say(JSON.stringify(result));
@@ -586,16 +627,16 @@ async function runApp(app, auth, round) {
     telemetry.refused = Object.fromEntries(refused);
     say(`${label}: telemetry ${JSON.stringify(telemetry)}`);
   }
-  return { app: app.name, auth, round, title: app.title, host: app.hostName, lifetimePeakHostWorkingSetMb: lifetime.hostMb, lifetimePeakWorkerWorkingSetMb: lifetime.workerMb, telemetry, results };
+  return { app: app.name, auth, store, round, title: app.title, host: app.hostName, lifetimePeakHostWorkingSetMb: lifetime.hostMb, lifetimePeakWorkerWorkingSetMb: lifetime.workerMb, telemetry, results };
 }
 
 // Per round, per app, per caller check mode; the modes' order alternates from round to round, so neither always
 // runs first (on a shared machine the load of others drifts).
 const runs = [];
 for (let round = 1; round <= rounds; round++) {
-  const order = round % 2 === 1 ? authModes : [...authModes].reverse();
   for (const name of selected) {
-    for (const auth of apps[name].tokens ? order : ["off"]) runs.push(await runApp(apps[name], auth, round));
+    const modes = (apps[name].tokens ? authModes : ["off"]).flatMap((auth) => (apps[name].tokens ? storeModes : ["on"]).map((store) => ({ auth, store })));
+    for (const { auth, store } of round % 2 === 1 ? modes : [...modes].reverse()) runs.push(await runApp(apps[name], auth, store, round));
   }
 }
 await stopAndWait(children);
@@ -604,21 +645,21 @@ await stopAndWait(children);
 mkdirSync(out, { recursive: true });
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 const when = new Date().toISOString();
-writeFileSync(join(out, "results.json"), JSON.stringify({ when, machine, duration, warmup, auth: authSetting, rounds, otlp: otlpSetting || null, steps: steps.map((st) => st.id), apps: runs }, null, 2) + "\n");
+writeFileSync(join(out, "results.json"), JSON.stringify({ when, machine, duration, warmup, auth: authSetting, store: storeSetting, rounds, otlp: otlpSetting || null, steps: steps.map((st) => st.id), apps: runs }, null, 2) + "\n");
 const fmt = (v, digits = 0) => (v === null || v === undefined || Number.isNaN(v) ? "n/a" : v.toFixed(digits));
 const pct = (r) => `${(100 * r.share429).toFixed(1)} %`;
-const cpu = (r) => `${fmt(r.cpuMsPerOk?.client, 2)} / ${fmt(r.cpuMsPerOk?.host, 2)} / ${apps[r.app].streamPool ? "–" : fmt(r.cpuMsPerOk?.worker, 2)}`;
-const row = (r) => `| ${r.round} | ${r.auth} | ${r.envelope} | ${r.concurrency} | ${r.client} | ${cpu(r)} | ${r.requests} | ${r.requestsPerSecond.toFixed(1)} | ${r.okPerSecond.toFixed(1)} | ${r.p50Ms} | ${r.p99Ms} | ${pct(r)} | ${r.status5xx} | ${r.count401 + r.count403} | ${r.errors + r.timeouts + r.resets} | ${fmt(r.peakHostWorkingSetMb)} | ${apps[r.app].streamPool ? "n/a (in process)" : fmt(r.peakWorkerWorkingSetMb)} | ${r.poolInUseAfterBytes ?? outOfProcess} |`;
+const cpu = (r) => `${fmt(r.cpuMsPerOk?.client, 2)} / ${fmt(r.cpuMsPerOk?.host, 2)} / ${apps[r.app].streamPool ? "–" : fmt(r.cpuMsPerOk?.worker, 2)} / ${fmt(r.cpuMsPerOk?.azurite, 2)}`;
+const row = (r) => `| ${r.round} | ${r.auth} | ${r.store} | ${r.envelope} | ${r.concurrency} | ${r.client} | ${cpu(r)} | ${r.requests} | ${r.requestsPerSecond.toFixed(1)} | ${r.okPerSecond.toFixed(1)} | ${r.p50Ms} | ${r.p99Ms} | ${pct(r)} | ${r.status5xx} | ${r.count401 + r.count403} | ${r.errors + r.timeouts + r.resets} | ${fmt(r.peakHostWorkingSetMb)} | ${apps[r.app].streamPool ? "n/a (in process)" : fmt(r.peakWorkerWorkingSetMb)} | ${r.poolInUseAfterBytes ?? outOfProcess} |`;
 const appTable = (name) => {
   const appRuns = runs.filter((run) => run.app === name);
   return [
     `### ${apps[name].title}`,
     "",
-    "| round | auth | envelope | concurrency | client | CPU ms per 200: client / host / worker | requests | req/s (all answers) | 200/s | p50 ms | p99 ms | 429 | 5xx | 401+403 | errors+timeouts+resets | peak MB (host) | peak MB (worker) | pool bytes in use after |",
-    "| ---: | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| round | auth | store | envelope | concurrency | client | CPU ms per 200: client / host / worker / Azurite | requests | req/s (all answers) | 200/s | p50 ms | p99 ms | 429 | 5xx | 401+403 | errors+timeouts+resets | peak MB (host) | peak MB (worker) | pool bytes in use after |",
+    "| ---: | --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...appRuns.flatMap((run) => run.results.map(row)),
     "",
-    ...appRuns.map((run) => `Peak working set over the run (auth ${run.auth}, round ${run.round}): ${run.host} process ${fmt(run.lifetimePeakHostWorkingSetMb)} MB`
+    ...appRuns.map((run) => `Peak working set over the run (auth ${run.auth}, store ${run.store}, round ${run.round}): ${run.host} process ${fmt(run.lifetimePeakHostWorkingSetMb)} MB`
       + (apps[run.app].streamPool ? " (the app runs in it)." : `, worker process ${fmt(run.lifetimePeakWorkerWorkingSetMb)} MB (VmHWM).`)),
     "",
   ];
@@ -630,7 +671,7 @@ const metrics = [
   ["5xx", (r) => String(r.status5xx)],
   ["429", pct],
 ];
-const runLabel = (run) => `${run.app} auth ${run.auth}${rounds > 1 ? ` r${run.round}` : ""}`;
+const runLabel = (run) => `${run.app} auth ${run.auth}${storeModes.length > 1 ? ` store ${run.store}` : ""}${rounds > 1 ? ` r${run.round}` : ""}`;
 const sideBySide = [
   "### Side by side",
   "",
@@ -640,8 +681,8 @@ const sideBySide = [
   "",
 ];
 // With and without tokens, per step and client: each round's req/s, their mean, and the ratio of the means.
-const withRuns = runs.filter((run) => apps[run.app].tokens && run.auth === "on");
-const withoutRuns = runs.filter((run) => apps[run.app].tokens && run.auth === "off");
+const withRuns = runs.filter((run) => apps[run.app].tokens && run.auth === "on" && run.store === storeModes[0]);
+const withoutRuns = runs.filter((run) => apps[run.app].tokens && run.auth === "off" && run.store === storeModes[0]);
 const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
 const tokenCost = withRuns.length === 0 || withoutRuns.length === 0 ? [] : [
   "### Caller checks: the isolated app with and without tokens",
@@ -655,6 +696,28 @@ const tokenCost = withRuns.length === 0 || withoutRuns.length === 0 ? [] : [
   }),
   "",
 ];
+// The audit store on and off, per step and client (the first caller check mode): 200/s, p50, p99 and CPU per 200 of
+// the worker and of Azurite, each round's, and the ratio of the means.
+const storeOn = runs.filter((run) => apps[run.app].tokens && run.store === "on" && run.auth === authModes[0]);
+const storeOff = runs.filter((run) => apps[run.app].tokens && run.store === "off" && run.auth === authModes[0]);
+const series = (list, i, f) => list.map((run) => f(run.results[i]));
+const ratio = (on, off) => (mean(off) === 0 ? "n/a" : `${(mean(on) / mean(off)).toFixed(2)}×`);
+const storeCost = storeOn.length === 0 || storeOff.length === 0 ? [] : [
+  "### The audit store: the isolated app with the store on and off",
+  "",
+  "| envelope | concurrency | client | 200/s on | 200/s off | on ÷ off | p50 ms on / off | p99 ms on / off | one append's p50 / p99 ms | worker CPU ms per 200 on / off | on ÷ off | Azurite CPU ms per 200 on | records per durable write |",
+  "| --- | ---: | --- | ---: | ---: | ---: | --- | --- | --- | --- | ---: | ---: | ---: |",
+  ...storeOn[0].results.map((first, i) => {
+    const ok = (list) => series(list, i, (r) => r.okPerSecond);
+    const worker = (list) => series(list, i, (r) => r.cpuMsPerOk?.worker ?? 0);
+    const join = (values, digits) => values.map((v) => fmt(v, digits)).join(", ");
+    return `| ${first.envelope} | ${first.concurrency} | ${first.client} | ${join(ok(storeOn), 1)} | ${join(ok(storeOff), 1)} | ${ratio(ok(storeOn), ok(storeOff))} `
+      + `| ${join(series(storeOn, i, (r) => r.p50Ms))} / ${join(series(storeOff, i, (r) => r.p50Ms))} | ${join(series(storeOn, i, (r) => r.p99Ms))} / ${join(series(storeOff, i, (r) => r.p99Ms))} `
+      + `| ${series(storeOn, i, (r) => `${fmt(r.appendProbe?.p50Ms, 1)} / ${fmt(r.appendProbe?.p99Ms, 1)}`).join(", ")} `
+      + `| ${join(worker(storeOn), 3)} / ${join(worker(storeOff), 3)} | ${ratio(worker(storeOn), worker(storeOff))} | ${join(series(storeOn, i, (r) => r.cpuMsPerOk?.azurite), 3)} | ${join(series(storeOn, i, (r) => r.audit?.recordsPerSeal), 1)} |`;
+  }),
+  "",
+];
 // Telemetry per host run: what reached the sink, per signal and per 1,000 signatures.
 const kb = (bytes) => (bytes / 1024).toFixed(1);
 const perThousand = (t, bytes) => (t.signatures === 0 ? "n/a" : (1000 * bytes / t.signatures / 1024).toFixed(1));
@@ -663,23 +726,24 @@ const telemetryTable = !sinkEndpoint ? [] : [
   "",
   "Bytes as the exporters sent them (after any gzip); items are spans, metric data points and log records. Signatures are the run's 200s, warm-ups included. Metrics go out on a timer (OTEL_METRIC_EXPORT_INTERVAL), not per request.",
   "",
-  "| app | auth | round | signatures | seconds | traces: exports / KB / spans | metrics: exports / KB / points | logs: exports / KB / records | KB per 1,000 signatures: traces / metrics / logs | KB per 1,000 signatures, all |",
-  "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  "| app | auth | store | round | signatures | seconds | traces: exports / KB / spans | metrics: exports / KB / points | logs: exports / KB / records | KB per 1,000 signatures: traces / metrics / logs | KB per 1,000 signatures, all |",
+  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ...runs.map((run) => {
     const t = run.telemetry;
     const cells = signalNames.map((signal) => `${t[signal].requests} / ${kb(t[signal].bytes)} / ${t[signal].items}`);
     const all = signalNames.reduce((sum, signal) => sum + t[signal].bytes, 0);
-    return `| ${run.app} | ${run.auth} | ${run.round} | ${t.signatures} | ${t.seconds.toFixed(0)} | ${cells.join(" | ")} | ${signalNames.map((signal) => perThousand(t, t[signal].bytes)).join(" / ")} | ${perThousand(t, all)} |`;
+    return `| ${run.app} | ${run.auth} | ${run.store} | ${run.round} | ${t.signatures} | ${t.seconds.toFixed(0)} | ${cells.join(" | ")} | ${signalNames.map((signal) => perThousand(t, t[signal].bytes)).join(" / ")} | ${perThousand(t, all)} |`;
   }),
   "",
 ];
 const table = [
-  `Run ${when} on ${machine}: \`npm run load\` (LOAD_AUTH=${authSetting}${sinkEndpoint ? ", LOAD_OTLP=sink" : ""}, ${rounds} round${rounds > 1 ? "s" : ""}, steps ${steps.map((st) => st.id).join(", ")}), each host warmed ${hostWarmup} s, then ${duration} s per step after ${warmup} s warm-up, over loopback with ${clients.map((c) => (c === "wrk" ? "wrk (one thread)" : "autocannon 9")).join(" and ")}, `
+  `Run ${when} on ${machine}: \`npm run load\` (LOAD_AUTH=${authSetting}, LOAD_STORE=${storeSetting}${sinkEndpoint ? ", LOAD_OTLP=sink" : ""}, ${rounds} round${rounds > 1 ? "s" : ""}, steps ${steps.map((st) => st.id).join(", ")}), each host warmed ${hostWarmup} s, then ${duration} s per step after ${warmup} s warm-up, over loopback with ${clients.map((c) => (c === "wrk" ? "wrk (one thread)" : "autocannon 9")).join(" and ")}, `
     + `one host after the other (${selected.map((name) => apps[name].title).join("; ")}; Release builds).`,
   "",
   ...selected.flatMap(appTable),
   ...(runs.length > 1 ? sideBySide : []),
   ...tokenCost,
+  ...storeCost,
   ...telemetryTable,
 ].join("\n");
 writeFileSync(join(out, "results.md"), table);
@@ -704,7 +768,7 @@ function plot(runs, title) {
   // One series per run (app, caller checks, round) and client: the app's colour, the second client's lines lighter
   // and, for an app that validates tokens, the run without them lighter still. The legend wraps four to a line.
   const series = runs.flatMap((run) => clients.map((client, k) => ({
-    app: apps[run.app], client, label: `${run.app}, auth ${run.auth}${rounds > 1 ? `, r${run.round}` : ""}, ${client}`,
+    app: apps[run.app], client, label: `${run.app}, auth ${run.auth}${storeModes.length > 1 ? `, store ${run.store}` : ""}${rounds > 1 ? `, r${run.round}` : ""}, ${client}`,
     opacity: (k === 0 ? 1 : 0.45) * (apps[run.app].tokens && run.auth === "off" ? 0.6 : 1),
     rows: run.results.filter((r) => r.envelope === "1 MB" && r.client === client),
   })));

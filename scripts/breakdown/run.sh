@@ -10,6 +10,10 @@
 # W^X off so the code is where the map says), warms it with wrk for WARMUP seconds (default 30: until the JIT has tiered
 # up), then runs wrk (C, one thread, the pre-built body) for SECONDS while `perf record -a -g` samples every CPU at
 # 499 Hz, and classifies each sample (classify.py) by process and by the first of our categories its stack shows.
+# BREAKDOWN_BODY=1kb sends the seed's first 3 widgets (1,030 bytes, as npm run load's 1 KB steps) instead of the 1 MB
+# seed; BREAKDOWN_STORE=off runs the isolated app with Audit:Disabled=true (development only), so a row of the store
+# on and one of it off come from the same script; BREAKDOWN_TRACE=1 also records the worker over the same seconds with
+# dotnet-trace collect-linux (CPU samples from perf_events with .NET's own stacks, worker.nettrace in OUT_DIR).
 # Needs perf (Debian: apt-get install linux-perf) and wrk (apt-get install wrk); where wrk is not installed, or with
 # BREAKDOWN_CLIENT=autocannon, the client is autocannon (Node.js, from node_modules) instead. Prints the client's
 # figures and the table; keeps perf.data.
@@ -35,7 +39,9 @@ export DOTNET_PerfMapEnabled=1 DOTNET_EnableWriteXorExecute=0
 sleep 2
 cd "$ROOT"
 if [ "$APP" = isolated ]; then
-  env "Auth:Disabled=true" dotnet tools/WorkerHost/bin/Release/net10.0/WorkerHost.dll --app FunctionApp.Isolated/bin/Release/net10.0 \
+  STORE=()
+  if [ "${BREAKDOWN_STORE:-on}" = off ]; then STORE=("Audit:Disabled=true"); fi
+  env "Auth:Disabled=true" "${STORE[@]}" dotnet tools/WorkerHost/bin/Release/net10.0/WorkerHost.dll --app FunctionApp.Isolated/bin/Release/net10.0 \
     --settings FunctionApp.Isolated/local.settings.sample.json --port "$PORT" > "$OUT/host.log" 2>&1 &
 else
   dotnet tools/LocalHost/bin/Release/net8.0/LocalHost.dll --app FunctionApp/bin/Release/net8.0 \
@@ -51,12 +57,17 @@ if [ "$APP" = isolated ]; then
     if tr '\0' ' ' < /proc/"$c"/cmdline | grep -q FunctionApp.Isolated; then WORKER=$c; fi
   done
 fi
+SEED="$ROOT/FunctionApp.Tests/TestData/vectors/seed-3000-widgets/input.json"
+BODY="$SEED"
+if [ "${BREAKDOWN_BODY:-1mb}" = 1kb ]; then
+  BODY="$OUT/body-1kb.json"
+  python3 -c "import json,sys; w=json.load(open('$SEED'))['widgets'][:3]; sys.stdout.write(json.dumps({'widgets': w}, separators=(',', ':')))" > "$BODY"
+fi
 cat > "$OUT/post.lua" <<LUA
-local f = assert(io.open("$ROOT/FunctionApp.Tests/TestData/vectors/seed-3000-widgets/input.json", "rb")); wrk.body = f:read("*all"); f:close()
+local f = assert(io.open("$BODY", "rb")); wrk.body = f:read("*all"); f:close()
 wrk.method = "POST"; wrk.headers["Content-Type"] = "application/json"
 LUA
 URL="http://127.0.0.1:$PORT/api/sign"
-BODY="$ROOT/FunctionApp.Tests/TestData/vectors/seed-3000-widgets/input.json"
 CLIENT=${BREAKDOWN_CLIENT:-$(command -v wrk > /dev/null && echo wrk || echo autocannon)}
 AUTOCANNON=(node "$ROOT/node_modules/autocannon/autocannon.js" -c "$C" -m POST -H "content-type=application/json" -i "$BODY")
 if [ "$CLIENT" = wrk ]; then
@@ -68,7 +79,12 @@ else
 fi
 CLIENT_PID=$!
 sleep 1
-perf record -F $HZ -a -g -o "$OUT/perf.data" -- sleep $((D - 2)) 2> /dev/null
+if [ "${BREAKDOWN_TRACE:-0}" = 1 ] && [ "$WORKER" != none ]; then
+  PATH="$PATH:$HOME/.dotnet/tools" dotnet-trace collect-linux -p "$WORKER" --profile cpu-sampling \
+    --duration "00:00:00:$(printf %02d $((D - 2)))" -o "$OUT/worker.nettrace" > "$OUT/trace.log" 2>&1
+else
+  perf record -F $HZ -a -g -o "$OUT/perf.data" -- sleep $((D - 2)) 2> /dev/null
+fi
 wait $CLIENT_PID
 if [ "$CLIENT" = wrk ]; then
   RATE=$(grep -oP "Requests/sec:\s*\K[\d.]+" "$OUT/client.txt")
@@ -78,6 +94,7 @@ else
   python3 -c "import json; r = json.load(open('$OUT/client.txt')); print('latency p50 %s ms, p99 %s ms' % (r['latency']['p50'], r['latency']['p99']))"
 fi
 echo "$APP at concurrency $C with $CLIENT: $RATE answers 200 per second; host pid $HOST, worker pid $WORKER, client pid $CLIENT_PID"
+if [ ! -f "$OUT/perf.data" ]; then echo "worker trace: $OUT/worker.nettrace ($(tail -1 "$OUT/trace.log"))"; exit 0; fi
 perf script -i "$OUT/perf.data" -F comm,pid,tid,ip,sym,dso 2>/dev/null \
   | python3 "$ROOT/scripts/breakdown/classify.py" --roles "$CLIENT_PID=client ($CLIENT),$HOST=host,$WORKER=worker" \
       --requests "$(python3 -c "print($RATE * ($D - 2))")" --hz $HZ --top "${TOP:-0}"
