@@ -31,10 +31,11 @@ public sealed class WidgetQueueListenerTests
     [Fact]
     public async Task Listener_RunLongerThanVisibilityTimeout_IsNotDeliveredTwiceWhileAlive()
     {
-        // Arrange: visibility 2 s; the first signing is held for 7 s (three and a half leases).
-        var keys = new ScriptedKeySource(call => call == 1 ? Task.Delay(TimeSpan.FromSeconds(7)) : Task.CompletedTask);
+        // Arrange: visibility 4 s (a renewal that runs a second late on a loaded machine still holds the lease); the
+        // first signing is held for 14 s (three and a half leases).
+        var keys = new ScriptedKeySource(call => call == 1 ? Task.Delay(TimeSpan.FromSeconds(14)) : Task.CompletedTask);
         await using var host = await QueueFunctionHost.StartAsync(
-            _azurite, _output, new Dictionary<string, string?> { ["visibilityTimeout"] = "00:00:02" }, services => services.AddSingleton<IReceiverKeySource>(keys));
+            _azurite, _output, new Dictionary<string, string?> { ["visibilityTimeout"] = "00:00:04" }, services => services.AddSingleton<IReceiverKeySource>(keys));
         var vector = Vector.Load("one-widget");
 
         // Act
