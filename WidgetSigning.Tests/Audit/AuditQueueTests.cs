@@ -139,11 +139,14 @@ public sealed class AuditQueueTests
         var idle = queue.TakeOrWait(slot, [], 10);
 
         // Act
-        queue.Complete();
+        var completed = queue.Complete();
+        var again = queue.Complete();
         var refused = !queue.TryAdd(Record("late"));
         var after = queue.TakeOrWait(slot, [], 10);
 
         // Assert
+        Assert.True(completed);
+        Assert.False(again);
         Assert.True(refused);
         Assert.NotNull(idle);
         Assert.True(idle.IsCompletedSuccessfully);

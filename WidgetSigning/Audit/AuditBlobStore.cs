@@ -1,5 +1,4 @@
 using System.Collections.Concurrent;
-using System.Runtime.InteropServices;
 using Azure;
 using Azure.Storage.Blobs;
 using Azure.Storage.Blobs.Models;
@@ -60,12 +59,7 @@ internal sealed class AuditBlobStore
     /// <summary>Appends <paramref name="block"/> at <paramref name="offset"/>, and only there: a write that lands elsewhere fails.</summary>
     public async Task AppendAsync(string name, ReadOnlyMemory<byte> block, long offset, CancellationToken cancellationToken)
     {
-        if (!MemoryMarshal.TryGetArray(block, out var bytes))
-        {
-            bytes = block.ToArray();
-        }
-
-        using var content = new MemoryStream(bytes.Array!, bytes.Offset, bytes.Count, writable: false);
+        using var content = new BinaryData(block).ToStream();
         if (!_streams.TryGetValue(name, out var stream))
         {
             if (_streams.Count >= MaxStreamClients)

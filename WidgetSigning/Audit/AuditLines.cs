@@ -102,7 +102,6 @@ internal static class AuditLines
     {
         ArgumentNullException.ThrowIfNull(block);
         ArgumentNullException.ThrowIfNull(prev);
-        var start = block.WrittenCount;
         var span = block.GetSpan(MaxHeadBytes + body.Length);
         var at = 0;
         "{\"seq\":"u8.CopyTo(span);
@@ -116,14 +115,13 @@ internal static class AuditLines
         at += 2;
         body[1..].CopyTo(span[at..]);
         at += body.Length - 1;
-        block.Advance(at);
-        var hash = Hash(block.WrittenSpan[start..]);
-        block.GetSpan(1)[0] = (byte)'\n';
-        block.Advance(1);
+        var hash = Hash(span[..at]);
+        span[at] = (byte)'\n';
+        block.Advance(at + 1);
         return hash;
     }
 
-    // {"seq":<up to 20 digits>,"prev":"<64 hex>", and room to spare.
+    // {"seq":<up to 20 digits>,"prev":"<64 hex>", and the newline, with room to spare.
     private const int MaxHeadBytes = 128;
 
     /// <summary>An anchor: a process's sealed head, signed, chained to its previous anchor.</summary>

@@ -84,12 +84,20 @@ internal sealed class AuditQueue
         }
     }
 
-    /// <summary>No record is added after this; idle writers wake to find the queue empty and stop.</summary>
-    public void Complete()
+    /// <summary>
+    /// No record is added after this; idle writers wake to find the queue empty and stop. False when the queue was
+    /// already completed.
+    /// </summary>
+    public bool Complete()
     {
         List<TaskCompletionSource<bool>> wakes = [];
         lock (_lock)
         {
+            if (_completed)
+            {
+                return false;
+            }
+
             _completed = true;
             while (_idle.TryPop(out var slot))
             {
@@ -105,5 +113,7 @@ internal sealed class AuditQueue
         {
             wake.TrySetResult(false);
         }
+
+        return true;
     }
 }

@@ -28,7 +28,6 @@ internal sealed class AuditTrail : IAsyncDisposable, IDisposable
     private readonly CancellationTokenSource _stopping = new();
     private readonly object _startLock = new();
     private Task? _writers;
-    private int _disposed;
 
     /// <summary>Creates the trail for this process (named <paramref name="process"/> in every blob it writes).</summary>
     public AuditTrail(AuditLog log, IOptions<AuditOptions> options, Func<AuditBlobStore> store, AuditSigningKey key, TimeProvider time, SigningMetrics metrics, ILogger<AuditTrail> logger, string process)
@@ -109,12 +108,10 @@ internal sealed class AuditTrail : IAsyncDisposable, IDisposable
     /// <summary>Writes what is pending and a last anchor, best effort, when the host stops.</summary>
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) == 1)
+        if (!_pending.Complete())
         {
             return;
         }
-
-        _pending.Complete();
 
         Task? writers;
         lock (_startLock)

@@ -11,7 +11,7 @@
 # up), then runs wrk (C, one thread, the pre-built body) for SECONDS while `perf record -a -g` samples every CPU at
 # 499 Hz, and classifies each sample (classify.py) by process and by the first of our categories its stack shows.
 # BREAKDOWN_BODY=1kb sends the seed's first 3 widgets (1,030 bytes, as npm run load's 1 KB steps) instead of the 1 MB
-# seed; BREAKDOWN_STORE=off runs the isolated app with Audit:Disabled=true (development only), so a row of the store
+# seed, and adds the worker's table by part (classify-small.py); BREAKDOWN_STORE=off runs the isolated app with Audit:Disabled=true (development only), so a row of the store
 # on and one of it off come from the same script; BREAKDOWN_TRACE=1 also records the worker over the same seconds with
 # dotnet-trace collect-linux (CPU samples from perf_events with .NET's own stacks, worker.nettrace in OUT_DIR).
 # Needs perf (Debian: apt-get install linux-perf) and wrk (apt-get install wrk); where wrk is not installed, or with
@@ -98,3 +98,8 @@ if [ ! -f "$OUT/perf.data" ]; then echo "worker trace: $OUT/worker.nettrace ($(t
 perf script -i "$OUT/perf.data" -F comm,pid,tid,ip,sym,dso 2>/dev/null \
   | python3 "$ROOT/scripts/breakdown/classify.py" --roles "$CLIENT_PID=client ($CLIENT),$HOST=host,$WORKER=worker" \
       --requests "$(python3 -c "print($RATE * ($D - 2))")" --hz $HZ --top "${TOP:-0}"
+if [ "${BREAKDOWN_BODY:-1mb}" = 1kb ] && [ "$WORKER" != none ]; then
+  echo; echo "the worker by part (classify-small.py):"
+  perf script -i "$OUT/perf.data" -F comm,pid,tid,ip,sym,dso 2>/dev/null \
+    | python3 "$ROOT/scripts/breakdown/classify-small.py" --pid "$WORKER" --requests "$(python3 -c "print($RATE * ($D - 2))")" --hz $HZ --top "${TOP:-0}"
+fi
